@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs, from Debian 12's archive only, everything the project needs to build and test:
+# toolchains, QEMU build dependencies, the guest kernel and user space, RTL tools.
+# Idempotent: a second run only checks.
+set -euo pipefail
+
+[ "$(id -u)" -eq 0 ] || { echo "setup-host: run as root (apt-get)" >&2; exit 1; }
+
+src=/etc/apt/sources.list.d/scenic-debian.sources
+if [ ! -f "$src" ]; then
+	# deb-src for `apt-get source qemu rdma-core`; backports for the 6.12 headers W=1 check.
+	cat >"$src" <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+fi
+
+pkgs=(
+	# host toolchain and libraries
+	build-essential cmake ninja-build meson pkg-config python3 python3-venv git dpkg-dev
+	libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+	clang-format clang-tidy
+	# QEMU 7.2 build dependencies (x86_64-softmmu, minimal features)
+	libglib2.0-dev libpixman-1-dev zlib1g-dev flex bison libfdt-dev
+	# QEMU run time: firmware from Debian (the +dfsg source has none)
+	seabios qemu-system-data ipxe-qemu
+	# guest image: Debian kernel, modules, headers and user space
+	linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio zstd
+	iproute2 ethtool iputils-ping iperf3 rdma-core ibverbs-utils perftest rdmacm-utils
+	# rdma-core 44.0 source build (provider)
+	libnl-3-dev libnl-route-3-dev libudev-dev libsystemd-dev python3-docutils cython3 pandoc
+	# RTL
+	verilator yosys
+)
+need=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+
+# W=1 build check against the bookworm-backports 6.12 headers.
+if ! ls -d /usr/src/linux-headers-6.12*-amd64 >/dev/null 2>&1; then
+	apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		-t bookworm-backports linux-headers-amd64/bookworm-backports ||
+		echo "setup-host: warning: bookworm-backports 6.12 headers not installable" >&2
+fi
+echo "setup-host: ok"
