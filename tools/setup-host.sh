@@ -8,7 +8,8 @@ set -euo pipefail
 
 src=/etc/apt/sources.list.d/scenic-debian.sources
 if [ ! -f "$src" ]; then
-	# deb-src for `apt-get source qemu rdma-core`; backports for the 6.12 headers W=1 check.
+	# deb-src (bookworm only) for `apt-get source qemu rdma-core`; backports binaries only, for
+	# the 6.12 headers W=1 check (a backports deb-src would make `apt-get source` pick QEMU 10).
 	cat >"$src" <<'SRC'
 Types: deb-src
 URIs: http://deb.debian.org/debian
@@ -16,7 +17,7 @@ Suites: bookworm bookworm-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
-Types: deb deb-src
+Types: deb
 URIs: http://deb.debian.org/debian
 Suites: bookworm-backports
 Components: main
@@ -34,7 +35,7 @@ pkgs=(
 	# QEMU run time: firmware from Debian (the +dfsg source has none)
 	seabios qemu-system-data ipxe-qemu
 	# guest image: Debian kernel, modules, headers and user space
-	linux-image-amd64 linux-headers-amd64 busybox-static kmod cpio zstd
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static kmod cpio zstd pciutils
 	iproute2 ethtool iputils-ping iperf3 rdma-core ibverbs-utils perftest rdmacm-utils
 	# rdma-core 44.0 source build (provider)
 	libnl-3-dev libnl-route-3-dev libudev-dev libsystemd-dev python3-docutils cython3 pandoc
