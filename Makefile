@@ -1,0 +1,62 @@
+# scenic: top-level orchestration. The real builds are Kbuild (kmod/), CMake (C++ model and
+# tools), Debian's QEMU source (qemu-device/build-qemu.sh) and rdma-core's tree (provider).
+#
+#   make demo     install what is missing, build everything, boot two emulated SCENIC nodes
+#   make check    install what is missing, build everything, run unit tests and VM selftests
+#
+# `make -C $KDIR M=$PWD` from here builds the modules like any in-tree-style project: Kbuild
+# reads ./Kbuild, not this file.
+
+# The guest kernel: the newest Debian linux-image-*-amd64 installed on the host.
+KVER ?= $(shell ls /boot/vmlinuz-*-amd64 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -n 1)
+KDIR ?= /lib/modules/$(KVER)/build
+BUILD := $(CURDIR)/build
+CMAKE_BUILD := $(BUILD)/cmake
+export KVER KDIR
+
+.PHONY: all setup regmap regmap-check model qemu kmod image demo unit vmtest check clean help
+
+help:
+	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
+
+all: regmap-check model qemu kmod image
+
+setup:
+	bash tools/setup-host.sh
+
+regmap:
+	python3 tools/regmap/gen_regmap.py tools/regmap/scenic-regs.toml .
+
+regmap-check:
+	python3 tools/regmap/gen_regmap.py tools/regmap/scenic-regs.toml . --check
+
+$(CMAKE_BUILD)/build.ninja:
+	cmake -S . -B $(CMAKE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+model: $(CMAKE_BUILD)/build.ninja
+	cmake --build $(CMAKE_BUILD)
+
+qemu: model
+	bash qemu-device/build-qemu.sh
+
+kmod:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+image: kmod
+	tools/vm/mkimage
+
+demo: setup all
+	tools/vm/demo.sh
+
+unit: model
+	ctest --test-dir $(CMAKE_BUILD) --output-on-failure
+
+vmtest: image qemu
+	selftests/run-vm-tests
+
+check: setup all
+	tools/run-tests.sh
+
+clean:
+	rm -rf $(BUILD)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The project's test command (`make check`): every lane in turn, then one summary line
+# "N passed, N failed" counting unit tests, build checks and VM selftests together.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0 failed=0 skipped=0
+log_dir=build/test-logs
+mkdir -p "$log_dir"
+
+# count NAME CMD...: run a lane that is one check; pass or fail.
+count() {
+	local name=$1; shift
+	echo "=== $name: $*"
+	if "$@" >"$log_dir/$name.log" 2>&1; then
+		echo "ok - $name"; passed=$((passed + 1))
+	else
+		tail -n 40 "$log_dir/$name.log"
+		echo "not ok - $name (log: $log_dir/$name.log)"; failed=$((failed + 1))
+	fi
+}
+
+# tally NAME CMD...: run a lane that prints "N passed, N failed[, N skipped]" and add its counts.
+tally() {
+	local name=$1; shift
+	echo "=== $name: $*"
+	local out="$log_dir/$name.log" rc line p f s
+	"$@" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "not ok - $name printed no summary (exit $rc)"; failed=$((failed + 1)); return
+	fi
+	p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	s=$(grep -oE '[0-9]+ skipped' <<<"$line" | cut -d' ' -f1)
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $name exited $rc"; failed=$((failed + 1))
+	fi
+}
+
+# ctest's own summary, turned into the common form.
+unit_tests() {
+	local out="$log_dir/ctest.out"
+	ctest --test-dir build/cmake --output-on-failure -j2 >"$out" 2>&1
+	local rc=$?
+	cat "$out"
+	local total fail
+	total=$(grep -oE 'tests failed out of [0-9]+' "$out" | grep -oE '[0-9]+$')
+	fail=$(grep -oE '[0-9]+ tests failed out of' "$out" | grep -oE '^[0-9]+')
+	[ -n "$total" ] || { echo "0 passed, 1 failed"; return 1; }
+	echo "$((total - fail)) passed, $fail failed"
+	return $rc
+}
+
+start=$(date +%s)
+count regmap-fresh python3 tools/regmap/gen_regmap.py tools/regmap/scenic-regs.toml . --check
+tally unit unit_tests
+[ -x kmod/build-check.sh ] && count kmod-w1-builds kmod/build-check.sh
+[ -x kmod/checkpatch.sh ] && count kmod-checkpatch kmod/checkpatch.sh
+tally vm-selftests selftests/run-vm-tests
+
+echo "=== test time: $(( $(date +%s) - start )) s"
+summary="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && summary+=", $skipped skipped"
+echo "$summary"
+[ "$failed" -eq 0 ]
