@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Build scenic.ko with W=1 against every kernel we support and fail on any
+# warning. Each build runs in its own temporary copy of Kbuild, kmod/ and
+# uapi/, so no object of one kernel ends up in the tree or in another build.
+#
+#   kmod/build-check.sh                 # Debian 6.1 and bookworm-backports 6.12
+#   kmod/build-check.sh /path/to/kdir   # just these kernel build directories
+#
+# Install the 6.12 headers with:
+#   apt-get install -y -t bookworm-backports linux-headers-amd64
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ $# -gt 0 ]; then
+	kdirs="$*"
+else
+	kdirs=/lib/modules/6.1.0-57-amd64/build
+	k612=$(ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n 1)
+	if [ -z "$k612" ]; then
+		echo "build-check: no 6.12 headers in /usr/src;" \
+		     "apt-get install -y -t bookworm-backports linux-headers-amd64" >&2
+		exit 1
+	fi
+	kdirs="$kdirs $k612"
+fi
+
+tmp=$(mktemp -d /tmp/scenic-build-check.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+fail=0
+for kdir in $kdirs; do
+	name=$(basename "$(readlink -f "$kdir")")
+	src="$tmp/$name"
+	mkdir -p "$src/kmod"
+	cp "$top/Kbuild" "$src/"
+	cp -r "$top/uapi" "$src/"
+	cp "$top/kmod/Kbuild" "$top"/kmod/*.c "$top"/kmod/*.h "$src/kmod/"
+	log="$tmp/$name.log"
+	if ! make -C "$kdir" M="$src" W=1 modules >"$log" 2>&1; then
+		cat "$log"
+		echo "build-check: $name: build FAILED" >&2
+		fail=1
+		continue
+	fi
+	if grep -Ei 'warning|error' "$log"; then
+		echo "build-check: $name: warnings" >&2
+		fail=1
+		continue
+	fi
+	if [ ! -f "$src/kmod/scenic.ko" ]; then
+		echo "build-check: $name: no scenic.ko" >&2
+		fail=1
+		continue
+	fi
+	echo "build-check: $name: W=1 clean"
+done
+exit $fail

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SCENIC SmartNIC: devlink. `devlink dev info pci/<bdf>` shows the driver,
+ * the board (CORE.ID.platform) and the running bitstream (CORE.BUILD_ID).
+ */
+
+#include <linux/version.h>
+#include <net/devlink.h>
+
+#include "scenic.h"
+
+static int scenic_devlink_info_get(struct devlink *devlink,
+				   struct devlink_info_req *req,
+				   struct netlink_ext_ack *extack)
+{
+	struct scenic_dev *sdev = devlink_priv(devlink);
+	char buf[32];
+	int err;
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+	/* From 6.2 the devlink core reports the driver name itself. */
+	err = devlink_info_driver_name_put(req, SCENIC_DRV_NAME);
+	if (err)
+		return err;
+#endif
+
+	err = devlink_info_version_fixed_put(req,
+					     DEVLINK_INFO_VERSION_GENERIC_BOARD_ID,
+					     scenic_platform_name(sdev->id));
+	if (err)
+		return err;
+
+	snprintf(buf, sizeof(buf), "%08x", sdev->build_id);
+	return devlink_info_version_running_put(req,
+						DEVLINK_INFO_VERSION_GENERIC_FW,
+						buf);
+}
+
+static const struct devlink_ops scenic_devlink_ops = {
+	.info_get = scenic_devlink_info_get,
+};
+
+/* The card's state lives in the devlink private area. */
+struct scenic_dev *scenic_devlink_alloc(struct pci_dev *pdev)
+{
+	struct scenic_dev *sdev;
+	struct devlink *devlink;
+
+	devlink = devlink_alloc(&scenic_devlink_ops, sizeof(*sdev), &pdev->dev);
+	if (!devlink)
+		return NULL;
+	sdev = devlink_priv(devlink);
+	sdev->devlink = devlink;
+	sdev->pdev = pdev;
+	return sdev;
+}
+
+void scenic_devlink_register(struct scenic_dev *sdev)
+{
+	devlink_register(sdev->devlink);
+}
+
+void scenic_devlink_unregister(struct scenic_dev *sdev)
+{
+	devlink_unregister(sdev->devlink);
+}
+
+void scenic_devlink_free(struct scenic_dev *sdev)
+{
+	devlink_free(sdev->devlink);
+}
