@@ -1,0 +1,34 @@
+#!/bin/sh
+# Lint every hw-rtl block with verilator --lint-only -Wall, for the default parameters and the
+# other parameter sets we support. Waivers live only in lint/*.vlt. Exits non-zero on any warning.
+set -u
+cd "$(dirname "$0")"
+fail=0
+# block | extra verilator args (parameter overrides); one line per configuration
+CONFIGS='
+scenic_irq_moderator|
+scenic_irq_moderator|-GCNT_W=8 -GTIME_W=8 -GTICK_CYCLES=3
+scenic_irq_moderator|-GTICK_CYCLES=1
+scenic_prefilter|
+scenic_prefilter|-GDATA_W=64
+scenic_prefilter|-GDATA_W=256
+scenic_prefilter|-GDATA_W=1024
+scenic_rr_arbiter|
+scenic_rr_arbiter|-GN=1
+scenic_rr_arbiter|-GN=3 -GDATA_W=64
+scenic_rr_arbiter|-GN=16
+'
+while IFS='|' read -r blk args; do
+  [ -n "$blk" ] || continue
+  [ -f "rtl/$blk.sv" ] || { echo "SKIP $blk (not written yet)"; continue; }
+  # shellcheck disable=SC2086
+  if out=$(verilator --lint-only -Wall --top-module "$blk" $args lint/*.vlt "rtl/$blk.sv" 2>&1) \
+     && [ -z "$out" ]; then
+    echo "ok   $blk $args"
+  else
+    echo "FAIL $blk $args"; echo "$out"; fail=1
+  fi
+done <<EOF_CONFIGS
+$CONFIGS
+EOF_CONFIGS
+exit $fail
