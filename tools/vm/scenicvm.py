@@ -1,0 +1,312 @@
+"""Library behind tools/vm/scenic-vm: boots one or two guests in QEMU (TCG), runs a job in
+each, collects the serial logs and returns the job's exit status. Python 3 stdlib only.
+
+Used by the scenic-vm command and by selftests/run-vm-tests. Guarantees: every QEMU runs in its
+own process group with a hard time limit and is killed (SIGTERM, then SIGKILL, by process group)
+on timeout, on error, on Ctrl-C or SIGTERM of the caller; the host side uses only 127.0.0.1.
+"""
+
+import datetime
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import newc  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.path.join(REPO, "build", "vm")
+DEFAULT_QEMU = os.path.join(REPO, "build", "qemu", "qemu-system-x86_64")
+MAX_NODES = 2  # a dgram pair is point to point; more nodes need a switch (DESIGN.md 4)
+READY = "SCENIC-VM-READY"
+END = "SCENIC-VM-END"
+
+
+class VMError(Exception):
+    pass
+
+
+class Node:
+    """One guest: its number (1-based), NIC model, extra device properties and job."""
+
+    def __init__(self, num, cmd, nic="scenic", props=""):
+        if nic not in ("scenic", "virtio", "none"):
+            raise VMError(f"node{num}: unknown NIC '{nic}' (scenic, virtio, none)")
+        self.num = num
+        self.cmd = cmd
+        self.nic = nic
+        self.props = props.strip(",")
+        # filled in by run()
+        self.proc = None
+        self.log_path = None
+        self.t_start = None
+        self.t_ready = None
+        self.guest_ready = None
+        self.status = None
+        self.t_end = None
+        self.last_line = ""
+        self.exit_code = None
+
+    @property
+    def mac(self):
+        return f"52:54:00:5c:00:{self.num:02x}"
+
+
+class Result:
+    def __init__(self, status, nodes, log_dir, message):
+        self.status = status
+        self.nodes = nodes
+        self.log_dir = log_dir
+        self.message = message
+
+
+def _free_udp_ports(n):
+    socks, ports = [], []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+            ports.append(s.getsockname()[1])
+    finally:
+        for s in socks:
+            s.close()
+    return ports
+
+
+def build_image(quiet=True, kver=None):
+    cmd = [os.path.join(HERE, "mkimage")] + (["-q"] if quiet else [])
+    if kver:
+        cmd += ["--kver", kver]
+    r = subprocess.run(cmd)
+    if r.returncode != 0:
+        raise VMError("image build failed (tools/vm/mkimage)")
+
+
+def image_kver():
+    try:
+        with open(os.path.join(BUILD, "kver")) as f:
+            return f.read().strip()
+    except OSError:
+        raise VMError("no image: run tools/vm/mkimage")
+
+
+def _job_cpio(path, nodes, selftests_dir):
+    with open(path, "wb") as out:
+        w = newc.CpioWriter(out)
+        w.add_dir("job")
+        for n in nodes:
+            script = ("#!/bin/sh\n# job of node%d, written by tools/vm/scenic-vm\n"
+                      "export PATH=/usr/sbin:/usr/bin:/sbin:/bin\n%s\n" % (n.num, n.cmd))
+            w.add_file(f"job/node{n.num}.sh", script.encode(), 0o755)
+        if selftests_dir and os.path.isdir(selftests_dir):
+            for root, dirs, files in os.walk(selftests_dir):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                rel = os.path.relpath(root, selftests_dir)
+                base = "selftests" if rel == "." else "selftests/" + rel
+                w.add_dir(base)
+                for f in sorted(files):
+                    w.add_host_file(f"{base}/{f}", os.path.join(root, f))
+        w.close()
+
+
+def _qemu_cmd(qemu, kernel, initrd, node, nnodes, ports, opts):
+    append = ["console=ttyS0,115200", "panic=-1", "loglevel=4", "iomem=relaxed",
+              "mitigations=off", f"scenicvm.node={node.num}", f"scenicvm.nodes={nnodes}"]
+    if opts.get("mtu"):
+        append.append(f"scenicvm.mtu={opts['mtu']}")
+    if opts.get("rxe"):
+        append.append("scenicvm.rxe=1")
+    if opts.get("modules"):
+        append.append("scenicvm.modules=" + ",".join(opts["modules"]))
+    if opts.get("noload"):
+        append.append("scenicvm.noload=1")
+    if opts.get("dmesg"):
+        append.append("scenicvm.dmesg=1")
+    append += opts.get("append", [])
+    cmd = [qemu, "-machine", "q35", "-cpu", "max", "-m", str(opts.get("mem", 1024)),
+           "-smp", "1", "-nographic", "-no-reboot", "-nic", "none",
+           "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
+           "-kernel", kernel, "-initrd", initrd, "-append", " ".join(append)]
+    if node.nic != "none":
+        # Node i sends to the other node's port; a single node sends to a free port nobody uses.
+        local = ports[node.num - 1]
+        remote = ports[node.num % len(ports)] if nnodes > 1 else ports[1]
+        cmd += ["-netdev", f"dgram,id=n0,local.type=inet,local.host=127.0.0.1,"
+                           f"local.port={local},remote.type=inet,remote.host=127.0.0.1,"
+                           f"remote.port={remote}"]
+        if node.nic == "scenic":
+            dev = f"scenic,netdev=n0,mac={node.mac}"
+        else:
+            dev = f"virtio-net-pci,romfile=,netdev=n0,mac={node.mac}"
+        if node.props:
+            dev += "," + node.props
+        cmd += ["-device", dev]
+    cmd += opts.get("qemu_args", [])
+    return cmd
+
+
+def _kill(proc):
+    """Kills a QEMU by its process group: SIGTERM, then SIGKILL after 3 s."""
+    if proc is None or proc.poll() is not None:
+        return
+    for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _reader(node, echo, prefix, lock):
+    with open(node.log_path, "w", encoding="utf-8", errors="replace") as log:
+        for raw in iter(node.proc.stdout.readline, b""):
+            line = raw.decode("utf-8", "replace").rstrip("\r\n").replace("\r", "")
+            log.write(line + "\n")
+            log.flush()
+            if line.strip():
+                node.last_line = line
+            if READY in line and node.t_ready is None:
+                node.t_ready = time.monotonic() - node.t_start
+                for f in line.split():
+                    if f.startswith("t="):
+                        node.guest_ready = f[2:]
+            elif line.startswith(END):
+                for f in line.split():
+                    if f.startswith("status="):
+                        try:
+                            node.status = int(f[7:])
+                        except ValueError:
+                            node.status = 255
+                node.t_end = time.monotonic()
+            if echo:
+                with lock:
+                    sys.stdout.write(prefix + line + "\n")
+                    sys.stdout.flush()
+
+
+class _Terminated(BaseException):
+    pass
+
+
+def _on_signal(signum, frame):
+    raise _Terminated(signum)
+
+
+def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
+        selftests_dir=os.path.join(REPO, "selftests"), log=None, **opts):
+    """Boots the nodes, waits for every job to end (or the time limit), returns a Result.
+
+    Status: the first non-zero job status among the nodes, else 0; 124 when a node did not end
+    within `timeout` seconds; 125 when a QEMU exited without the end marker (QEMU error, kernel
+    panic). `log` is a function taking one message line (default: print to stderr).
+    """
+    say = log or (lambda m: print("scenic-vm: " + m, file=sys.stderr, flush=True))
+    if not 1 <= len(nodes) <= MAX_NODES:
+        raise VMError(f"1 to {MAX_NODES} nodes (a dgram pair is point to point)")
+    qemu = qemu or os.environ.get("SCENIC_QEMU") or DEFAULT_QEMU
+    if not (os.path.isfile(qemu) and os.access(qemu, os.X_OK)):
+        raise VMError(f"no QEMU at {qemu}: build it (qemu-device/) or pass --qemu / SCENIC_QEMU")
+    if build:
+        build_image(kver=opts.get("kver"))
+    kver = image_kver()
+    kernel = f"/boot/vmlinuz-{kver}"
+    if not os.path.exists(kernel):
+        raise VMError(f"{kernel} missing")
+    name = name or datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + str(os.getpid())
+    log_dir = os.path.join(BUILD, "logs", name)
+    os.makedirs(log_dir, exist_ok=True)
+    latest = os.path.join(BUILD, "logs", "latest")
+    try:
+        if os.path.islink(latest):
+            os.unlink(latest)
+        os.symlink(name, latest)
+    except OSError:
+        pass
+
+    initrd = os.path.join(log_dir, "initrd.img")
+    jobcpio = initrd + ".job"
+    _job_cpio(jobcpio, nodes, selftests_dir)
+    with open(initrd, "wb") as out:
+        for part in (os.path.join(BUILD, "initramfs.cpio.zst"), jobcpio):
+            with open(part, "rb") as f:
+                out.write(f.read())
+    os.unlink(jobcpio)
+
+    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
+    lock = threading.Lock()
+    threads = []
+    timed_out = []
+    try:
+        ports = _free_udp_ports(2)
+        for n in nodes:
+            cmd = _qemu_cmd(qemu, kernel, initrd, n, len(nodes), ports, opts)
+            n.log_path = os.path.join(log_dir, f"node{n.num}.log")
+            with open(os.path.join(log_dir, f"node{n.num}.cmd"), "w") as f:
+                f.write(shlex.join(cmd) + "\n")
+            n.t_start = time.monotonic()
+            n.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, start_new_session=True)
+            prefix = f"node{n.num}| " if len(nodes) > 1 else ""
+            t = threading.Thread(target=_reader, args=(n, echo, prefix, lock), daemon=True)
+            t.start()
+            threads.append(t)
+        deadline = time.monotonic() + timeout
+        while True:
+            now = time.monotonic()
+            alive = [n for n in nodes if n.proc.poll() is None]
+            if not alive:
+                break
+            for n in alive:
+                # powered off after its end marker but QEMU hangs: stop it
+                if n.t_end is not None and now - n.t_end > 15:
+                    say(f"node{n.num}: QEMU still running 15 s after the end marker: killing it")
+                    _kill(n.proc)
+            if now > deadline:
+                for n in alive:
+                    timed_out.append(n)
+                    _kill(n.proc)
+                break
+            time.sleep(0.1)
+    finally:
+        for n in nodes:
+            _kill(n.proc)
+        for t in threads:
+            t.join(timeout=5)
+        for s, h in old.items():
+            signal.signal(s, h)
+        try:
+            os.unlink(initrd)
+        except OSError:
+            pass
+
+    status, msgs = 0, []
+    for n in nodes:
+        n.exit_code = n.proc.returncode if n.proc else None
+        rel = os.path.relpath(n.log_path, REPO)
+        ready = f"ready in {n.t_ready:.1f} s (guest {n.guest_ready} s)" if n.t_ready else \
+            "never ready"
+        if n in timed_out:
+            msgs.append(f"node{n.num}: TIMEOUT after {timeout} s ({ready}); last line: "
+                        f"{n.last_line.strip()[:160]!r}; log {rel}")
+            status = status or 124
+        elif n.status is None:
+            msgs.append(f"node{n.num}: QEMU exited ({n.exit_code}) without the end marker "
+                        f"({ready}); last line: {n.last_line.strip()[:160]!r}; log {rel}")
+            status = status or 125
+        else:
+            msgs.append(f"node{n.num}: {ready}, job status {n.status}, log {rel}")
+            status = status or n.status
+    for m in msgs:
+        say(m)
+    return Result(status, nodes, log_dir, "; ".join(msgs))
