@@ -4,7 +4,6 @@
  * the board (CORE.ID.platform) and the running bitstream (CORE.BUILD_ID).
  */
 
-#include <linux/version.h>
 #include <net/devlink.h>
 
 #include "scenic.h"
@@ -17,8 +16,8 @@ static int scenic_devlink_info_get(struct devlink *devlink,
 	char buf[32];
 	int err;
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
-	/* From 6.2 the devlink core reports the driver name itself. */
+#ifdef SCENIC_HAVE_DEVLINK_INFO_DRIVER_NAME_PUT
+	/* Up to 6.1; later kernels report the driver name themselves. */
 	err = devlink_info_driver_name_put(req, SCENIC_DRV_NAME);
 	if (err)
 		return err;

@@ -67,19 +67,19 @@ static const struct scenic_reg_desc scenic_scu_regs[] = {
 	SCENIC_REG(SCU, NUM_SLOTS),
 };
 
-#define SCENIC_BLOCK_DESC(blk, nm, r) {				\
+#define SCENIC_BLOCK_DESC(blk, name_) {				\
 	.type = SCENIC_##blk##_BLK_TYPE,			\
-	.name = nm,						\
+	.name = #name_,						\
 	.major = SCENIC_##blk##_BLK_VERSION_MAJOR,		\
-	.regs = r,						\
-	.num_regs = ARRAY_SIZE(r),				\
+	.regs = scenic_##name_##_regs,				\
+	.num_regs = ARRAY_SIZE(scenic_##name_##_regs),		\
 }
 
 static const struct scenic_block_desc scenic_block_descs[] = {
-	SCENIC_BLOCK_DESC(CORE, "core", scenic_core_regs),
-	SCENIC_BLOCK_DESC(ETH, "eth", scenic_eth_regs),
-	SCENIC_BLOCK_DESC(RDMA, "rdma", scenic_rdma_regs),
-	SCENIC_BLOCK_DESC(SCU, "scu", scenic_scu_regs),
+	SCENIC_BLOCK_DESC(CORE, core),
+	SCENIC_BLOCK_DESC(ETH, eth),
+	SCENIC_BLOCK_DESC(RDMA, rdma),
+	SCENIC_BLOCK_DESC(SCU, scu),
 };
 
 static const u32 scenic_func_types[SCENIC_NUM_FUNCS] = {
