@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Build scenic.ko with W=1 against every kernel we support and fail on any
-# warning. Each build runs in its own temporary copy of Kbuild, kmod/ and
+# Build scenic.ko with W=1 (and sparse, if installed) against every kernel we
+# support and fail on any warning. Each build runs in its own temporary copy of Kbuild, kmod/ and
 # uapi/, so no object of one kernel ends up in the tree or in another build.
 #
 #   kmod/build-check.sh                 # Debian 6.1 and bookworm-backports 6.12
@@ -26,6 +26,10 @@ else
 	kdirs="$kdirs $k612"
 fi
 
+# sparse too, when it is installed (apt-get install sparse)
+check=
+command -v sparse >/dev/null 2>&1 && check=C=2
+
 tmp=$(mktemp -d /tmp/scenic-build-check.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
@@ -38,7 +42,8 @@ for kdir in $kdirs; do
 	cp -r "$top/uapi" "$src/"
 	cp "$top/kmod/Kbuild" "$top"/kmod/*.c "$top"/kmod/*.h "$src/kmod/"
 	log="$tmp/$name.log"
-	if ! make -C "$kdir" M="$src" W=1 modules >"$log" 2>&1; then
+	# shellcheck disable=SC2086
+	if ! make -C "$kdir" M="$src" W=1 $check modules >"$log" 2>&1; then
 		cat "$log"
 		echo "build-check: $name: build FAILED" >&2
 		fail=1
@@ -54,6 +59,6 @@ for kdir in $kdirs; do
 		fail=1
 		continue
 	fi
-	echo "build-check: $name: W=1 clean"
+	echo "build-check: $name: W=1 ${check:+(and sparse) }clean"
 done
 exit $fail
