@@ -41,9 +41,9 @@ tap_skip() {
 }
 # tap_result NAME REASON_IF_FAILED CMD...: ok when CMD succeeds.
 tap_result() {
-	name=$1 reason=$2
+	_tr_name=$1 _tr_reason=$2
 	shift 2
-	if "$@"; then tap_ok "$name"; else tap_fail "$name" "$reason"; fi
+	if "$@"; then tap_ok "$_tr_name"; else tap_fail "$_tr_name" "$_tr_reason"; fi
 }
 # Exits the script; tests not reached (an early bail-out) are reported as failures.
 tap_done() {
@@ -57,11 +57,11 @@ tap_done() {
 
 # wait_for TENTHS CMD...: polls CMD every 0.1 s, at most TENTHS times; status of the last try.
 wait_for() {
-	n=$1
+	_wf_n=$1
 	shift
-	while [ "$n" -gt 0 ]; do
+	while [ "$_wf_n" -gt 0 ]; do
 		"$@" && return 0
-		n=$((n - 1))
+		_wf_n=$((_wf_n - 1))
 		sleep 0.1
 	done
 	"$@"

@@ -8,6 +8,7 @@ on timeout, on error, on Ctrl-C or SIGTERM of the caller; the host side uses onl
 
 import datetime
 import os
+import re
 import shlex
 import signal
 import socket
@@ -24,8 +25,21 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.path.join(REPO, "build", "vm")
 DEFAULT_QEMU = os.path.join(REPO, "build", "qemu", "qemu-system-x86_64")
 MAX_NODES = 2  # a dgram pair is point to point; more nodes need a switch (DESIGN.md 4)
+_ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[()][A-Z0-9]|[=>c])")
 READY = "SCENIC-VM-READY"
 END = "SCENIC-VM-END"
+
+
+_live = set()  # every QEMU Popen not yet reaped, for kill_all()
+_live_lock = threading.Lock()
+
+
+def kill_all():
+    """Kills every QEMU started by this process (for callers running run() in threads)."""
+    with _live_lock:
+        procs = list(_live)
+    for p in procs:
+        _kill(p)
 
 
 class VMError(Exception):
@@ -117,8 +131,11 @@ def _job_cpio(path, nodes, selftests_dir):
 
 
 def _qemu_cmd(qemu, kernel, initrd, node, nnodes, ports, opts):
+    # iomem=relaxed: selftests read BAR0 with devmem while the driver holds it. The rest only
+    # shortens the boot in TCG (no EDD probe, no crypto self-tests, no TSC watchdog).
     append = ["console=ttyS0,115200", "panic=-1", "loglevel=4", "iomem=relaxed",
-              "mitigations=off", f"scenicvm.node={node.num}", f"scenicvm.nodes={nnodes}"]
+              "mitigations=off", "edd=off", "cryptomgr.notests", "tsc=reliable",
+              f"scenicvm.node={node.num}", f"scenicvm.nodes={nnodes}"]
     if opts.get("mtu"):
         append.append(f"scenicvm.mtu={opts['mtu']}")
     if opts.get("rxe"):
@@ -131,7 +148,7 @@ def _qemu_cmd(qemu, kernel, initrd, node, nnodes, ports, opts):
         append.append("scenicvm.dmesg=1")
     append += opts.get("append", [])
     cmd = [qemu, "-machine", "q35", "-cpu", "max", "-m", str(opts.get("mem", 1024)),
-           "-smp", "1", "-nographic", "-no-reboot", "-nic", "none",
+           "-smp", "1", "-nographic", "-vga", "none", "-no-reboot", "-nic", "none",
            "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
            "-kernel", kernel, "-initrd", initrd, "-append", " ".join(append)]
     if node.nic != "none":
@@ -172,6 +189,7 @@ def _reader(node, echo, prefix, lock):
     with open(node.log_path, "w", encoding="utf-8", errors="replace") as log:
         for raw in iter(node.proc.stdout.readline, b""):
             line = raw.decode("utf-8", "replace").rstrip("\r\n").replace("\r", "")
+            line = _ANSI.sub("", line)  # SeaBIOS clears the screen
             log.write(line + "\n")
             log.flush()
             if line.strip():
@@ -220,7 +238,13 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
     if build:
         build_image(kver=opts.get("kver"))
     kver = image_kver()
-    kernel = f"/boot/vmlinuz-{kver}"
+    kernel = opts.get("kernel")
+    if not kernel:
+        try:
+            with open(os.path.join(BUILD, "kernel")) as f:
+                kernel = f.read().strip()
+        except OSError:
+            kernel = f"/boot/vmlinuz-{kver}"
     if not os.path.exists(kernel):
         raise VMError(f"{kernel} missing")
     name = name or datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + str(os.getpid())
@@ -243,7 +267,10 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
                 out.write(f.read())
     os.unlink(jobcpio)
 
-    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
+    # Signal handlers can only be set from the main thread; threaded callers use kill_all().
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
     lock = threading.Lock()
     threads = []
     timed_out = []
@@ -255,8 +282,10 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
             with open(os.path.join(log_dir, f"node{n.num}.cmd"), "w") as f:
                 f.write(shlex.join(cmd) + "\n")
             n.t_start = time.monotonic()
-            n.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, start_new_session=True)
+            with _live_lock:
+                n.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
+                _live.add(n.proc)
             prefix = f"node{n.num}| " if len(nodes) > 1 else ""
             t = threading.Thread(target=_reader, args=(n, echo, prefix, lock), daemon=True)
             t.start()
@@ -281,6 +310,8 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
     finally:
         for n in nodes:
             _kill(n.proc)
+            with _live_lock:
+                _live.discard(n.proc)
         for t in threads:
             t.join(timeout=5)
         for s, h in old.items():
