@@ -213,12 +213,12 @@ def _reader(node, echo, prefix, lock):
                     sys.stdout.flush()
 
 
-class _Terminated(BaseException):
-    pass
+class Terminated(BaseException):
+    """Raised in the main thread on SIGTERM/SIGHUP while run() is active (QEMUs are killed)."""
 
 
 def _on_signal(signum, frame):
-    raise _Terminated(signum)
+    raise Terminated(signum)
 
 
 def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
