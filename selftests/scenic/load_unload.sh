@@ -5,11 +5,13 @@
 # grow with the number of cycles.
 #
 # Slab tolerance: /proc/slabinfo is compared after 2 warm-up cycles and after the run, both
-# times after dropping the dentry/inode caches and waiting for RCU frees. SLUB counts the free
-# objects of the CPU's current slab as active, so a cache can move by up to one slab's worth of
-# objects (objperslab) without any leak. A cache fails when it grew by more than that AND by
-# at least 9/10 of an object per cycle (a per-cycle leak of any size). The total of all caches
-# may grow by at most 4 KiB per cycle (catches leaks spread over several caches).
+# times after dropping the dentry/inode caches, waiting for RCU frees and shrinking every cache
+# (/sys/kernel/slab/*/shrink flushes the per-CPU slabs, whose free objects SLUB otherwise counts
+# as active: without it caches moved by one slab's worth, e.g. +58 kmalloc-256, on virtio_net
+# cycles that leak nothing). Measured noise with the shrink, 50 virtio_net cycles: at most
+# +21 objects in any cache, total -2 KB. A cache fails when it grew by at least 9/10 of an object
+# per cycle (a per-cycle leak of any size); the total of all caches may grow by at most 1 KiB per
+# cycle (leaks spread over several caches, or large ones).
 . "$(dirname "$0")/lib.sh"
 
 CYCLES=${1:-50}
@@ -44,6 +46,7 @@ settle() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	sleep 1
+	for f in /sys/kernel/slab/*/shrink; do echo 1 >"$f"; done 2>/dev/null
 }
 slab_snapshot() { awk 'NR > 2 { print $1, $2, $4, $5 }' /proc/slabinfo >"$1"; }
 
@@ -83,21 +86,27 @@ tap_result "after the last load: $boot_lines scenic vector(s) as at boot, core f
 
 settle
 slab_snapshot /tmp/slab.after
-awk -v cycles="$i" '
-	NR == FNR { a[$1] = $2; continue }
-	{
-		d = $2 - a[$1]
-		if (d > $4 && d * 10 >= cycles * 9)
-			printf "%s grew by %d objects of %d bytes over %d cycles\n", $1, d, $3, cycles
-	}' /tmp/slab.before /tmp/slab.after >/tmp/slab.leaks
-tap_result "slab: no cache grows with the cycles" "$(head -n 3 /tmp/slab.leaks | tr '\n' ';')" \
-	[ ! -s /tmp/slab.leaks ]
-sed 's/^/# /' /tmp/slab.leaks
-total=$(awk 'NR == FNR { a[$1] = $2 * $3; next } { t += $2 * $3 - a[$1] } END { print t + 0 }' \
-	/tmp/slab.before /tmp/slab.after)
-tap_diag "slab total changed by $total bytes over $i cycles"
-tap_result "slab total grew by at most 4 KiB per cycle" "$total bytes" \
-	[ "$total" -le $((i * 4096)) ]
+if [ "$i" -lt 20 ]; then
+	# the noise (up to ~20 objects in a cache) would look like a leak
+	tap_skip "slab: no cache grows with the cycles" "fewer than 20 cycles"
+	tap_skip "slab total grew by at most 1 KiB per cycle" "fewer than 20 cycles"
+else
+	awk -v cycles="$i" '
+		NR == FNR { a[$1] = $2; next }
+		{
+			d = $2 - a[$1]
+			if (d * 10 >= cycles * 9)
+				printf "%s grew by %d objects of %d bytes over %d cycles\n", $1, d, $3, cycles
+		}' /tmp/slab.before /tmp/slab.after >/tmp/slab.leaks
+	tap_result "slab: no cache grows with the cycles" "$(head -n 3 /tmp/slab.leaks | tr '\n' ';')" \
+		[ ! -s /tmp/slab.leaks ]
+	sed 's/^/# /' /tmp/slab.leaks
+	total=$(awk 'NR == FNR { a[$1] = $2 * $3; next } { t += $2 * $3 - a[$1] } END { print t + 0 }' \
+		/tmp/slab.before /tmp/slab.after)
+	tap_diag "slab total changed by $total bytes over $i cycles"
+	tap_result "slab total grew by at most 1 KiB per cycle" "$total bytes" \
+		[ "$total" -le $((i * 1024)) ]
+fi
 
 tap_result "no Oops/BUG/WARNING in dmesg" "see dmesg lines above" no_oops
 
