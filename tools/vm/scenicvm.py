@@ -32,11 +32,14 @@ END = "SCENIC-VM-END"
 
 _live = set()  # every QEMU Popen not yet reaped, for kill_all()
 _live_lock = threading.Lock()
+_stopping = threading.Event()  # set by kill_all(): no new QEMU starts, running runs end
 
 
 def kill_all():
-    """Kills every QEMU started by this process (for callers running run() in threads)."""
+    """Kills every QEMU started by this process and stops run() calls in other threads from
+    starting new ones (for callers running run() in threads; final: call once, at the end)."""
     with _live_lock:
+        _stopping.set()
         procs = list(_live)
     for p in procs:
         _kill(p)
@@ -283,6 +286,8 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
                 f.write(shlex.join(cmd) + "\n")
             n.t_start = time.monotonic()
             with _live_lock:
+                if _stopping.is_set():
+                    raise VMError("stopped (kill_all)")
                 n.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, start_new_session=True)
                 _live.add(n.proc)
@@ -295,6 +300,10 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
             now = time.monotonic()
             alive = [n for n in nodes if n.proc.poll() is None]
             if not alive:
+                break
+            if _stopping.is_set():
+                for n in alive:
+                    _kill(n.proc)
                 break
             for n in alive:
                 # powered off after its end marker but QEMU hangs: stop it
