@@ -20,9 +20,9 @@ scenic_rr_arbiter|-GN=16
 '
 while IFS='|' read -r blk args; do
   [ -n "$blk" ] || continue
-  [ -f "rtl/$blk.sv" ] || { echo "SKIP $blk (not written yet)"; continue; }
+  [ -f "rtl/$blk.f" ] || { echo "SKIP $blk (not written yet)"; continue; }
   # shellcheck disable=SC2086
-  if out=$(verilator --lint-only -Wall --top-module "$blk" $args lint/*.vlt "rtl/$blk.sv" 2>&1) \
+  if out=$(verilator --lint-only -Wall --top-module "$blk" $args lint/*.vlt -f "rtl/$blk.f" 2>&1) \
      && [ -z "$out" ]; then
     echo "ok   $blk $args"
   else
@@ -31,4 +31,16 @@ while IFS='|' read -r blk args; do
 done <<EOF_CONFIGS
 $CONFIGS
 EOF_CONFIGS
+# illegal parameter combinations must stop elaboration
+for neg in "scenic_rr_arbiter|-GN=17" "scenic_rr_arbiter|-GDATA_W=12" "scenic_prefilter|-GDATA_W=48" \
+           "scenic_prefilter|-GDATA_W=2048" "scenic_irq_moderator|-GCNT_W=0" \
+           "scenic_irq_moderator|-GTICK_CYCLES=0"; do
+  blk=${neg%%|*}; args=${neg#*|}
+  [ -f "rtl/$blk.f" ] || continue
+  if verilator --lint-only -Wall --top-module "$blk" "$args" lint/*.vlt -f "rtl/$blk.f" >/dev/null 2>&1; then
+    echo "FAIL $blk $args: illegal parameters were accepted"; fail=1
+  else
+    echo "ok   $blk $args rejected at elaboration"
+  fi
+done
 exit $fail

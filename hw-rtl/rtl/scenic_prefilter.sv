@@ -82,7 +82,7 @@ module scenic_prefilter #(
   logic              s_hs;
   logic [BEAT_W-1:0] in_beat_q;          // beat index in frame, saturates at HDR_BEATS
   logic [STORE*DATA_W-1:0] win_q;       // first HDR_BEATS-1 beats of the current frame
-  logic [7:0]        hb [HDR_BYTES];     // header bytes: stored beats, then the current beat
+  logic [HDR_BYTES*8-1:0] hb;           // header bytes (byte o at [8*o +: 8])
   logic [15:0]       avail;              // frame bytes known to be present in the window
   logic [7:0]        keep_cnt;
   logic              decide;
@@ -94,10 +94,10 @@ module scenic_prefilter #(
     localparam int unsigned BI = o / KEEP_W;   // beat holding header byte o
     localparam int unsigned LI = o % KEEP_W;   // its lane
     if (BI < HDR_BEATS - 1) begin : g_stored
-      assign hb[o] = (BEAT_W'(BI) < in_beat_q) ? win_q[BI*DATA_W + LI*8 +: 8]
+      assign hb[8*o +: 8] = (BEAT_W'(BI) < in_beat_q) ? win_q[BI*DATA_W + LI*8 +: 8]
                                                 : s_axis_tdata[LI*8 +: 8];
     end else begin : g_cur
-      assign hb[o] = s_axis_tdata[LI*8 +: 8];
+      assign hb[8*o +: 8] = s_axis_tdata[LI*8 +: 8];
     end
   end
 
@@ -121,30 +121,30 @@ module scenic_prefilter #(
   logic        v4_ok, v6_ok, v4_first;
 
   always_comb begin
-    etype    = {hb[12], hb[13]};
-    ihl      = hb[14][3:0];
+    etype    = {hb[8*(12) +: 8], hb[8*(13) +: 8]};
+    ihl      = hb[8*(14) +: 4];
     l4_off   = 16'd14 + {10'd0, ihl, 2'b00};
-    v4_ok    = etype == 16'h0800 && hb[14][7:4] == 4'd4 && ihl >= 4'd5 && avail >= l4_off;
-    v4_first = {hb[20][4:0], hb[21]} == 13'd0;   // fragment offset 0
-    v6_ok    = etype == 16'h86dd && hb[14][7:4] == 4'd6 && avail >= 16'd54;
-    dport6   = {hb[56], hb[57]};
+    v4_ok    = etype == 16'h0800 && hb[8*(14)+4 +: 4] == 4'd4 && ihl >= 4'd5 && avail >= l4_off;
+    v4_first = {hb[8*(20) +: 5], hb[8*(21) +: 8]} == 13'd0;   // fragment offset 0
+    v6_ok    = etype == 16'h86dd && hb[8*(14)+4 +: 4] == 4'd6 && avail >= 16'd54;
+    dport6   = {hb[8*(56) +: 8], hb[8*(57) +: 8]};
     dport4   = '0;
     for (int k = 5; k <= 15; k++) begin
       if (ihl == 4'(k)) begin
-        dport4 = {hb[14 + 4*k + 2], hb[14 + 4*k + 3]};
+        dport4 = {hb[8*(14 + 4*k + 2) +: 8], hb[8*(14 + 4*k + 3) +: 8]};
       end
     end
 
     if (avail < 16'd14) begin
       cls = C_RUNT;
-    end else if (v4_ok && v4_first && hb[23] == 8'd17 && avail >= l4_off + 16'd8 &&
+    end else if (v4_ok && v4_first && hb[8*(23) +: 8] == 8'd17 && avail >= l4_off + 16'd8 &&
                  dport4 == ROCE_PORT) begin
       cls = C_ROCE;
-    end else if (v4_ok && v4_first && hb[23] == 8'd6) begin
+    end else if (v4_ok && v4_first && hb[8*(23) +: 8] == 8'd6) begin
       cls = C_TCP;
-    end else if (v6_ok && hb[20] == 8'd17 && avail >= 16'd62 && dport6 == ROCE_PORT) begin
+    end else if (v6_ok && hb[8*(20) +: 8] == 8'd17 && avail >= 16'd62 && dport6 == ROCE_PORT) begin
       cls = C_ROCE;
-    end else if (v6_ok && hb[20] == 8'd6) begin
+    end else if (v6_ok && hb[8*(20) +: 8] == 8'd6) begin
       cls = C_TCP;
     end else begin
       cls = C_OTHER;

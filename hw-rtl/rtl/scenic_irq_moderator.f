@@ -1,0 +1,2 @@
+// scenic_irq_moderator: sources, relative to hw-rtl/, in dependency order
+rtl/scenic_irq_moderator.sv

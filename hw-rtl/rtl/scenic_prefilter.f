@@ -1,0 +1,2 @@
+// scenic_prefilter: sources, relative to hw-rtl/, in dependency order
+rtl/scenic_prefilter.sv

@@ -1,0 +1,2 @@
+// scenic_rr_arbiter: sources, relative to hw-rtl/, in dependency order
+rtl/scenic_rr_arbiter.sv
