@@ -49,6 +49,16 @@ class VMError(Exception):
     pass
 
 
+# Busybox sh runs its own applet for these names whatever PATH says (DESIGN.md 10). Functions
+# win over applets, so the job's top-level shell gets the real tools under their plain names;
+# scripts started from it (sh x.sh) do not inherit them and must use full paths.
+_SHADOWED = {"ip": "/usr/sbin/ip", "ping": "/usr/bin/ping", "ping6": "/usr/bin/ping",
+             "modprobe": "/usr/sbin/modprobe", "insmod": "/usr/sbin/insmod",
+             "rmmod": "/usr/sbin/rmmod", "lsmod": "/usr/sbin/lsmod",
+             "depmod": "/usr/sbin/depmod", "modinfo": "/usr/sbin/modinfo"}
+_SHADOW_FUNCS = "".join(f'{k}() {{ {v} "$@"; }}\n' for k, v in _SHADOWED.items())
+
+
 class Node:
     """One guest: its number (1-based), NIC model, extra device properties and job."""
 
@@ -120,7 +130,8 @@ def _job_cpio(path, nodes, selftests_dir):
         w.add_dir("job")
         for n in nodes:
             script = ("#!/bin/sh\n# job of node%d, written by tools/vm/scenic-vm\n"
-                      "export PATH=/usr/sbin:/usr/bin:/sbin:/bin\n%s\n" % (n.num, n.cmd))
+                      "export PATH=/usr/sbin:/usr/bin:/sbin:/bin\n%s\n%s\n"
+                      % (n.num, _SHADOW_FUNCS, n.cmd))
             w.add_file(f"job/node{n.num}.sh", script.encode(), 0o755)
         if selftests_dir and os.path.isdir(selftests_dir):
             for root, dirs, files in os.walk(selftests_dir):
