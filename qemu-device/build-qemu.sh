@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Builds qemu-system-x86_64 with the SCENIC PCIe device from Debian 12's own QEMU source package.
+#
+#   qemu-device/build-qemu.sh
+#
+# 1. Builds the C++ device model (libscenic_model.a) with the project's CMake in build/cmake.
+# 2. Fetches Debian's QEMU source (apt-get source; needs the deb-src entry tools/setup-host.sh
+#    adds), unpacks and patches it once into a cache directory outside the tree:
+#      ${SCENIC_CACHE:-/var/cache/scenic}/qemu-<debian version>-<hash>/{src,build}
+#    where <hash> covers the configure flags and the functions below that shape the source tree
+#    (prepare_source, sync_device): change either and a fresh tree is built next to the old one.
+# 3. Copies our device (glue, meson.build, headers, model library) into src/hw/net/scenic, only
+#    the files whose content changed, so an unchanged tree is a no-op and a change to the device
+#    is an incremental rebuild.
+# 4. Builds qemu-system-x86_64 and points build/qemu/qemu-system-x86_64 at it.
+#
+# Environment: SCENIC_CACHE (cache root), JOBS (parallel jobs, default nproc).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/.." && pwd)
+cache=${SCENIC_CACHE:-/var/cache/scenic}
+jobs=${JOBS:-$(nproc)}
+
+configure_flags=(
+	--target-list=x86_64-softmmu
+	--without-default-features
+	--disable-docs
+	--disable-install-blobs # the +dfsg source has no firmware; Debian's seabios is used
+)
+
+msg() { printf 'build-qemu: %s\n' "$*" >&2; }
+die() {
+	msg "error: $*"
+	exit 1
+}
+
+# Patches applied once to a freshly unpacked Debian source tree ($1). Part of the cache hash.
+prepare_source() {
+	local src=$1
+	# The +dfsg tarball has no edk2 blobs, but meson unpacks them whenever bzip2 is installed.
+	sed -i 's/^\( *\)unpack_edk2_blobs = bzip2.found()$/\1unpack_edk2_blobs = false # scenic: no blobs in +dfsg/' \
+		"$src/meson.build"
+	grep -q 'unpack_edk2_blobs = false # scenic' "$src/meson.build" ||
+		die "could not patch the edk2 blob unpacking in $src/meson.build"
+	cat >>"$src/hw/net/Kconfig" <<'KCONFIG'
+
+config SCENIC
+    bool
+    default y if PCI_DEVICES
+    depends on PCI && MSI_NONBROKEN
+KCONFIG
+	printf "\nsubdir('scenic')\n" >>"$src/hw/net/meson.build"
+	mkdir -p "$src/hw/net/scenic/include/scenic"
+}
+
+# Copies $1 to $2 if the content differs (keeping the old file and its mtime otherwise).
+# Returns 0 when it copied.
+copy_if_changed() {
+	if [ -f "$2" ] && cmp -s "$1" "$2"; then
+		return 1
+	fi
+	mkdir -p "$(dirname "$2")"
+	cp "$1" "$2.tmp"
+	mv -f "$2.tmp" "$2"
+	return 0
+}
+
+# Puts our device into the QEMU source tree ($1); $2 is the model library.
+# Sets device_changed and lib_changed to 1 when something was copied.
+sync_device() {
+	local dst=$1/hw/net/scenic
+	device_changed=0
+	lib_changed=0
+	copy_if_changed "$here/qemu/scenic.c" "$dst/scenic.c" && device_changed=1
+	copy_if_changed "$here/qemu/meson.build" "$dst/meson.build" && device_changed=1
+	copy_if_changed "$here/model/include/scenic/model.h" "$dst/include/scenic/model.h" &&
+		device_changed=1
+	copy_if_changed "$top/uapi/scenic_regs.h" "$dst/include/scenic_regs.h" && device_changed=1
+	copy_if_changed "$2" "$dst/libscenic_model.a" && lib_changed=1
+	return 0
+}
+
+# --- 1. the device model -------------------------------------------------------------------
+for tool in cmake ninja meson apt-get dpkg-source flock; do
+	command -v "$tool" >/dev/null || die "$tool not found (run tools/setup-host.sh)"
+done
+
+msg "building the device model (build/cmake)"
+if [ ! -f "$top/build/cmake/CMakeCache.txt" ]; then
+	cmake -S "$top" -B "$top/build/cmake" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$top/build/cmake" --target scenic_model
+model_lib=$top/build/cmake/qemu-device/libscenic_model.a
+[ -f "$model_lib" ] || die "$model_lib was not built"
+
+# --- 2. the QEMU source, cached ------------------------------------------------------------
+mkdir -p "$cache"
+exec 9>"$cache/.build-qemu.lock"
+if ! flock -n 9; then
+	msg "another build-qemu.sh holds $cache/.build-qemu.lock, waiting"
+	flock 9
+fi
+
+dsc=$(apt-get source --print-uris qemu 2>/dev/null | grep -o "qemu_[^ ']*\.dsc" | head -n1 |
+	sed 's/%2[bB]/+/g; s/%3[aA]/:/g') || true
+[ -n "$dsc" ] || die "apt-get source qemu finds nothing: is the deb-src entry there (tools/setup-host.sh)?"
+version=${dsc#qemu_}
+version=${version%.dsc}
+
+hash=$({
+	printf '%s\n' "${configure_flags[@]}"
+	declare -f prepare_source copy_if_changed sync_device
+} | sha256sum | cut -c1-10)
+dir=$cache/qemu-$version-$hash
+dl=$cache/downloads/$version
+
+if [ ! -d "$dir/src" ]; then
+	if [ ! -f "$dl/$dsc" ]; then
+		msg "fetching Debian's QEMU source $version"
+		mkdir -p "$dl"
+		(cd "$dl" && apt-get source --download-only qemu)
+		[ -f "$dl/$dsc" ] || die "apt-get source did not produce $dl/$dsc"
+	fi
+	msg "unpacking and patching into $dir/src"
+	rm -rf "$dir/src.tmp"
+	mkdir -p "$dir"
+	dpkg-source --no-check -x "$dl/$dsc" "$dir/src.tmp" >/dev/null
+	rm -f "$dir"/qemu_*.orig.tar.* # dpkg-source leaves a link to the tarball next to the tree
+	prepare_source "$dir/src.tmp"
+	mv "$dir/src.tmp" "$dir/src"
+fi
+
+sync_device "$dir/src" "$model_lib"
+
+# --- 3. configure and build ----------------------------------------------------------------
+if [ ! -f "$dir/build/build.ninja" ]; then
+	msg "configuring QEMU in $dir/build (${configure_flags[*]})"
+	rm -rf "$dir/build"
+	mkdir -p "$dir/build"
+	(cd "$dir/build" && "$dir/src/configure" "${configure_flags[@]}") >"$dir/configure.log" 2>&1 ||
+		die "configure failed, see $dir/configure.log"
+fi
+
+binary=$dir/build/qemu-system-x86_64
+if [ "$lib_changed" = 1 ]; then
+	# Meson does not track link arguments: make the new model library reach the binary.
+	rm -f "$binary"
+fi
+if [ "$device_changed" = 1 ] || [ "$lib_changed" = 1 ] || [ ! -x "$binary" ]; then
+	msg "building qemu-system-x86_64 in $dir/build (-j$jobs)"
+else
+	msg "device unchanged, checking the cached build"
+fi
+start=$(date +%s)
+ninja -C "$dir/build" -j"$jobs" qemu-system-x86_64 2>&1 | tee "$dir/build.log" >&2 ||
+	die "the QEMU build failed, see $dir/build.log"
+# QEMU does not build with -Werror: our device must not add warnings.
+if grep -q 'hw/net/scenic/.*warning:' "$dir/build.log"; then
+	rm -f "$dir/build/libcommon.fa.p/hw_net_scenic_scenic.c.o" # warn again next time
+	die "warnings in the SCENIC glue (see above)"
+fi
+[ -x "$binary" ] || die "$binary was not built"
+msg "qemu-system-x86_64 ready ($(($(date +%s) - start)) s)"
+
+# --- 4. the link in the tree ---------------------------------------------------------------
+mkdir -p "$top/build/qemu"
+ln -sfn "$binary" "$top/build/qemu/qemu-system-x86_64"
+msg "build/qemu/qemu-system-x86_64 -> $binary"

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "scenic/regs.hpp"
+
+namespace scenic {
+
+// What is fixed when the card is plugged in (QEMU device properties).
+struct Config {
+    std::array<uint8_t, 6> mac{0x02, 0x5c, 0x00, 0x00, 0x00, 0x01};
+    // MSI-X vectors the card implements; 0 models a card (or a QEMU device) without MSI-X.
+    unsigned msix_vectors = regs::kMsixVectors;
+    // The ETH block reports major version kBadMajor: a driver must refuse the card.
+    bool bad_block_version = false;
+
+    static constexpr uint32_t kBadMajor = 0x7f;
+
+    [[nodiscard]] bool valid() const { return msix_vectors <= regs::kMsixVectors; }
+};
+
+}  // namespace scenic

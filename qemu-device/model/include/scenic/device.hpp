@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// The SCENIC card: its register blocks behind the BAR0 bus, the wire, time and reset.
+// Everything the QEMU glue (or a test) needs goes through this class.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "scenic/config.hpp"
+#include "scenic/core_block.hpp"
+#include "scenic/eth_block.hpp"
+#include "scenic/event_queue.hpp"
+#include "scenic/host.hpp"
+#include "scenic/rdma_block.hpp"
+#include "scenic/register_bus.hpp"
+#include "scenic/scu_block.hpp"
+
+namespace scenic {
+
+class Device {
+  public:
+    // Throws std::invalid_argument if the configuration is invalid. host must outlive the device.
+    Device(const Config& config, Host& host);
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    // BAR0.
+    [[nodiscard]] uint64_t mmio_read(uint64_t offset, unsigned size) const {
+        return bus_.read(offset, size);
+    }
+    void mmio_write(uint64_t offset, uint64_t value, unsigned size) {
+        bus_.write(offset, value, size);
+    }
+
+    // Function-level reset, power-on, or CORE.CTRL.soft_reset.
+    void reset();
+
+    // The wire.
+    void eth_rx(std::span<const uint8_t> frame) { eth_.receive(frame); }
+    [[nodiscard]] bool can_receive() const { return eth_.can_receive(); }
+    void set_link(bool up) { eth_.set_link(up); }
+
+    // The host timer requested through Host::timer_schedule expired.
+    void timer_fire() { events_.fire(); }
+
+    [[nodiscard]] const Config& config() const { return config_; }
+    [[nodiscard]] const RegisterBus& bus() const { return bus_; }
+    [[nodiscard]] const EthBlock& eth() const { return eth_; }
+
+  private:
+    const Config config_;
+    EventQueue events_;
+    CoreBlock core_;
+    EthBlock eth_;
+    RdmaBlock rdma_;
+    ScuBlock scu_;
+    RegisterBus bus_;
+};
+
+}  // namespace scenic

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * C interface of the SCENIC device model, for the QEMU glue (qemu-device/qemu/scenic.c).
+ *
+ * The model is a C++ library with no QEMU dependency. This header is plain C so that QEMU's
+ * C build can use it; no C++ exception ever crosses it (a failing call is logged and ignored,
+ * scenic_model_create returns NULL).
+ *
+ * The host side (what the card is plugged into) is a table of C callbacks, the size of the
+ * SimBricks device interface: DMA, MSI-X, Ethernet transmit and one timer.
+ */
+#ifndef SCENIC_MODEL_H
+#define SCENIC_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct scenic_model scenic_model;
+
+typedef struct scenic_host_ops {
+    /* Read len bytes of host memory at bus address addr. Returns 0, or -1 if the access failed. */
+    int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
+    /* Write len bytes to host memory at bus address addr. Returns 0, or -1 if it failed. */
+    int (*dma_write)(void *opaque, uint64_t addr, const void *buf, size_t len);
+    /* Raise MSI-X vector `vector` (always < the configured msix_vectors). */
+    void (*msix_notify)(void *opaque, unsigned vector);
+    /* Put one Ethernet frame (no FCS) on the wire. */
+    void (*eth_send)(void *opaque, const void *frame, size_t len);
+    /* Current time in nanoseconds (guest virtual time in QEMU). */
+    uint64_t (*now_ns)(void *opaque);
+    /* Call scenic_model_timer_fire() at absolute time deadline_ns; replaces any earlier request. */
+    void (*timer_schedule)(void *opaque, uint64_t deadline_ns);
+    /* Forget the pending timer request, if any. */
+    void (*timer_cancel)(void *opaque);
+    void *opaque;
+} scenic_host_ops;
+
+typedef struct scenic_model_config {
+    uint8_t mac[6];         /* station MAC address (ETH.MAC_LO/MAC_HI) */
+    unsigned msix_vectors;  /* 0: card without MSI-X; at most SCENIC_MSIX_VECTORS */
+    bool bad_block_version; /* ETH block reports major version 0x7f: drivers must refuse */
+} scenic_model_config;
+
+/* Returns NULL if the configuration is invalid or on allocation failure. ops is copied. */
+scenic_model *scenic_model_create(const scenic_model_config *cfg, const scenic_host_ops *ops);
+void scenic_model_destroy(scenic_model *m);
+
+/* BAR0 access. Any offset and size is accepted: only naturally aligned 4-byte accesses reach a
+ * register, everything else reads 0 and writes are ignored. */
+uint64_t scenic_model_mmio_read(scenic_model *m, uint64_t offset, unsigned size);
+void scenic_model_mmio_write(scenic_model *m, uint64_t offset, uint64_t value, unsigned size);
+
+/* Device (function-level) reset: every register back to its reset value. */
+void scenic_model_reset(scenic_model *m);
+
+/* A frame arrived from the wire. Returns the number of bytes consumed (len: taken or dropped). */
+size_t scenic_model_eth_rx(scenic_model *m, const void *frame, size_t len);
+bool scenic_model_can_receive(scenic_model *m);
+void scenic_model_set_link(scenic_model *m, bool up);
+
+/* The timer requested through timer_schedule expired. */
+void scenic_model_timer_fire(scenic_model *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCENIC_MODEL_H */

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// The C interface (scenic/model.h) over scenic::Device. No exception leaves this file.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <new>
+#include <span>
+#include <type_traits>
+
+#include "scenic/device.hpp"
+#include "scenic/model.h"
+
+namespace {
+
+// Host implemented by the C callbacks of scenic_host_ops. A missing callback behaves like a
+// host that has nothing there: DMA fails, interrupts and frames go nowhere, time stands still.
+class CHost final : public scenic::Host {
+  public:
+    explicit CHost(const scenic_host_ops& ops) : ops_(ops) {}
+
+    bool dma_read(uint64_t addr, std::span<uint8_t> dst) override {
+        return ops_.dma_read && ops_.dma_read(ops_.opaque, addr, dst.data(), dst.size()) == 0;
+    }
+    bool dma_write(uint64_t addr, std::span<const uint8_t> src) override {
+        return ops_.dma_write && ops_.dma_write(ops_.opaque, addr, src.data(), src.size()) == 0;
+    }
+    void msix_notify(unsigned vector) override {
+        if (ops_.msix_notify) {
+            ops_.msix_notify(ops_.opaque, vector);
+        }
+    }
+    void eth_send(std::span<const uint8_t> frame) override {
+        if (ops_.eth_send) {
+            ops_.eth_send(ops_.opaque, frame.data(), frame.size());
+        }
+    }
+    uint64_t now_ns() override { return ops_.now_ns ? ops_.now_ns(ops_.opaque) : 0; }
+    void timer_schedule(uint64_t deadline_ns) override {
+        if (ops_.timer_schedule) {
+            ops_.timer_schedule(ops_.opaque, deadline_ns);
+        }
+    }
+    void timer_cancel() override {
+        if (ops_.timer_cancel) {
+            ops_.timer_cancel(ops_.opaque);
+        }
+    }
+
+  private:
+    scenic_host_ops ops_;
+};
+
+void report(const char* what, const std::exception* e) {
+    std::fprintf(stderr, "scenic model: %s failed: %s\n", what, e ? e->what() : "unknown error");
+}
+
+// Runs f, turning any exception into a message and a zero result.
+template <typename F>
+auto guarded(const char* what, F&& f) noexcept -> std::invoke_result_t<F> {
+    using R = std::invoke_result_t<F>;
+    try {
+        return f();
+    } catch (const std::exception& e) {
+        report(what, &e);
+    } catch (...) {
+        report(what, nullptr);
+    }
+    if constexpr (!std::is_void_v<R>) {
+        return R{};
+    }
+}
+
+}  // namespace
+
+struct scenic_model {
+    scenic_model(const scenic::Config& config, const scenic_host_ops& ops)
+        : host(ops), device(config, host) {}
+
+    CHost host;
+    scenic::Device device;
+};
+
+extern "C" {
+
+scenic_model* scenic_model_create(const scenic_model_config* cfg, const scenic_host_ops* ops) {
+    if (!cfg || !ops) {
+        return nullptr;
+    }
+    return guarded("create", [&]() -> scenic_model* {
+        scenic::Config config;
+        std::copy(std::begin(cfg->mac), std::end(cfg->mac), config.mac.begin());
+        config.msix_vectors = cfg->msix_vectors;
+        config.bad_block_version = cfg->bad_block_version;
+        return std::make_unique<scenic_model>(config, *ops).release();
+    });
+}
+
+void scenic_model_destroy(scenic_model* m) { std::unique_ptr<scenic_model> owned(m); }
+
+uint64_t scenic_model_mmio_read(scenic_model* m, uint64_t offset, unsigned size) {
+    if (!m) {
+        return 0;
+    }
+    return guarded("mmio_read", [&] { return m->device.mmio_read(offset, size); });
+}
+
+void scenic_model_mmio_write(scenic_model* m, uint64_t offset, uint64_t value, unsigned size) {
+    if (m) {
+        guarded("mmio_write", [&] { m->device.mmio_write(offset, value, size); });
+    }
+}
+
+void scenic_model_reset(scenic_model* m) {
+    if (m) {
+        guarded("reset", [&] { m->device.reset(); });
+    }
+}
+
+size_t scenic_model_eth_rx(scenic_model* m, const void* frame, size_t len) {
+    if (!m || (!frame && len != 0)) {
+        return len;
+    }
+    guarded("eth_rx",
+            [&] { m->device.eth_rx(std::span(static_cast<const uint8_t*>(frame), len)); });
+    return len;
+}
+
+bool scenic_model_can_receive(scenic_model* m) {
+    return m && guarded("can_receive", [&] { return m->device.can_receive(); });
+}
+
+void scenic_model_set_link(scenic_model* m, bool up) {
+    if (m) {
+        guarded("set_link", [&] { m->device.set_link(up); });
+    }
+}
+
+void scenic_model_timer_fire(scenic_model* m) {
+    if (m) {
+        guarded("timer_fire", [&] { m->device.timer_fire(); });
+    }
+}
+
+}  // extern "C"

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+// Reset values: every register reads its generated default after power-on, soft reset and
+// device (function-level) reset.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "fake_host.hpp"
+
+namespace scenic::test {
+namespace {
+
+struct Reg {
+    const char* name;
+    uint32_t offset;  // in BAR0
+    uint32_t reset;
+};
+
+// Every register of regs.hpp with its generated default (header registers included).
+std::vector<Reg> all_registers() {
+    using namespace regs;
+    return {
+        {"core.type", core::kOffset + kBlkType, core::kType},
+        {"core.version", core::kOffset + kBlkVersion, core::kVersion},
+        {"core.next", core::kOffset + kBlkNext, core::kNext},
+        {"core.id", core::kOffset + core::kId, core::kIdDefault},
+        {"core.build_id", core::kOffset + core::kBuildId, core::kBuildIdDefault},
+        {"core.caps", core::kOffset + core::kCaps, core::kCapsDefault},
+        {"core.ctrl", core::kOffset + core::kCtrl, core::kCtrlDefault},
+        {"core.scratch", core::kOffset + core::kScratch, core::kScratchDefault},
+        {"core.msix_vectors", core::kOffset + core::kMsixVectors, core::kMsixVectorsDefault},
+        {"core.irq_test", core::kOffset + core::kIrqTest, core::kIrqTestDefault},
+        {"core.irq_test_count", core::kOffset + core::kIrqTestCount, core::kIrqTestCountDefault},
+        {"core.irq_test_errors", core::kOffset + core::kIrqTestErrors, core::kIrqTestErrorsDefault},
+        {"core.dma_test_addr_lo", core::kOffset + core::kDmaTestAddrLo,
+         core::kDmaTestAddrLoDefault},
+        {"core.dma_test_addr_hi", core::kOffset + core::kDmaTestAddrHi,
+         core::kDmaTestAddrHiDefault},
+        {"core.dma_test_len", core::kOffset + core::kDmaTestLen, core::kDmaTestLenDefault},
+        {"core.dma_test_ctrl", core::kOffset + core::kDmaTestCtrl, core::kDmaTestCtrlDefault},
+        {"core.dma_test_crc", core::kOffset + core::kDmaTestCrc, core::kDmaTestCrcDefault},
+        {"eth.type", eth::kOffset + kBlkType, eth::kType},
+        {"eth.version", eth::kOffset + kBlkVersion, eth::kVersion},
+        {"eth.next", eth::kOffset + kBlkNext, eth::kNext},
+        {"eth.mac_lo", eth::kOffset + eth::kMacLo, eth::kMacLoDefault},
+        {"eth.mac_hi", eth::kOffset + eth::kMacHi, eth::kMacHiDefault},
+        {"eth.link", eth::kOffset + eth::kLink, eth::kLinkDefault},
+        {"eth.max_mtu", eth::kOffset + eth::kMaxMtu, eth::kMaxMtuDefault},
+        {"rdma.type", rdma::kOffset + kBlkType, rdma::kType},
+        {"rdma.version", rdma::kOffset + kBlkVersion, rdma::kVersion},
+        {"rdma.next", rdma::kOffset + kBlkNext, rdma::kNext},
+        {"rdma.max_qp", rdma::kOffset + rdma::kMaxQp, rdma::kMaxQpDefault},
+        {"scu.type", scu::kOffset + kBlkType, scu::kType},
+        {"scu.version", scu::kOffset + kBlkVersion, scu::kVersion},
+        {"scu.next", scu::kOffset + kBlkNext, scu::kNext},
+        {"scu.num_slots", scu::kOffset + scu::kNumSlots, scu::kNumSlotsDefault},
+    };
+}
+
+// The generated defaults of MSIX_VECTORS and MAC_LO/MAC_HI are 0: they come from the
+// configuration, so this card has no MSI-X and a zero MAC.
+Config defaults_config() {
+    Config config;
+    config.mac = {};
+    config.msix_vectors = 0;
+    return config;
+}
+
+void expect_defaults(const Device& dev, const char* when) {
+    for (const Reg& r : all_registers()) {
+        EXPECT_EQ(rd(dev, r.offset), r.reset) << r.name << " " << when;
+    }
+}
+
+// Puts something other than the reset value into every register that can change.
+void dirty(Device& dev, FakeHost& host) {
+    using namespace regs;
+    wr(dev, core::kScratch, 0x12345678);
+    wr(dev, core::kDmaTestAddrLo, 0xabcd0000);
+    wr(dev, core::kDmaTestAddrHi, 0x1);
+    wr(dev, core::kDmaTestLen, 16);
+    wr(dev, core::kIrqTest, 3);  // refused: no MSI-X in this config
+    wr(dev, core::kDmaTestCtrl, core::kDmaTestCtrlStart.mask);
+    host.run_for(dev, 10'000);  // the test fails (no memory there): done + error
+    ASSERT_NE(rd(dev, core::kScratch), core::kScratchDefault);
+    ASSERT_NE(rd(dev, core::kIrqTestErrors), core::kIrqTestErrorsDefault);
+    ASSERT_NE(rd(dev, core::kDmaTestCtrl), core::kDmaTestCtrlDefault);
+}
+
+TEST(Reset, PowerOnValuesAreTheGeneratedDefaults) {
+    FakeHost host;
+    Device dev(defaults_config(), host);
+    expect_defaults(dev, "after power-on");
+}
+
+TEST(Reset, SoftResetRestoresDefaults) {
+    FakeHost host;
+    Device dev(defaults_config(), host);
+    dirty(dev, host);
+    wr(dev, regs::core::kCtrl, regs::core::kCtrlSoftReset.mask);
+    expect_defaults(dev, "after CTRL.soft_reset");
+}
+
+TEST(Reset, CtrlWithoutSoftResetBitDoesNotReset) {
+    FakeHost host;
+    Device dev(defaults_config(), host);
+    wr(dev, regs::core::kScratch, 0x55aa55aa);
+    wr(dev, regs::core::kCtrl, ~regs::core::kCtrlSoftReset.mask);
+    EXPECT_EQ(rd(dev, regs::core::kScratch), 0x55aa55aau);
+}
+
+TEST(Reset, DeviceResetRestoresDefaults) {
+    FakeHost host;
+    Device dev(defaults_config(), host);
+    dirty(dev, host);
+    dev.reset();
+    expect_defaults(dev, "after device reset");
+}
+
+TEST(Reset, ResetAbandonsDmaTestInFlight) {
+    FakeHost host;
+    Device dev(Config{}, host);
+    wr(dev, regs::core::kDmaTestAddrLo, static_cast<uint32_t>(FakeHost::kBase));
+    wr(dev, regs::core::kDmaTestAddrHi, static_cast<uint32_t>(FakeHost::kBase >> 32));
+    wr(dev, regs::core::kDmaTestLen, 64);
+    wr(dev, regs::core::kDmaTestCtrl, regs::core::kDmaTestCtrlStart.mask);
+    ASSERT_TRUE(host.timer.has_value());
+    dev.reset();
+    EXPECT_FALSE(host.timer.has_value());
+    host.run_for(dev, 1'000'000);
+    EXPECT_EQ(host.dma_reads, 0u);
+    EXPECT_TRUE(host.irqs.empty());
+    EXPECT_EQ(rd(dev, regs::core::kDmaTestCtrl), 0u);
+}
+
+TEST(Reset, ConfigDerivedRegisters) {
+    FakeHost host;
+    Config config;
+    config.mac = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55};
+    config.msix_vectors = 17;
+    Device dev(config, host);
+    EXPECT_EQ(rd(dev, regs::eth::kOffset + regs::eth::kMacHi), 0x0211u);
+    EXPECT_EQ(rd(dev, regs::eth::kOffset + regs::eth::kMacLo), 0x22334455u);
+    EXPECT_EQ(rd(dev, regs::core::kMsixVectors), 17u);
+    dev.reset();
+    EXPECT_EQ(rd(dev, regs::eth::kOffset + regs::eth::kMacLo), 0x22334455u);
+    EXPECT_EQ(rd(dev, regs::core::kMsixVectors), 17u);
+}
+
+TEST(Reset, InvalidConfigIsRefused) {
+    FakeHost host;
+    Config config;
+    config.msix_vectors = regs::kMsixVectors + 1;
+    EXPECT_THROW(Device(config, host), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace scenic::test
