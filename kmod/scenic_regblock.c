@@ -290,6 +290,19 @@ out:
 	return err;
 }
 
+/* One "<block>.<REG> <BAR0 offset> <value>" line. */
+static void scenic_regblock_dump_reg(struct seq_file *s,
+				     const struct scenic_block *blk,
+				     const char *blk_name, const char *reg_name,
+				     u32 reg)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "%s.%s", blk_name, reg_name);
+	seq_printf(s, "%-24s 0x%04x 0x%08x\n", name, blk->offset + reg,
+		   scenic_rd(blk, reg));
+}
+
 /* debugfs "regs": every block and its readable registers. */
 void scenic_regblock_dump(struct scenic_dev *sdev, struct seq_file *s)
 {
@@ -305,21 +318,14 @@ void scenic_regblock_dump(struct scenic_dev *sdev, struct seq_file *s)
 			   name, blk->type, SCENIC_BLK_VERSION_MAJOR(blk->version),
 			   SCENIC_BLK_VERSION_MINOR(blk->version), blk->offset,
 			   blk->len);
-		seq_printf(s, "%s.%-18s 0x%04x 0x%08x\n", name, "TYPE",
-			   blk->offset + SCENIC_BLK_TYPE,
-			   scenic_rd(blk, SCENIC_BLK_TYPE));
-		seq_printf(s, "%s.%-18s 0x%04x 0x%08x\n", name, "VERSION",
-			   blk->offset + SCENIC_BLK_VERSION,
-			   scenic_rd(blk, SCENIC_BLK_VERSION));
-		seq_printf(s, "%s.%-18s 0x%04x 0x%08x\n", name, "NEXT",
-			   blk->offset + SCENIC_BLK_NEXT,
-			   scenic_rd(blk, SCENIC_BLK_NEXT));
+		scenic_regblock_dump_reg(s, blk, name, "TYPE", SCENIC_BLK_TYPE);
+		scenic_regblock_dump_reg(s, blk, name, "VERSION",
+					 SCENIC_BLK_VERSION);
+		scenic_regblock_dump_reg(s, blk, name, "NEXT", SCENIC_BLK_NEXT);
 		if (!desc)
 			continue;
 		for (r = 0; r < desc->num_regs; r++)
-			seq_printf(s, "%s.%-18s 0x%04x 0x%08x\n", name,
-				   desc->regs[r].name,
-				   blk->offset + desc->regs[r].offset,
-				   scenic_rd(blk, desc->regs[r].offset));
+			scenic_regblock_dump_reg(s, blk, name, desc->regs[r].name,
+						 desc->regs[r].offset);
 	}
 }
