@@ -1,9 +1,10 @@
 /*
  * SCENIC FPGA SmartNIC: QEMU PCIe device
  *
- * Thin glue between QEMU and the SCENIC device model (a C++ library with no QEMU dependency,
- * see qemu-device/model and scenic/model.h): BAR0 MMIO, bus-master DMA, MSI-X, function-level
- * reset, the Ethernet port (a QEMU NIC) and time are forwarded, the behaviour lives in the model.
+ * Thin glue between QEMU and the SCENIC device model, a C++ library with no
+ * QEMU dependency (see qemu-device/model and scenic/model.h). BAR0 MMIO,
+ * bus-master DMA, MSI-X, function-level reset, the Ethernet port (a QEMU NIC)
+ * and time are forwarded; the behaviour lives in the model.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -45,14 +46,16 @@ struct ScenicState {
 
 /* Host side of the model */
 
-static int scenic_host_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+static int scenic_host_dma_read(void *opaque, uint64_t addr, void *buf,
+                                size_t len)
 {
     ScenicState *s = opaque;
 
     return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
-static int scenic_host_dma_write(void *opaque, uint64_t addr, const void *buf, size_t len)
+static int scenic_host_dma_write(void *opaque, uint64_t addr, const void *buf,
+                                 size_t len)
 {
     ScenicState *s = opaque;
 
@@ -84,7 +87,8 @@ static void scenic_host_timer_schedule(void *opaque, uint64_t deadline_ns)
 {
     ScenicState *s = opaque;
 
-    timer_mod(s->timer, deadline_ns > INT64_MAX ? INT64_MAX : (int64_t)deadline_ns);
+    timer_mod(s->timer,
+              deadline_ns > INT64_MAX ? INT64_MAX : (int64_t)deadline_ns);
 }
 
 static void scenic_host_timer_cancel(void *opaque)
@@ -101,7 +105,7 @@ static void scenic_timer_cb(void *opaque)
     scenic_model_timer_fire(s->model);
 }
 
-/* BAR0: every access goes to the model, which reads 0 / ignores what is not a register */
+/* BAR0: all accesses go to the model (non-registers read 0, drop writes) */
 
 static uint64_t scenic_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
@@ -110,7 +114,8 @@ static uint64_t scenic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     return scenic_model_mmio_read(s->model, addr, size);
 }
 
-static void scenic_mmio_write(void *opaque, hwaddr addr, uint64_t val, unsigned size)
+static void scenic_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                              unsigned size)
 {
     ScenicState *s = opaque;
 
@@ -142,7 +147,8 @@ static bool scenic_can_receive(NetClientState *nc)
     return scenic_model_can_receive(s->model);
 }
 
-static ssize_t scenic_receive(NetClientState *nc, const uint8_t *buf, size_t size)
+static ssize_t scenic_receive(NetClientState *nc, const uint8_t *buf,
+                              size_t size)
 {
     ScenicState *s = qemu_get_nic_opaque(nc);
 
@@ -166,7 +172,8 @@ static NetClientInfo scenic_net_info = {
 
 /* PCI device */
 
-static void scenic_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val, int len)
+static void scenic_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                                int len)
 {
     pci_default_write_config(pdev, addr, val, len);
     if (pci_is_express(pdev)) {
@@ -204,10 +211,11 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
 
     pdev->config_write = scenic_write_config;
 
-    memory_region_init_io(&s->mmio, OBJECT(s), &scenic_mmio_ops, s, "scenic-mmio",
-                          SCENIC_BAR0_SIZE);
+    memory_region_init_io(&s->mmio, OBJECT(s), &scenic_mmio_ops, s,
+                          "scenic-mmio", SCENIC_BAR0_SIZE);
     pci_register_bar(pdev, SCENIC_BAR0,
-                     PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64, &s->mmio);
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->mmio);
 
     if (pci_is_express(pdev)) {
         if (pcie_endpoint_cap_init(pdev, SCENIC_PCIE_CAP_OFFSET) < 0) {
@@ -218,7 +226,8 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
     }
 
     if (s->msix) {
-        if (msix_init_exclusive_bar(pdev, SCENIC_MSIX_VECTORS, SCENIC_MSIX_BAR, errp)) {
+        if (msix_init_exclusive_bar(pdev, SCENIC_MSIX_VECTORS,
+                                    SCENIC_MSIX_BAR, errp)) {
             goto err_pcie;
         }
         for (i = 0; i < SCENIC_MSIX_VECTORS; i++) {
@@ -227,7 +236,8 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
     }
 
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, scenic_timer_cb, s);
-    s->nic = qemu_new_nic(&scenic_net_info, &s->conf, object_get_typename(OBJECT(s)), dev->id,
+    s->nic = qemu_new_nic(&scenic_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)), dev->id,
                           &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
     scenic_model_set_link(s->model, !qemu_get_queue(s->nic)->link_down);
@@ -260,7 +270,7 @@ static void scenic_exit(PCIDevice *pdev)
     s->model = NULL;
 }
 
-/* Device reset, also reached by a function-level reset (pcie_cap_flr_write_config) */
+/* Device reset; function-level reset (pcie_cap_flr_write_config) too */
 static void scenic_qdev_reset(DeviceState *dev)
 {
     ScenicState *s = SCENIC(dev);
@@ -276,7 +286,8 @@ static const VMStateDescription scenic_vmstate = {
 static Property scenic_properties[] = {
     DEFINE_NIC_PROPERTIES(ScenicState, conf),
     DEFINE_PROP_BOOL("msix", ScenicState, msix, true),
-    DEFINE_PROP_BOOL("x-bad-block-version", ScenicState, bad_block_version, false),
+    DEFINE_PROP_BOOL("x-bad-block-version", ScenicState, bad_block_version,
+                     false),
     DEFINE_PROP_END_OF_LIST(),
 };
 
