@@ -17,6 +17,10 @@ scenic_rr_arbiter|
 scenic_rr_arbiter|-GN=1
 scenic_rr_arbiter|-GN=3 -GDATA_W=64
 scenic_rr_arbiter|-GN=16
+scenic_icrc|
+scenic_icrc|-GDATA_W=64
+scenic_icrc|-GDATA_W=128
+scenic_icrc|-GDATA_W=1024
 '
 while IFS='|' read -r blk args; do
   [ -n "$blk" ] || continue
@@ -34,7 +38,7 @@ EOF_CONFIGS
 # illegal parameter combinations must stop elaboration
 for neg in "scenic_rr_arbiter|-GN=17" "scenic_rr_arbiter|-GDATA_W=12" "scenic_prefilter|-GDATA_W=48" \
            "scenic_prefilter|-GDATA_W=2048" "scenic_irq_moderator|-GCNT_W=0" \
-           "scenic_irq_moderator|-GTICK_CYCLES=0"; do
+           "scenic_irq_moderator|-GTICK_CYCLES=0" "scenic_icrc|-GDATA_W=32"; do
   blk=${neg%%|*}; args=${neg#*|}
   [ -f "rtl/$blk.f" ] || continue
   if verilator --lint-only -Wall --top-module "$blk" "$args" lint/*.vlt -f "rtl/$blk.f" >/dev/null 2>&1; then

@@ -16,6 +16,7 @@ scenic_prefilter|DATA_W=512
 scenic_prefilter|DATA_W=1024
 scenic_rr_arbiter|N=4 DATA_W=512
 scenic_rr_arbiter|N=16 DATA_W=512
+scenic_icrc|DATA_W=512
 '
 printf '%-22s %-36s %8s %8s %8s %7s %7s  %s\n' block params LUT FF BRAM36 LUTRAM CARRY8 "LUT% FF% BRAM% of U55C"
 while IFS='|' read -r blk params; do

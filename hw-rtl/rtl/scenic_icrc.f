@@ -1,0 +1,2 @@
+// scenic_icrc: sources, relative to hw-rtl/, in dependency order
+rtl/scenic_icrc.sv
