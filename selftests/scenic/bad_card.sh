@@ -27,8 +27,8 @@ dmesg_diag "$REFUSE_RE" 3
 if [ -z "$REASON" ]; then
 	tap_skip "refusal names the reason" "no expected reason given"
 else
-	tap_result "refusal names the reason (/$REASON/)" "line does not match" \
-		eval 'dmesg | grep -E "$REFUSE_RE" | grep -q -i -E "$REASON"'
+	names_reason() { dmesg | grep -E "$REFUSE_RE" | grep -q -i -E "$REASON"; }
+	tap_result "refusal names the reason (/$REASON/)" "line does not match" names_reason
 fi
 
 n=$(ls -d /sys/bus/auxiliary/devices/scenic.* 2>/dev/null | wc -l)

@@ -22,7 +22,7 @@ tap_ok "card bound to scenic"
 
 # BAR0 physical address: first field of the first line of sysfs "resource".
 bar0=$(awk 'NR == 1 { print $1; exit }' "/sys/bus/pci/devices/$bdf/resource")
-scratch_dbg() { cat "$dbg" 2>/dev/null | head -n 1; }
+scratch_dbg() { head -n 1 "$dbg" 2>/dev/null; }
 scratch_mem() { devmem $((bar0 + SCRATCH_OFF)) 32 2>/dev/null; }
 
 if echo $PATTERN >"$dbg" 2>/dev/null && hexeq "$(scratch_dbg)" $PATTERN; then
