@@ -180,6 +180,10 @@ def _qemu_cmd(qemu, kernel, initrd, node, nnodes, ports, opts):
             dev += "," + node.props
         cmd += ["-device", dev]
     cmd += opts.get("qemu_args", [])
+    # Even a SIGKILLed runner leaves no QEMU: the kernel kills it when its parent dies.
+    setpriv = "/usr/bin/setpriv"
+    if os.access(setpriv, os.X_OK):
+        cmd = [setpriv, "--pdeathsig", "KILL", "--"] + cmd
     return cmd
 
 
