@@ -27,7 +27,7 @@ DEFAULT_QEMU = os.path.join(REPO, "build", "qemu", "qemu-system-x86_64")
 MAX_NODES = 2  # a dgram pair is point to point; more nodes need a switch (DESIGN.md 4)
 _ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[()][A-Z0-9]|[=>c])")
 READY = "SCENIC-VM-READY"
-END = "SCENIC-VM-END"
+_END_RE = re.compile(r"^SCENIC-VM-END node=\d+ status=(\d+)$")
 
 
 _live = set()  # every QEMU Popen not yet reaped, for kill_all()
@@ -217,13 +217,8 @@ def _reader(node, echo, prefix, lock):
                 for f in line.split():
                     if f.startswith("t="):
                         node.guest_ready = f[2:]
-            elif line.startswith(END):
-                for f in line.split():
-                    if f.startswith("status="):
-                        try:
-                            node.status = int(f[7:])
-                        except ValueError:
-                            node.status = 255
+            elif _END_RE.match(line):
+                node.status = int(_END_RE.match(line).group(1))
                 node.t_end = time.monotonic()
             if echo:
                 with lock:
