@@ -20,6 +20,7 @@ inline constexpr uint32_t kBlkVersion = 0x4;
 inline constexpr uint32_t kBlkNext = 0x8;
 
 inline constexpr unsigned kVecCore = 0;
+inline constexpr unsigned kVecEth = 1;
 
 // Identity, capabilities, reset and self-tests. Always present, always first.
 namespace core {
@@ -85,6 +86,74 @@ inline constexpr FieldDef kLinkUp{0, 0x00000001};
 inline constexpr FieldDef kLinkSpeedGbps{8, 0x0000ff00};
 inline constexpr uint32_t kMaxMtu = 0x18;  // ro
 inline constexpr uint32_t kMaxMtuDefault = 0x00002328;
+inline constexpr uint32_t kCtrl = 0x1c;  // rw
+inline constexpr uint32_t kCtrlDefault = 0x00000000;
+inline constexpr FieldDef kCtrlRxEn{0, 0x00000001};
+inline constexpr FieldDef kCtrlTxEn{1, 0x00000002};
+inline constexpr FieldDef kCtrlPromisc{2, 0x00000004};
+inline constexpr FieldDef kCtrlAllmulti{3, 0x00000008};
+inline constexpr uint32_t kMtu = 0x20;  // rw
+inline constexpr uint32_t kMtuDefault = 0x000005dc;
+inline constexpr uint32_t kRxRingAddrLo = 0x30;  // rw
+inline constexpr uint32_t kRxRingAddrLoDefault = 0x00000000;
+inline constexpr uint32_t kRxRingAddrHi = 0x34;  // rw
+inline constexpr uint32_t kRxRingAddrHiDefault = 0x00000000;
+inline constexpr uint32_t kRxRingStride = 0x38;  // rw
+inline constexpr uint32_t kRxRingStrideDefault = 0x00000800;
+inline constexpr uint32_t kRxRingSize = 0x3c;  // rw
+inline constexpr uint32_t kRxRingSizeDefault = 0x00000000;
+inline constexpr uint32_t kRxTail = 0x40;  // ro
+inline constexpr uint32_t kRxTailDefault = 0x00000000;
+inline constexpr uint32_t kRxHead = 0x44;  // rw
+inline constexpr uint32_t kRxHeadDefault = 0x00000000;
+inline constexpr uint32_t kTxRingAddrLo = 0x50;  // rw
+inline constexpr uint32_t kTxRingAddrLoDefault = 0x00000000;
+inline constexpr uint32_t kTxRingAddrHi = 0x54;  // rw
+inline constexpr uint32_t kTxRingAddrHiDefault = 0x00000000;
+inline constexpr uint32_t kTxRingSize = 0x58;  // rw
+inline constexpr uint32_t kTxRingSizeDefault = 0x00000000;
+inline constexpr uint32_t kTxHead = 0x5c;  // ro
+inline constexpr uint32_t kTxHeadDefault = 0x00000000;
+inline constexpr uint32_t kTxTail = 0x60;  // rw
+inline constexpr uint32_t kTxTailDefault = 0x00000000;
+inline constexpr uint32_t kWbAddrLo = 0x64;  // rw
+inline constexpr uint32_t kWbAddrLoDefault = 0x00000000;
+inline constexpr uint32_t kWbAddrHi = 0x68;  // rw
+inline constexpr uint32_t kWbAddrHiDefault = 0x00000000;
+inline constexpr uint32_t kIrqCoal = 0x70;  // rw
+inline constexpr uint32_t kIrqCoalDefault = 0x00000001;
+inline constexpr uint32_t kIrqTime = 0x74;  // rw
+inline constexpr uint32_t kIrqTimeDefault = 0x00000000;
+inline constexpr uint32_t kIrqMask = 0x78;  // rw
+inline constexpr uint32_t kIrqMaskDefault = 0x00000001;
+inline constexpr uint32_t kRxFrames = 0x80;  // ro
+inline constexpr uint32_t kRxFramesDefault = 0x00000000;
+inline constexpr uint32_t kRxBytes = 0x84;  // ro
+inline constexpr uint32_t kRxBytesDefault = 0x00000000;
+inline constexpr uint32_t kRxDropRingFull = 0x88;  // ro
+inline constexpr uint32_t kRxDropRingFullDefault = 0x00000000;
+inline constexpr uint32_t kRxDropRunt = 0x8c;  // ro
+inline constexpr uint32_t kRxDropRuntDefault = 0x00000000;
+inline constexpr uint32_t kRxDropOversize = 0x90;  // ro
+inline constexpr uint32_t kRxDropOversizeDefault = 0x00000000;
+inline constexpr uint32_t kRxDropFilter = 0x94;  // ro
+inline constexpr uint32_t kRxDropFilterDefault = 0x00000000;
+inline constexpr uint32_t kRxDropDisabled = 0x98;  // ro
+inline constexpr uint32_t kRxDropDisabledDefault = 0x00000000;
+inline constexpr uint32_t kRxDmaErrors = 0x9c;  // ro
+inline constexpr uint32_t kRxDmaErrorsDefault = 0x00000000;
+inline constexpr uint32_t kTxFrames = 0xa0;  // ro
+inline constexpr uint32_t kTxFramesDefault = 0x00000000;
+inline constexpr uint32_t kTxBytes = 0xa4;  // ro
+inline constexpr uint32_t kTxBytesDefault = 0x00000000;
+inline constexpr uint32_t kTxDropBadCmd = 0xa8;  // ro
+inline constexpr uint32_t kTxDropBadCmdDefault = 0x00000000;
+inline constexpr uint32_t kTxDmaErrors = 0xac;  // ro
+inline constexpr uint32_t kTxDmaErrorsDefault = 0x00000000;
+inline constexpr uint32_t kIrqCount = 0xb0;  // ro
+inline constexpr uint32_t kIrqCountDefault = 0x00000000;
+inline constexpr uint32_t kRxRoce = 0xb4;  // ro
+inline constexpr uint32_t kRxRoceDefault = 0x00000000;
 }  // namespace eth
 
 // Offloaded RoCE v2 engine (paper section 7.2).
