@@ -170,20 +170,28 @@ module scenic_icrc #(
     a_out   = a_data_q;
     part_ok = 1'b1;
     for (int l = 0; l < KEEP_W; l++) begin
-      logic [7:0] want;
-      int         k;
-      want = 8'h00;
-      k    = -1;
+      logic [15:0] lv;
+      logic [1:0]  kk;
+      logic        hit;
+      logic [7:0]  want;
+      lv  = 16'(l);
+      kk  = '0;
+      hit = 1'b0;
       if (a_final) begin
-        k = l - int'(n_cov);                   // ICRC byte k of the fresh ICRC
-        if (k >= 0 && k < 4) want = icrc[8*k +: 8];
+        // ICRC byte kk of the ICRC computed now
+        if (lv >= 16'(n_cov) && lv < 16'(n_cov) + 16'd4) begin
+          hit = 1'b1;
+          kk  = 2'(lv - 16'(n_cov));
+        end
       end else if (a_last_q && a_fin_q) begin
-        if (l < 4 - int'(a_off_q)) begin
-          k = l + int'(a_off_q);                 // rest of a straddling ICRC
-          want = icrc_q[8*k +: 8];
+        // the rest of an ICRC that started in the previous beat
+        if (lv + 16'(a_off_q) < 16'd4) begin
+          hit = 1'b1;
+          kk  = 2'(lv + 16'(a_off_q));
         end
       end
-      if (k >= 0 && k < 4 && l < int'(a_cnt)) begin
+      want = a_final ? icrc[8*kk +: 8] : icrc_q[8*kk +: 8];
+      if (hit && lv < 16'(a_cnt)) begin
         if (a_data_q[8*l +: 8] != want) part_ok = 1'b0;
         if (icrc_gen) a_out[8*l +: 8] = want;
       end
