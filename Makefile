@@ -7,8 +7,8 @@
 # `make -C $KDIR M=$PWD` from here builds the modules like any in-tree-style project: Kbuild
 # reads ./Kbuild, not this file.
 
-# The guest kernel: the newest Debian linux-image-*-amd64 installed on the host.
-KVER ?= $(shell ls /boot/vmlinuz-*-amd64 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -n 1)
+# The guest kernel: the newest Debian 6.1 linux-image installed on the host (as tools/vm/mkimage).
+KVER ?= $(shell ls /boot/vmlinuz-6.1.*-amd64 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -n 1)
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD := $(CURDIR)/build
 CMAKE_BUILD := $(BUILD)/cmake

@@ -51,11 +51,18 @@ if [ ${#need[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
 fi
 
-# W=1 build check against the bookworm-backports 6.12 headers.
+# W=1 build check against the bookworm-backports 6.12 headers: the versioned package alone, so
+# that the guest kernel (the 6.1 linux-image-amd64) and the host headers stay as they are.
 if ! ls -d /usr/src/linux-headers-6.12*-amd64 >/dev/null 2>&1; then
 	apt-get update -q
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		-t bookworm-backports linux-headers-amd64/bookworm-backports ||
-		echo "setup-host: warning: bookworm-backports 6.12 headers not installable" >&2
+	# The package the backports metapackage points at (that one is on the mirror).
+	hdr=$(apt-cache show linux-headers-amd64/bookworm-backports 2>/dev/null |
+		sed -n 's/^Depends: \(linux-headers-[^ ,]*\).*/\1/p' | head -n 1)
+	if [ -n "$hdr" ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			"$hdr/bookworm-backports"
+	else
+		echo "setup-host: warning: no 6.12 headers in bookworm-backports" >&2
+	fi
 fi
 echo "setup-host: ok"
