@@ -18,7 +18,7 @@ scenic_rr_arbiter|N=4 DATA_W=512
 scenic_rr_arbiter|N=16 DATA_W=512
 scenic_icrc|DATA_W=512
 '
-printf '%-22s %-36s %8s %8s %8s %7s %7s  %s\n' block params LUT FF BRAM36 LUTRAM CARRY8 "LUT% FF% BRAM% of U55C"
+printf '%-22s %-36s %8s %8s %8s %7s %7s  %s\n' block params LUT FF BRAM36 LUTRAM CARRY "LUT% FF% BRAM% of U55C"
 while IFS='|' read -r blk params; do
   [ -n "$blk" ] || continue
   tag=$(echo "$blk $params" | tr ' =' '__')
@@ -33,7 +33,7 @@ while IFS='|' read -r blk params; do
     $1 == "RAMB36E2" { bram += $2 }
     $1 == "RAMB18E2" { bram += $2 / 2 }
     $1 ~ /^RAM(32|64|128|256)(M|X1[SD]|M16)/ { lutram += $2 }
-    $1 == "CARRY8" { carry += $2 }
+    $1 ~ /^CARRY[48]$/ { carry += $2 }
     END { printf "%-22s %-36s %8d %8d %8.1f %7d %7d  %.3f%% %.3f%% %.2f%%\n", blk, params, lut, ff,
           bram, lutram, carry, 100*lut/dl, 100*ff/df, 100*bram/db }' "$OUT/$tag.stat"
 done <<EOF_CONFIGS
