@@ -54,8 +54,12 @@ for kdir in $kdirs; do
 		fail=1
 		continue
 	fi
-	if [ ! -f "$src/kmod/scenic.ko" ]; then
-		echo "build-check: $name: no scenic.ko" >&2
+	missing=
+	for ko in scenic scenic_eth; do
+		[ -f "$src/kmod/$ko.ko" ] || missing="$missing $ko.ko"
+	done
+	if [ -n "$missing" ]; then
+		echo "build-check: $name: missing$missing" >&2
 		fail=1
 		continue
 	fi
