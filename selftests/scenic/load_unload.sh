@@ -34,6 +34,7 @@ for ko in /lib/modules/"$(uname -r)"/extra/*.ko; do
 	m=$(basename "$ko" .ko | tr - _)
 	[ "$m" != scenic ] && [ -d "/sys/module/$m" ] && others="$others $m"
 done
+tap_diag "cycling:$others scenic"
 unload() {
 	for m in $others scenic; do
 		[ -d "/sys/module/$m" ] && { $RMMOD "$m" || return 1; }
