@@ -8,6 +8,7 @@ fail=0
 CONFIGS='
 scenic_irq_moderator|
 scenic_irq_moderator|-GCNT_W=8 -GTIME_W=8 -GTICK_CYCLES=3
+scenic_irq_moderator|-GEV_W=1
 scenic_irq_moderator|-GTICK_CYCLES=1
 scenic_prefilter|
 scenic_prefilter|-GDATA_W=64
@@ -38,7 +39,8 @@ EOF_CONFIGS
 # illegal parameter combinations must stop elaboration
 for neg in "scenic_rr_arbiter|-GN=17" "scenic_rr_arbiter|-GDATA_W=12" "scenic_prefilter|-GDATA_W=48" \
            "scenic_prefilter|-GDATA_W=2048" "scenic_irq_moderator|-GCNT_W=0" \
-           "scenic_irq_moderator|-GTICK_CYCLES=0" "scenic_icrc|-GDATA_W=32"; do
+           "scenic_irq_moderator|-GTICK_CYCLES=0" "scenic_irq_moderator|-GEV_W=0" \
+           "scenic_icrc|-GDATA_W=32"; do
   blk=${neg%%|*}; args=${neg#*|}
   [ -f "rtl/$blk.f" ] || continue
   if verilator --lint-only -Wall --top-module "$blk" "$args" lint/*.vlt -f "rtl/$blk.f" >/dev/null 2>&1; then

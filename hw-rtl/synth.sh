@@ -11,7 +11,7 @@ FLAGS="synth_xilinx -family xcup -flatten -noiopad -noclkbuf"
 DEV_LUT=1303680; DEV_FF=2607360; DEV_BRAM=2016
 # block | parameters (name=value ...)
 CONFIGS='
-scenic_irq_moderator|CNT_W=16 TIME_W=16 TICK_CYCLES=250
+scenic_irq_moderator|CNT_W=16 EV_W=2 TIME_W=16 TICK_CYCLES=250
 scenic_prefilter|DATA_W=512
 scenic_prefilter|DATA_W=1024
 scenic_rr_arbiter|N=4 DATA_W=512

@@ -1,10 +1,11 @@
 // MSI-X interrupt moderation for one vector (SCENIC paper section 7.1: irq_coal / irq_time).
 //
-// Events (one per cycle at most, e.g. "a tagged RX frame was written to the ring") accumulate in a
-// pending counter. An interrupt request is raised when
+// Events accumulate in a pending counter: event_cnt of them per cycle (0..2^EV_W-1), so the ETH
+// block can feed "RX frame written" and "TX command completed" in the same cycle (the regmap's
+// IRQ_COAL counts both). An interrupt request is raised when
 //   * the count threshold is reached:  irq_coal != 0 && pending >= irq_coal, or
 //   * the timeout has elapsed:         ticks since the first unsignalled event >= irq_time,
-// and the vector is enabled (irq_en: the driver clears it while NAPI polls and sets it to re-arm).
+// and the vector is enabled (irq_en = ~ETH IRQ_MASK: masked while NAPI polls, unmasked to re-arm).
 //
 // Time unit: irq_time counts ticks of TICK_CYCLES clock cycles (TICK_CYCLES = 250 gives 1 us at
 // 250 MHz). The prescaler restarts with the first unsignalled event, so the timeout is exact:
@@ -16,10 +17,11 @@
 // irq_valid/irq_ready is a request/acknowledge handshake to the MSI-X controller. irq_events
 // reports the events covered by the request; events that arrive while a request is outstanding
 // are covered by it (like a PBA pending bit). At the handshake the pending count restarts (at 1
-// if an event arrives in that same cycle, which then also restarts the timer).
+// if events arrive in that same cycle, which then also restart the timer).
 // Counters saturate at their all-ones value.
 module scenic_irq_moderator #(
     parameter int unsigned CNT_W       = 16,
+    parameter int unsigned EV_W        = 2,
     parameter int unsigned TIME_W      = 16,
     parameter int unsigned TICK_CYCLES = 250
 ) (
@@ -31,8 +33,8 @@ module scenic_irq_moderator #(
     input  logic [TIME_W-1:0] irq_time,
     input  logic              irq_en,
 
-    // event input
-    input  logic              event_valid,
+    // events this cycle
+    input  logic [EV_W-1:0]   event_cnt,
 
     // interrupt request to the MSI-X controller
     output logic              irq_valid,
@@ -47,6 +49,9 @@ module scenic_irq_moderator #(
   if (CNT_W < 1 || CNT_W > 32) begin : g_bad_cnt_w
     $error("CNT_W must be 1..32");
   end
+  if (EV_W < 1 || EV_W > CNT_W) begin : g_bad_ev_w
+    $error("EV_W must be 1..CNT_W");
+  end
   if (TIME_W < 1 || TIME_W > 32) begin : g_bad_time_w
     $error("TIME_W must be 1..32");
   end
@@ -59,6 +64,7 @@ module scenic_irq_moderator #(
   logic [DIV_W-1:0]  div_q, div_d;
   logic              valid_q, valid_d;
   logic              hs, hold, fire;
+  logic [CNT_W:0]    pend_sum;
 
   always_comb begin
     hs        = valid_q & irq_ready;
@@ -66,10 +72,8 @@ module scenic_irq_moderator #(
     pend_base = hs ? '0 : pend_q;
 
     // pending count, saturating
-    pend_d = pend_base;
-    if (event_valid && pend_base != '1) begin
-      pend_d = pend_base + 1'b1;
-    end
+    pend_sum = {1'b0, pend_base} + (CNT_W+1)'(event_cnt);
+    pend_d   = pend_sum[CNT_W] ? '1 : pend_sum[CNT_W-1:0];
 
     // timer: runs while something was already pending before this cycle
     div_d  = '0;

@@ -10,7 +10,8 @@ uint32_t all_ones(unsigned w) { return w >= 32 ? 0xffffffffu : ((1u << w) - 1u);
 
 IrqModerator::IrqModerator(const Params& p)
     : p_(p), cnt_max_(all_ones(p.cnt_w)), time_max_(all_ones(p.time_w)) {
-    if (p.cnt_w < 1 || p.cnt_w > 32 || p.time_w < 1 || p.time_w > 32 || p.tick_cycles < 1)
+    if (p.cnt_w < 1 || p.cnt_w > 32 || p.ev_w < 1 || p.ev_w > p.cnt_w || p.time_w < 1 ||
+        p.time_w > 32 || p.tick_cycles < 1)
         throw std::invalid_argument("IrqModerator: bad parameters");
 }
 
@@ -26,8 +27,8 @@ void IrqModerator::clock(const Config& cfg, const Inputs& in) {
     const bool hold = valid_ && !in.irq_ready;
     const uint32_t base = hs ? 0 : pend_;
 
-    uint32_t pend_d = base;
-    if (in.event && base != cnt_max_) ++pend_d;
+    const uint64_t sum = uint64_t(base) + (in.events & all_ones(p_.ev_w));
+    const uint32_t pend_d = sum > cnt_max_ ? cnt_max_ : uint32_t(sum);
 
     uint32_t div_d = 0;
     uint32_t time_d = 0;

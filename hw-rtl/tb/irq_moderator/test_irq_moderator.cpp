@@ -17,7 +17,7 @@ using scenic::tb::replay_hint;
 using scenic::tb::seeds;
 
 // Must match the -G overrides in CMakeLists.txt.
-constexpr IrqModerator::Params kParams{.cnt_w = 8, .time_w = 8, .tick_cycles = 3};
+constexpr IrqModerator::Params kParams{.cnt_w = 8, .ev_w = 2, .time_w = 8, .tick_cycles = 3};
 
 class Bench {
 public:
@@ -29,7 +29,7 @@ public:
 
     void reset() {
         dut_->rst = 1;
-        dut_->event_valid = 0;
+        dut_->event_cnt = 0;
         dut_->irq_ready = 0;
         edge();
         edge();
@@ -43,7 +43,7 @@ public:
         dut_->irq_coal = cfg.irq_coal;
         dut_->irq_time = cfg.irq_time;
         dut_->irq_en = cfg.irq_en;
-        dut_->event_valid = in.event;
+        dut_->event_cnt = in.events;
         dut_->irq_ready = in.irq_ready;
         dut_->eval();
         const IrqModerator::Outputs rtl{dut_->irq_valid != 0, dut_->irq_events};
@@ -111,7 +111,9 @@ TEST_P(IrqDiff, CycleExactAgainstModel) {
             }
             if (chance(sc.p_en_toggle)) cfg.irq_en = !cfg.irq_en;
             if (c % 7919 == 7918) b.reset();
-            const auto out = b.cycle(cfg, {.event = bursting, .irq_ready = chance(sc.p_ready)});
+            // 1 event per bursting cycle, sometimes 2 or 3 (RX and TX completions together)
+            const uint32_t ev = bursting ? (chance(0.25) ? 2u + uint32_t(rng() % 2) : 1u) : 0u;
+            const auto out = b.cycle(cfg, {.events = ev, .irq_ready = chance(sc.p_ready)});
             irqs += out.irq_valid;
             if (b.mismatches() > 5) break;
         }
@@ -136,10 +138,10 @@ TEST(IrqDirected, TimeoutLatencyIsExact) {
         SCOPED_TRACE("irq_time=" + std::to_string(t));
         Bench b;
         const IrqModerator::Config cfg{.irq_coal = 0, .irq_time = t, .irq_en = true};
-        b.cycle(cfg, {.event = true, .irq_ready = false});
+        b.cycle(cfg, {.events = 1, .irq_ready = false});
         uint64_t rise = 0;
         for (uint64_t c = 1; c < 2000 && rise == 0; ++c)
-            if (b.cycle(cfg, {.event = false, .irq_ready = false}).irq_valid) rise = c;
+            if (b.cycle(cfg, {.events = 0, .irq_ready = false}).irq_valid) rise = c;
         EXPECT_EQ(rise, uint64_t(t) * kParams.tick_cycles + 1);
         EXPECT_EQ(b.mismatches(), 0u);
     }
@@ -158,7 +160,7 @@ TEST(IrqDirected, BoundedLatencyUnderSparseTraffic) {
         uint64_t worst = 0, irqs = 0;
         for (uint64_t c = 0; c < 50000; ++c) {
             const bool ev = std::bernoulli_distribution(0.01)(rng);
-            const auto out = b.cycle(cfg, {.event = ev, .irq_ready = true});
+            const auto out = b.cycle(cfg, {.events = ev, .irq_ready = true});
             if (out.irq_valid) { // handshake this cycle: covers all events accepted before it
                 ++irqs;
                 EXPECT_EQ(out.irq_events, unsignalled.size());
@@ -183,7 +185,7 @@ TEST(IrqDirected, AmortisedUnderLoad) {
         uint64_t irqs = 0, covered = 0;
         const uint64_t n = 64000;
         for (uint64_t c = 0; c < n; ++c) {
-            const auto out = b.cycle(cfg, {.event = true, .irq_ready = true});
+            const auto out = b.cycle(cfg, {.events = 1, .irq_ready = true});
             if (out.irq_valid) {
                 ++irqs;
                 covered += out.irq_events;
@@ -204,16 +206,46 @@ TEST(IrqDirected, EventConservationWithStalledController) {
     const IrqModerator::Config cfg{.irq_coal = 5, .irq_time = 3, .irq_en = true};
     uint64_t events = 0, covered = 0;
     for (uint64_t c = 0; c < 40000; ++c) {
-        const bool ev = std::bernoulli_distribution(0.3)(rng);
+        const uint32_t ev = std::bernoulli_distribution(0.3)(rng) ? 1 + uint32_t(rng() % 3) : 0;
         const bool rdy = std::bernoulli_distribution(0.1)(rng);
-        const auto out = b.cycle(cfg, {.event = ev, .irq_ready = rdy});
+        const auto out = b.cycle(cfg, {.events = ev, .irq_ready = rdy});
         if (out.irq_valid && rdy) covered += out.irq_events;
         events += ev;
     }
     // what is left pending is the events not yet covered by a handshake
-    const auto tail = b.cycle(cfg, {.event = false, .irq_ready = false});
+    const auto tail = b.cycle(cfg, {.events = 0, .irq_ready = false});
     EXPECT_GT(covered, 0u);
     EXPECT_EQ(covered + tail.irq_events, events);
+    EXPECT_EQ(b.mismatches(), 0u);
+}
+
+// RX and TX completions in the same cycle: two events per cycle, interrupts twice as often, each
+// covering exactly irq_coal events (coal even) or irq_coal + 1 (coal odd: the count jumps past it).
+TEST(IrqDirected, TwoEventsPerCycle) {
+    for (uint32_t coal : {16u, 17u}) {
+        SCOPED_TRACE("irq_coal=" + std::to_string(coal));
+        Bench b;
+        const IrqModerator::Config cfg{.irq_coal = coal, .irq_time = 255, .irq_en = true};
+        uint64_t irqs = 0;
+        const uint64_t n = 32000;
+        for (uint64_t c = 0; c < n; ++c) {
+            const auto out = b.cycle(cfg, {.events = 2, .irq_ready = true});
+            if (out.irq_valid) {
+                ++irqs;
+                EXPECT_EQ(out.irq_events, coal + (coal & 1));
+            }
+        }
+        EXPECT_NEAR(double(irqs), double(2 * n) / (coal + (coal & 1)), 2.0);
+        EXPECT_EQ(b.mismatches(), 0u);
+    }
+}
+
+// The pending count saturates with multi-event cycles too.
+TEST(IrqDirected, MultiEventSaturation) {
+    Bench b;
+    IrqModerator::Config cfg{.irq_coal = 0, .irq_time = 0, .irq_en = false};
+    for (int c = 0; c < 86; ++c) b.cycle(cfg, {.events = 3, .irq_ready = true}); // 258 events
+    EXPECT_EQ(b.cycle(cfg, {.events = 0, .irq_ready = true}).irq_events, 255u);
     EXPECT_EQ(b.mismatches(), 0u);
 }
 
@@ -223,15 +255,15 @@ TEST(IrqDirected, MaskedThenRearmedAndSaturation) {
     Bench b;
     IrqModerator::Config cfg{.irq_coal = 4, .irq_time = 2, .irq_en = false};
     for (int c = 0; c < 300; ++c)
-        EXPECT_FALSE(b.cycle(cfg, {.event = true, .irq_ready = true}).irq_valid);
-    auto out = b.cycle(cfg, {.event = false, .irq_ready = true});
+        EXPECT_FALSE(b.cycle(cfg, {.events = 1, .irq_ready = true}).irq_valid);
+    auto out = b.cycle(cfg, {.events = 0, .irq_ready = true});
     EXPECT_EQ(out.irq_events, 255u);
     cfg.irq_en = true;
-    EXPECT_FALSE(b.cycle(cfg, {.event = false, .irq_ready = true}).irq_valid);
-    out = b.cycle(cfg, {.event = false, .irq_ready = true});
+    EXPECT_FALSE(b.cycle(cfg, {.events = 0, .irq_ready = true}).irq_valid);
+    out = b.cycle(cfg, {.events = 0, .irq_ready = true});
     EXPECT_TRUE(out.irq_valid);
     EXPECT_EQ(out.irq_events, 255u);
-    out = b.cycle(cfg, {.event = false, .irq_ready = true});
+    out = b.cycle(cfg, {.events = 0, .irq_ready = true});
     EXPECT_FALSE(out.irq_valid);
     EXPECT_EQ(out.irq_events, 0u);
     EXPECT_EQ(b.mismatches(), 0u);

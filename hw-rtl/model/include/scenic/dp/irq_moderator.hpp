@@ -10,6 +10,7 @@ class IrqModerator {
 public:
     struct Params {
         unsigned cnt_w = 16;        // CNT_W
+        unsigned ev_w = 2;          // EV_W: events per cycle up to 2^EV_W-1
         unsigned time_w = 16;       // TIME_W
         uint32_t tick_cycles = 250; // TICK_CYCLES (250 = 1 us at 250 MHz)
     };
@@ -19,7 +20,7 @@ public:
         bool irq_en = true;
     };
     struct Inputs {
-        bool event = false;
+        uint32_t events = 0; // event_cnt this cycle (only EV_W bits are used)
         bool irq_ready = false;
     };
     struct Outputs {
