@@ -28,6 +28,10 @@ MAX_NODES = 2  # a dgram pair is point to point; more nodes need a switch (DESIG
 _ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[()][A-Z0-9]|[=>c])")
 READY = "SCENIC-VM-READY"
 _END_RE = re.compile(r"^SCENIC-VM-END node=\d+ status=(\d+)$")
+# With run(inject=True) a guest line "SCENIC-WIRE-INJECT count=N hex=BYTES" makes the runner send
+# BYTES N times as datagrams into that node's end of the wire (frames no guest kernel can send,
+# e.g. shorter than an Ethernet header). Never 0 bytes: QEMU's dgram backend reads that as EOF.
+_INJECT_RE = re.compile(r"^SCENIC-WIRE-INJECT count=(\d{1,4}) hex=((?:[0-9a-fA-F]{2}){1,9216})$")
 
 
 _live = set()  # every QEMU Popen not yet reaped, for kill_all()
@@ -70,6 +74,7 @@ class Node:
         self.nic = nic
         self.props = props.strip(",")
         # filled in by run()
+        self.port = None  # host UDP port of this node's end of the wire
         self.proc = None
         self.log_path = None
         self.t_start = None
@@ -124,9 +129,11 @@ def image_kver():
         raise VMError("no image: run tools/vm/mkimage")
 
 
-def _job_cpio(path, nodes, selftests_dir):
+def _job_cpio(path, nodes, selftests_dir, extra_files=()):
     with open(path, "wb") as out:
         w = newc.CpioWriter(out)
+        for guest_path, host_path in extra_files:  # e.g. test helpers built on the host
+            w.add_host_file(guest_path.lstrip("/"), host_path)
         w.add_dir("job")
         for n in nodes:
             script = ("#!/bin/sh\n# job of node%d, written by tools/vm/scenic-vm\n"
@@ -203,7 +210,18 @@ def _kill(proc):
             continue
 
 
-def _reader(node, echo, prefix, lock):
+def _inject(node, line):
+    m = _INJECT_RE.match(line)
+    if not m or node.port is None:
+        return
+    data = bytes.fromhex(m.group(2))
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for _ in range(int(m.group(1))):
+            s.sendto(data, ("127.0.0.1", node.port))
+            time.sleep(0.002)
+
+
+def _reader(node, echo, prefix, lock, inject=False):
     with open(node.log_path, "w", encoding="utf-8", errors="replace") as log:
         for raw in iter(node.proc.stdout.readline, b""):
             line = raw.decode("utf-8", "replace").rstrip("\r\n").replace("\r", "")
@@ -220,6 +238,8 @@ def _reader(node, echo, prefix, lock):
             elif _END_RE.match(line):
                 node.status = int(_END_RE.match(line).group(1))
                 node.t_end = time.monotonic()
+            elif inject and line.startswith("SCENIC-WIRE-INJECT"):
+                _inject(node, line)
             if echo:
                 with lock:
                     sys.stdout.write(prefix + line + "\n")
@@ -235,12 +255,15 @@ def _on_signal(signum, frame):
 
 
 def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
-        selftests_dir=os.path.join(REPO, "selftests"), log=None, **opts):
+        selftests_dir=os.path.join(REPO, "selftests"), log=None, extra_files=(), inject=False,
+        **opts):
     """Boots the nodes, waits for every job to end (or the time limit), returns a Result.
 
     Status: the first non-zero job status among the nodes, else 0; 124 when a node did not end
     within `timeout` seconds; 125 when a QEMU exited without the end marker (QEMU error, kernel
     panic). `log` is a function taking one message line (default: print to stderr).
+    `extra_files`: [(guest path, host path)] added to the job's cpio. `inject`: honour
+    SCENIC-WIRE-INJECT lines from the guests (see _INJECT_RE).
     """
     say = log or (lambda m: print("scenic-vm: " + m, file=sys.stderr, flush=True))
     if not 1 <= len(nodes) <= MAX_NODES:
@@ -273,7 +296,7 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
 
     initrd = os.path.join(log_dir, "initrd.img")
     jobcpio = initrd + ".job"
-    _job_cpio(jobcpio, nodes, selftests_dir)
+    _job_cpio(jobcpio, nodes, selftests_dir, extra_files)
     with open(initrd, "wb") as out:
         for part in (os.path.join(BUILD, "initramfs.cpio.zst"), jobcpio):
             with open(part, "rb") as f:
@@ -291,6 +314,7 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
         ports = _free_udp_ports(2)
         for n in nodes:
             cmd = _qemu_cmd(qemu, kernel, initrd, n, len(nodes), ports, opts)
+            n.port = ports[n.num - 1]
             n.log_path = os.path.join(log_dir, f"node{n.num}.log")
             with open(os.path.join(log_dir, f"node{n.num}.cmd"), "w") as f:
                 f.write(shlex.join(cmd) + "\n")
@@ -302,7 +326,8 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
                                           stderr=subprocess.STDOUT, start_new_session=True)
                 _live.add(n.proc)
             prefix = f"node{n.num}| " if len(nodes) > 1 else ""
-            t = threading.Thread(target=_reader, args=(n, echo, prefix, lock), daemon=True)
+            t = threading.Thread(target=_reader, args=(n, echo, prefix, lock, inject),
+                                 daemon=True)
             t.start()
             threads.append(t)
         deadline = time.monotonic() + timeout

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# coal.sh (both nodes, SCENIC on node 2): interrupt moderation. Node 2 sets `ethtool -C rx-usecs N
+# rx-frames M`; the values must show in the card's registers (debugfs eth.IRQ_TIME / eth.IRQ_COAL)
+# and in `ethtool -c`. The same load (node 1 sends a fixed 8 MiB with iperf3 -n to node 2) must
+# cost node 2 fewer ETH interrupts (/proc/interrupts scenic-eth@<bdf> delta) with rx-frames 64 /
+# rx-usecs 200 than with rx-frames 1 / rx-usecs 0. Defaults (1 / 0) restored at the end.
+. /selftests/eth/lib.sh
+T=/tmp/eth-coal
+mkdir -p $T
+LOAD="-n 8M"
+
+if [ "$NODE" = 1 ]; then
+	tap_plan 3
+	sync_peer coal-ready 60
+	for phase in a b; do
+		sync_peer coal-$phase
+		# shellcheck disable=SC2086
+		timeout 60 $IPERF -c "$PEER4" $LOAD --connect-timeout 5000 >$T/$phase.out 2>&1
+		s=$?
+		grep -E 'receiver$' $T/$phase.out | sed "s/^/# load $phase: /"
+		tap_result "load $phase: iperf3 $LOAD to node2 completed" "exit $s" [ $s -eq 0 ]
+		sync_peer coal-$phase-done 90
+	done
+	sync_peer coal-end 30
+	tap_result "no oops" "see dmesg" no_oops_eth
+	tap_done
+fi
+
+tap_plan 8
+is_scenic || { tap_fail "node2 is a SCENIC netdev" "driver $(iface_driver)"; tap_done; }
+$IPERF -s >$T/server.log 2>&1 &
+srv=$!
+
+# coal_set USECS FRAMES: ethtool -C, then the registers and ethtool -c must show the values.
+coal_set() {
+	$ETHTOOL -C "$IFACE" rx-usecs "$1" rx-frames "$2" >$T/c.out 2>&1
+	rc=$?
+	c=$(reg IRQ_COAL) t=$(reg IRQ_TIME)
+	eu=$($ETHTOOL -c "$IFACE" | awk '$1 == "rx-usecs:" { print $2 }')
+	ef=$($ETHTOOL -c "$IFACE" | awk '$1 == "rx-frames:" { print $2 }')
+	tap_diag "ethtool -C rx-usecs $1 rx-frames $2: exit $rc $(cat $T/c.out); eth.IRQ_TIME $t eth.IRQ_COAL $c; ethtool -c $eu/$ef"
+	hexeq "$t" "$1" && hexeq "$c" "$2" && [ "$eu" = "$1" ] && [ "$ef" = "$2" ]
+}
+tap_result "ethtool -C rx-usecs 7 rx-frames 3: eth.IRQ_TIME 7, eth.IRQ_COAL 3" "see # lines" coal_set 7 3
+tap_result "ethtool -C rx-usecs 0 rx-frames 1: eth.IRQ_TIME 0, eth.IRQ_COAL 1" "see # lines" coal_set 0 1
+sync_peer coal-ready 60
+sync_peer coal-a
+snap $T/a0
+sync_peer coal-a-done 90
+snap $T/a1
+tap_result "ethtool -C rx-usecs 200 rx-frames 64: eth.IRQ_TIME 0xc8, eth.IRQ_COAL 0x40" "see # lines" coal_set 200 64
+sync_peer coal-b
+snap $T/b0
+sync_peer coal-b-done 90
+snap $T/b1
+ia=$(delta $T/a0 $T/a1 eth_irqs) ib=$(delta $T/b0 $T/b1 eth_irqs)
+fa=$(delta $T/a0 $T/a1 rx_frames) fb=$(delta $T/b0 $T/b1 rx_frames)
+ca=$(delta $T/a0 $T/a1 irq_count) cb=$(delta $T/b0 $T/b1 irq_count)
+tap_diag "rx-frames 1 / rx-usecs 0: $ia interrupts (card IRQ_COUNT +$ca) for $fa received frames"
+tap_diag "rx-frames 64 / rx-usecs 200: $ib interrupts (card IRQ_COUNT +$cb) for $fb received frames"
+if [ "$ia" -gt 0 ] && [ "$fa" -gt 0 ]; then
+	tap_ok "load a (1 / 0) raised interrupts and received frames"
+else
+	tap_fail "load a (1 / 0) raised interrupts and received frames" "irqs $ia frames $fa"
+fi
+if [ "$ia" -gt 0 ] && [ "$fb" -gt 0 ] && [ "$ib" -lt "$ia" ]; then
+	tap_ok "fewer ETH interrupts with rx-frames 64 / rx-usecs 200 ($ib) than with 1 / 0 ($ia)"
+else
+	tap_fail "fewer ETH interrupts with rx-frames 64 / rx-usecs 200 than with 1 / 0" "$ib vs $ia (frames $fb vs $fa)"
+fi
+tap_result "defaults restored: eth.IRQ_TIME 0, eth.IRQ_COAL 1" "see # lines" coal_set 0 1
+sync_peer coal-end 30
+kill $srv 2>/dev/null
+wait $srv 2>/dev/null
+tap_result "ping after moderation changes (>= 4 of 5)" "lost" sh -c "$PING -c 5 -i 0.2 -w 15 $PEER4 | grep -q -E ' ([45]) received'"
+tap_result "no oops" "see dmesg" no_oops_eth
+tap_done

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers of the ETH (fallback path) selftests: two-node tests run on both nodes of a run
+# (tools/vm/scenic-vm -n 2); node 1 is the sender / client, node 2 the receiver / server.
+# Source it: . /selftests/eth/lib.sh  (it sources ../scenic/lib.sh for the TAP helpers).
+
+. /selftests/scenic/lib.sh
+. /run/scenicvm.env	# NODE NODES IFACE
+
+IP=/usr/sbin/ip
+PING=/usr/bin/ping
+ETHTOOL=/usr/sbin/ethtool
+IPERF=/usr/bin/iperf3
+RAWSEND=/usr/bin/rawsend
+PEER=$((3 - NODE))
+ADDR4=10.0.0.$NODE
+PEER4=10.0.0.$PEER
+ADDR6=fd00::$NODE
+PEER6=fd00::$PEER
+MYMAC=$(printf '52:54:00:5c:00:%02x' "$NODE")
+PEERMAC=$(printf '52:54:00:5c:00:%02x' "$PEER")
+XFER_PORT=5791
+
+# sync_peer NAME [TIMEOUT_S]: barrier with the other node (over the wire under test).
+sync_peer() {
+	scenic-barrier "$1" "${2:-30}" || { tap_diag "barrier $1 timed out"; return 1; }
+}
+
+# The test interface: the one with this node's MAC (its name may change after rmmod/modprobe).
+find_iface() {
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address" 2>/dev/null)" = "$MYMAC" ] && { echo "${d##*/}"; return 0; }
+	done
+	return 1
+}
+
+iface_driver() { basename "$(readlink "/sys/class/net/$IFACE/device/driver" 2>/dev/null)" 2>/dev/null; }
+# True when this node's interface is the SCENIC card's netdev (else e.g. a virtio-net peer).
+is_scenic() { $ETHTOOL -i "$IFACE" 2>/dev/null | grep -q '^driver: scenic'; }
+peer_is_scenic() { [ "${PEER_NIC:-scenic}" = scenic ]; }
+
+# IPv6 address (no DAD: usable at once) and both addresses re-added after a re-probe.
+addr_setup() {
+	$IP link set dev "$IFACE" up
+	$IP addr add "$ADDR4/24" dev "$IFACE" 2>/dev/null
+	$IP -6 addr add "$ADDR6/64" dev "$IFACE" nodad 2>/dev/null
+	wait_for 50 oper_up
+}
+oper_up() { [ "$(cat "/sys/class/net/$IFACE/operstate" 2>/dev/null)" = up ]; }
+
+# estat NAME: one `ethtool -S` value (empty when there is no such counter).
+estat() { $ETHTOOL -S "$IFACE" 2>/dev/null | awk -v n="$1:" '$1 == n { print $2; exit }'; }
+# snap FILE: all `ethtool -S` counters plus the ICMP counters, as "name value" lines.
+snap() {
+	{
+		$ETHTOOL -S "$IFACE" 2>/dev/null | awk -F: 'NF == 2 { gsub(/ /, ""); print $1, $2 }'
+		awk '/^Icmp:/ { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
+			else for (i = 2; i <= NF; i++) print "icmp_" k[i], $i }' /proc/net/snmp
+		echo "eth_irqs $(eth_irqs)"
+	} >"$1"
+}
+# delta A B NAME: B - A for NAME in two snap files (0 when missing).
+delta() {
+	awk -v n="$3" 'FNR == NR { if ($1 == n) a = $2; next } $1 == n { b = $2 } END { print b - a }' "$1" "$2"
+}
+# Interrupts of this card's ETH vector (sum over CPUs of the scenic-eth@<bdf> lines).
+eth_irqs() {
+	awk '$NF ~ /^scenic-eth/ { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i; else break }
+		END { print s + 0 }' /proc/interrupts
+}
+# reg NAME: an ETH register as printed by debugfs (eth.NAME), e.g. reg IRQ_COAL -> 0x00000040.
+reg() {
+	cat /sys/kernel/debug/scenic/*/regs 2>/dev/null | awk -v n="eth.$1" '$1 == n { print $3; exit }'
+}
+
+# ping_count OUTPUT_FILE: "transmitted received" from a saved ping output.
+ping_count() {
+	sed -n 's/^\([0-9]*\) packets transmitted, \([0-9]*\) \(packets \)\{0,1\}received.*/\1 \2/p' "$1"
+}
+
+# xfer_serve FILE: offer FILE to the peer once (background, bounded); xfer_fetch OUT: get it.
+xfer_serve() { timeout 30 nc -l -p $XFER_PORT <"$1" >/dev/null 2>&1 & }
+xfer_fetch() {
+	_xf_i=0
+	while [ $_xf_i -lt 10 ]; do
+		timeout 3 nc "$PEER4" $XFER_PORT </dev/null >"$1" 2>/dev/null
+		[ -s "$1" ] && return 0
+		_xf_i=$((_xf_i + 1))
+		sleep 0.3
+	done
+	return 1
+}
+
+no_oops_eth() {
+	if dmesg | grep -q -E 'Oops|BUG|WARNING|hung_task|soft lockup|rcu_sched detected'; then
+		dmesg | grep -E 'Oops|BUG|WARNING|hung_task|soft lockup|rcu_sched' | tail -n 5 | sed 's/^/# dmesg: /'
+		return 1
+	fi
+	return 0
+}
+
+# peer_lladdr: the peer's MAC as learnt by ARP (after a ping), into PEER_LLADDR.
+peer_lladdr() {
+	PEER_LLADDR=$($IP neigh show "$PEER4" dev "$IFACE" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
+	[ -n "$PEER_LLADDR" ]
+}
+
+# Pin the peer's neighbour entries (no ARP/ND traffic inside measurement windows).
+pin_neigh() {
+	_pn_mac=$($IP neigh show "$PEER4" dev "$IFACE" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
+	[ -n "$_pn_mac" ] || return 1
+	PEER_LLADDR=$_pn_mac
+	$IP neigh replace "$PEER4" lladdr "$_pn_mac" dev "$IFACE" nud permanent
+	$IP -6 neigh replace "$PEER6" lladdr "$_pn_mac" dev "$IFACE" nud permanent
+}
+
+[ -n "$IFACE" ] || IFACE=$(find_iface)
