@@ -3,6 +3,7 @@
 // interrupts, a fake wire and a manual clock.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -19,12 +20,13 @@ class FakeHost final : public Host {
   public:
     // Host memory: one flat buffer at `base`; accesses outside it, or touching `fault_`, fail.
     static constexpr uint64_t kBase = 0x1'0000'0000;
-    static constexpr size_t kSize = 64 * 1024;
+    static constexpr size_t kSize = 256 * 1024;
 
     FakeHost() : mem(kSize) {}
 
     bool dma_read(uint64_t addr, std::span<uint8_t> dst) override {
         ++dma_reads;
+        max_dma_len = std::max(max_dma_len, dst.size());
         if (!ok(addr, dst.size())) {
             return false;
         }
@@ -33,6 +35,7 @@ class FakeHost final : public Host {
     }
     bool dma_write(uint64_t addr, std::span<const uint8_t> src) override {
         ++dma_writes;
+        max_dma_len = std::max(max_dma_len, src.size());
         if (!ok(addr, src.size()) || fail_writes) {
             return false;
         }
@@ -67,6 +70,7 @@ class FakeHost final : public Host {
     std::optional<uint64_t> timer;
     unsigned dma_reads = 0;
     unsigned dma_writes = 0;
+    size_t max_dma_len = 0;  // longest DMA access the device made
 
   private:
     bool ok(uint64_t addr, size_t len) const {

@@ -46,6 +46,38 @@ std::vector<Reg> all_registers() {
         {"eth.mac_hi", eth::kOffset + eth::kMacHi, eth::kMacHiDefault},
         {"eth.link", eth::kOffset + eth::kLink, eth::kLinkDefault},
         {"eth.max_mtu", eth::kOffset + eth::kMaxMtu, eth::kMaxMtuDefault},
+        {"eth.ctrl", eth::kOffset + eth::kCtrl, eth::kCtrlDefault},
+        {"eth.mtu", eth::kOffset + eth::kMtu, eth::kMtuDefault},
+        {"eth.rx_ring_addr_lo", eth::kOffset + eth::kRxRingAddrLo, eth::kRxRingAddrLoDefault},
+        {"eth.rx_ring_addr_hi", eth::kOffset + eth::kRxRingAddrHi, eth::kRxRingAddrHiDefault},
+        {"eth.rx_ring_stride", eth::kOffset + eth::kRxRingStride, eth::kRxRingStrideDefault},
+        {"eth.rx_ring_size", eth::kOffset + eth::kRxRingSize, eth::kRxRingSizeDefault},
+        {"eth.rx_tail", eth::kOffset + eth::kRxTail, eth::kRxTailDefault},
+        {"eth.rx_head", eth::kOffset + eth::kRxHead, eth::kRxHeadDefault},
+        {"eth.tx_ring_addr_lo", eth::kOffset + eth::kTxRingAddrLo, eth::kTxRingAddrLoDefault},
+        {"eth.tx_ring_addr_hi", eth::kOffset + eth::kTxRingAddrHi, eth::kTxRingAddrHiDefault},
+        {"eth.tx_ring_size", eth::kOffset + eth::kTxRingSize, eth::kTxRingSizeDefault},
+        {"eth.tx_head", eth::kOffset + eth::kTxHead, eth::kTxHeadDefault},
+        {"eth.tx_tail", eth::kOffset + eth::kTxTail, eth::kTxTailDefault},
+        {"eth.wb_addr_lo", eth::kOffset + eth::kWbAddrLo, eth::kWbAddrLoDefault},
+        {"eth.wb_addr_hi", eth::kOffset + eth::kWbAddrHi, eth::kWbAddrHiDefault},
+        {"eth.irq_coal", eth::kOffset + eth::kIrqCoal, eth::kIrqCoalDefault},
+        {"eth.irq_time", eth::kOffset + eth::kIrqTime, eth::kIrqTimeDefault},
+        {"eth.irq_mask", eth::kOffset + eth::kIrqMask, eth::kIrqMaskDefault},
+        {"eth.rx_frames", eth::kOffset + eth::kRxFrames, eth::kRxFramesDefault},
+        {"eth.rx_bytes", eth::kOffset + eth::kRxBytes, eth::kRxBytesDefault},
+        {"eth.rx_drop_ring_full", eth::kOffset + eth::kRxDropRingFull, eth::kRxDropRingFullDefault},
+        {"eth.rx_drop_runt", eth::kOffset + eth::kRxDropRunt, eth::kRxDropRuntDefault},
+        {"eth.rx_drop_oversize", eth::kOffset + eth::kRxDropOversize, eth::kRxDropOversizeDefault},
+        {"eth.rx_drop_filter", eth::kOffset + eth::kRxDropFilter, eth::kRxDropFilterDefault},
+        {"eth.rx_drop_disabled", eth::kOffset + eth::kRxDropDisabled, eth::kRxDropDisabledDefault},
+        {"eth.rx_dma_errors", eth::kOffset + eth::kRxDmaErrors, eth::kRxDmaErrorsDefault},
+        {"eth.tx_frames", eth::kOffset + eth::kTxFrames, eth::kTxFramesDefault},
+        {"eth.tx_bytes", eth::kOffset + eth::kTxBytes, eth::kTxBytesDefault},
+        {"eth.tx_drop_bad_cmd", eth::kOffset + eth::kTxDropBadCmd, eth::kTxDropBadCmdDefault},
+        {"eth.tx_dma_errors", eth::kOffset + eth::kTxDmaErrors, eth::kTxDmaErrorsDefault},
+        {"eth.irq_count", eth::kOffset + eth::kIrqCount, eth::kIrqCountDefault},
+        {"eth.rx_roce", eth::kOffset + eth::kRxRoce, eth::kRxRoceDefault},
         {"rdma.type", rdma::kOffset + kBlkType, rdma::kType},
         {"rdma.version", rdma::kOffset + kBlkVersion, rdma::kVersion},
         {"rdma.next", rdma::kOffset + kBlkNext, rdma::kNext},
@@ -85,6 +117,28 @@ void dirty(Device& dev, FakeHost& host) {
     ASSERT_NE(rd(dev, core::kScratch), core::kScratchDefault);
     ASSERT_NE(rd(dev, core::kIrqTestErrors), core::kIrqTestErrorsDefault);
     ASSERT_NE(rd(dev, core::kDmaTestCtrl), core::kDmaTestCtrlDefault);
+    // ETH: every rw register, and counters (a runt, a filtered frame)
+    const uint32_t e = eth::kOffset;
+    wr(dev, e + eth::kCtrl, 0xf);
+    wr(dev, e + eth::kMtu, 9000);
+    wr(dev, e + eth::kRxRingAddrLo, 0x1000);
+    wr(dev, e + eth::kRxRingAddrHi, 0x1);
+    wr(dev, e + eth::kRxRingStride, 0x2400);
+    wr(dev, e + eth::kRxRingSize, 16);
+    wr(dev, e + eth::kRxHead, 3);
+    wr(dev, e + eth::kTxRingAddrLo, 0x2000);
+    wr(dev, e + eth::kTxRingAddrHi, 0x1);
+    wr(dev, e + eth::kTxRingSize, 8);
+    wr(dev, e + eth::kTxTail, 0);
+    wr(dev, e + eth::kWbAddrLo, 0x3000);
+    wr(dev, e + eth::kWbAddrHi, 0x1);
+    wr(dev, e + eth::kIrqCoal, 7);
+    wr(dev, e + eth::kIrqTime, 50);
+    wr(dev, e + eth::kIrqMask, 0);
+    dev.eth_rx(std::vector<uint8_t>(10));
+    dev.eth_rx(std::vector<uint8_t>(60, 0x02));
+    ASSERT_NE(rd(dev, e + eth::kRxDropRunt), 0u);
+    ASSERT_NE(rd(dev, e + eth::kRxHead), eth::kRxHeadDefault);
 }
 
 TEST(Reset, PowerOnValuesAreTheGeneratedDefaults) {

@@ -20,7 +20,7 @@ Device::Device(const Config& config, Host& host)
     : config_(checked(config)),
       events_(host),
       core_(config_, host, events_, [this] { reset(); }),
-      eth_(config_) {
+      eth_(config_, host, events_) {
     bus_.attach(core_);
     bus_.attach(eth_);
     bus_.attach(rdma_);

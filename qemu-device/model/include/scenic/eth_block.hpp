@@ -1,43 +1,97 @@
 // SPDX-License-Identifier: MIT
-// ETH block: the fallback path (netdev function). Station MAC, link state, MTU limit.
-// Frames from the wire are counted and dropped until the RX ring exists (next issue):
-// receive() is where the RX tagger / ring engine plugs in.
+// ETH block: the fallback path, the card's netdev function (paper section 7.1). Registers,
+// destination-MAC filter and counters live here; the RX tagger / ring engine is EthRx, the TX
+// command engine EthTx, interrupt moderation of MSI-X vector 1 IrqModerator.
+//
+// RX from the wire, in this order: shorter than 14 bytes -> RX_DROP_RUNT; the prefilter twin
+// (hw-rtl scenic::dp::Prefilter) classifies the frame and counts RoCE v2 in RX_ROCE; longer
+// than MTU + 18 or than the slot -> RX_DROP_OVERSIZE; refused by the MAC filter ->
+// RX_DROP_FILTER; rx_en off, ring unset or invalid, link down -> RX_DROP_DISABLED; ring full ->
+// RX_DROP_RING_FULL; else one DMA of tag + frame, RX_TAIL, writeback, counters, one event.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "scenic/block.hpp"
 #include "scenic/config.hpp"
+#include "scenic/dp/prefilter.hpp"
+#include "scenic/eth_irq.hpp"
+#include "scenic/eth_ring.hpp"
+#include "scenic/eth_rx.hpp"
+#include "scenic/eth_tx.hpp"
+#include "scenic/event_queue.hpp"
+#include "scenic/host.hpp"
 
 namespace scenic {
 
+// The block's 32-bit counters (they wrap, as on the card).
+struct EthCounters {
+    uint32_t rx_frames = 0;
+    uint32_t rx_bytes = 0;
+    uint32_t rx_drop_ring_full = 0;
+    uint32_t rx_drop_runt = 0;
+    uint32_t rx_drop_oversize = 0;
+    uint32_t rx_drop_filter = 0;
+    uint32_t rx_drop_disabled = 0;
+    uint32_t rx_dma_errors = 0;
+    uint32_t tx_frames = 0;
+    uint32_t tx_bytes = 0;
+    uint32_t tx_drop_bad_cmd = 0;
+    uint32_t tx_dma_errors = 0;
+};
+
 class EthBlock final : public Block {
   public:
-    explicit EthBlock(const Config& config);
+    // TX commands consumed per run: a doorbell (or event) never does more, the rest continues
+    // from an EventQueue event, so a guest posting 32768 commands cannot stall QEMU.
+    static constexpr uint32_t kTxBatch = 64;
+    // Delay of that continuation (lets the vCPUs and the RX side run in between).
+    static constexpr uint64_t kTxContinueNs = 0;
+    static constexpr uint32_t kMinMtu = 68;
+    static constexpr uint32_t kL2Overhead = 18;  // Ethernet header and one VLAN tag
+
+    EthBlock(const Config& config, Host& host, EventQueue& events);
+    ~EthBlock() override;
 
     void reset() override;
 
-    // The wire side.
+    // The wire side. The card has no back-pressure towards the wire (the MAC cannot pause the
+    // line): a frame that does not fit is dropped and counted, never queued, so can_receive()
+    // is always true and QEMU never holds frames for the card.
     void receive(std::span<const uint8_t> frame);
-    [[nodiscard]] bool can_receive() const { return true; }  // frames are dropped, never queued
+    [[nodiscard]] bool can_receive() const { return true; }
     // Carrier from the wire (QEMU: netdev link status). Not a register: survives reset.
     void set_link(bool up) { link_up_ = up; }
     [[nodiscard]] bool link_up() const { return link_up_; }
 
-    // Statistics (no registers for them yet).
-    [[nodiscard]] uint64_t rx_frames() const { return rx_frames_; }
-    [[nodiscard]] uint64_t rx_dropped() const { return rx_dropped_; }
+    [[nodiscard]] const EthCounters& counters() const { return cnt_; }
+    [[nodiscard]] uint32_t mtu() const { return mtu_; }
+    [[nodiscard]] uint64_t wb_errors() const { return wb_.errors(); }
 
   protected:
     uint32_t read_reg(uint32_t offset) override;
     void write_reg(uint32_t offset, uint32_t value) override;
 
   private:
+    [[nodiscard]] bool accept_dst(std::span<const uint8_t> frame) const;
+    [[nodiscard]] uint32_t max_frame() const { return mtu_ + kL2Overhead; }
+    void tx_kick();
+    void cancel_tx_event();
+
     const Config& config_;
+    EventQueue& events_;
+    EthRx rx_;
+    EthTx tx_;
+    Writeback wb_;
+    IrqModerator irq_;
+    dp::Prefilter prefilter_;
+    EthCounters cnt_;
     bool link_up_ = true;
-    uint64_t rx_frames_ = 0;
-    uint64_t rx_dropped_ = 0;
+    uint32_t ctrl_ = 0;
+    uint32_t mtu_ = 0;
+    std::optional<EventQueue::Id> tx_event_;
 };
 
 }  // namespace scenic
