@@ -515,7 +515,7 @@ static void scenic_eth_reset_done(struct scenic_aux_dev *sadev, int status)
 	scenic_eth_write_ctrl(eth);
 	scenic_eth_wr(eth, SCENIC_ETH_MTU, netdev->mtu);
 	scenic_eth_write_coalesce(eth);
-	netif_device_attach(netdev);
+	/* rings first: attaching wakes the queue of a running interface */
 	if (netif_running(netdev)) {
 		err = scenic_eth_up(eth);
 		if (err) {
@@ -524,6 +524,7 @@ static void scenic_eth_reset_done(struct scenic_aux_dev *sadev, int status)
 			dev_close(netdev);
 		}
 	}
+	netif_device_attach(netdev);
 	rtnl_unlock();
 	schedule_delayed_work(&eth->service_work, 0);
 	netdev_info(netdev, "back after a function-level reset\n");
