@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # coal.sh (both nodes, SCENIC on node 2): interrupt moderation. Node 2 sets `ethtool -C rx-usecs N
 # rx-frames M`; the values must show in the card's registers (debugfs eth.IRQ_TIME / eth.IRQ_COAL)
-# and in `ethtool -c`. The same load (node 1 sends a fixed 8 MiB with iperf3 -n to node 2) must
+# and in `ethtool -c` (values read with devmem on BAR0 when debugfs does not list them; that
+# debugfs lists them is a check of its own). The same load (node 1 sends a fixed 8 MiB with iperf3 -n to node 2) must
 # cost node 2 fewer ETH interrupts (/proc/interrupts scenic-eth@<bdf> delta) with rx-frames 64 /
 # rx-usecs 200 than with rx-frames 1 / rx-usecs 0. Defaults (1 / 0) restored at the end.
 . /selftests/eth/lib.sh
@@ -27,7 +28,7 @@ if [ "$NODE" = 1 ]; then
 	tap_done
 fi
 
-tap_plan 8
+tap_plan 9
 is_scenic || { tap_fail "node2 is a SCENIC netdev" "driver $(iface_driver)"; tap_done; }
 $IPERF -s >$T/server.log 2>&1 &
 srv=$!
@@ -39,9 +40,14 @@ coal_set() {
 	c=$(reg IRQ_COAL) t=$(reg IRQ_TIME)
 	eu=$($ETHTOOL -c "$IFACE" | awk '$1 == "rx-usecs:" { print $2 }')
 	ef=$($ETHTOOL -c "$IFACE" | awk '$1 == "rx-frames:" { print $2 }')
-	tap_diag "ethtool -C rx-usecs $1 rx-frames $2: exit $rc $(cat $T/c.out); eth.IRQ_TIME $t eth.IRQ_COAL $c; ethtool -c $eu/$ef"
+	tap_diag "ethtool -C rx-usecs $1 rx-frames $2: exit $rc $(cat $T/c.out); eth.IRQ_TIME $t eth.IRQ_COAL $c ($REG_SRC); ethtool -c $eu/$ef"
 	hexeq "$t" "$1" && hexeq "$c" "$2" && [ "$eu" = "$1" ] && [ "$ef" = "$2" ]
 }
+if debugfs_has IRQ_COAL && debugfs_has IRQ_TIME; then
+	tap_ok "debugfs regs lists eth.IRQ_COAL and eth.IRQ_TIME"
+else
+	tap_fail "debugfs regs lists eth.IRQ_COAL and eth.IRQ_TIME" "not in /sys/kernel/debug/scenic/*/regs (values below read with devmem)"
+fi
 tap_result "ethtool -C rx-usecs 7 rx-frames 3: eth.IRQ_TIME 7, eth.IRQ_COAL 3" "see # lines" coal_set 7 3
 tap_result "ethtool -C rx-usecs 0 rx-frames 1: eth.IRQ_TIME 0, eth.IRQ_COAL 1" "see # lines" coal_set 0 1
 sync_peer coal-ready 60

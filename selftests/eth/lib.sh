@@ -67,10 +67,26 @@ eth_irqs() {
 	awk '$NF ~ /^scenic-eth/ { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i; else break }
 		END { print s + 0 }' /proc/interrupts
 }
-# reg NAME: an ETH register as printed by debugfs (eth.NAME), e.g. reg IRQ_COAL -> 0x00000040.
+# reg NAME: an ETH register of the card, e.g. reg IRQ_COAL -> 0x00000040: from the driver's
+# debugfs "regs" (eth.NAME) when it lists it, else read on BAR0 with devmem (the VM boots with
+# iomem=relaxed); REG_SRC says which. Offsets: docs/register-map.md, block eth at 0x1000.
 reg() {
-	cat /sys/kernel/debug/scenic/*/regs 2>/dev/null | awk -v n="eth.$1" '$1 == n { print $3; exit }'
+	REG_SRC=debugfs
+	_rg=$(cat /sys/kernel/debug/scenic/*/regs 2>/dev/null | awk -v n="eth.$1" '$1 == n { print $3; exit }')
+	[ -n "$_rg" ] && { echo "$_rg"; return 0; }
+	REG_SRC=devmem
+	case $1 in
+	CTRL) _ro=0x101c ;; MTU) _ro=0x1020 ;; RX_RING_STRIDE) _ro=0x1038 ;;
+	RX_RING_SIZE) _ro=0x103c ;; TX_RING_SIZE) _ro=0x1058 ;;
+	IRQ_COAL) _ro=0x1070 ;; IRQ_TIME) _ro=0x1074 ;; IRQ_MASK) _ro=0x1078 ;;
+	*) return 1 ;;
+	esac
+	_bdf=$(scenic_bdf) || return 1
+	_bar0=$(awk 'NR == 1 { print $1; exit }' "/sys/bus/pci/devices/$_bdf/resource")
+	devmem $((_bar0 + _ro)) 32 2>/dev/null
 }
+# debugfs_has NAME: the driver's debugfs "regs" lists eth.NAME.
+debugfs_has() { cat /sys/kernel/debug/scenic/*/regs 2>/dev/null | awk -v n="eth.$1" '$1 == n { f = 1 } END { exit !f }'; }
 
 # ping_count OUTPUT_FILE: "transmitted received" from a saved ping output.
 ping_count() {
@@ -82,7 +98,8 @@ xfer_serve() { timeout 30 nc -l -p $XFER_PORT <"$1" >/dev/null 2>&1 & }
 xfer_fetch() {
 	_xf_i=0
 	while [ $_xf_i -lt 10 ]; do
-		timeout 3 nc "$PEER4" $XFER_PORT </dev/null >"$1" 2>/dev/null
+		# busybox nc quits at EOF on stdin: keep it open while the peer sends (and closes)
+		sleep 3 | timeout 4 nc "$PEER4" $XFER_PORT >"$1" 2>/dev/null
 		[ -s "$1" ] && return 0
 		_xf_i=$((_xf_i + 1))
 		sleep 0.3
