@@ -3,24 +3,30 @@
 # coal.sh (both nodes, SCENIC on node 2): interrupt moderation. Node 2 sets `ethtool -C rx-usecs N
 # rx-frames M`; the values must show in the card's registers (debugfs eth.IRQ_TIME / eth.IRQ_COAL)
 # and in `ethtool -c` (values read with devmem on BAR0 when debugfs does not list them; that
-# debugfs lists them is a check of its own). The same load (node 1 sends a fixed 8 MiB with iperf3 -n to node 2) must
-# cost node 2 fewer ETH interrupts (/proc/interrupts scenic-eth@<bdf> delta) with rx-frames 64 /
-# rx-usecs 200 than with rx-frames 1 / rx-usecs 0. Defaults (1 / 0) restored at the end.
+# debugfs lists them is a check of its own). The same load (node 1 sends 3200 frames in bursts to
+# node 2) must cost node 2 fewer ETH interrupts (/proc/interrupts scenic-eth@<bdf> delta), and
+# the card fewer raised vectors (IRQ_COUNT), with rx-frames 64 / rx-usecs 200 than with
+# rx-frames 1 / rx-usecs 0. Defaults (1 / 0) restored at the end.
 . /selftests/eth/lib.sh
 T=/tmp/eth-coal
 mkdir -p $T
-LOAD="-n 8M"
+# The load: 200 bursts of 16 back-to-back frames of 1000 bytes, 2 ms apart (rawsend, an EtherType nobody handles, so
+# node 2's stack drops each right after the driver delivered it and sends nothing back: the
+# interrupts are those of the receive path alone). Measured in TCG: an iperf3 TCP load does not
+# show moderation in /proc/interrupts reliably (NAPI already batches and the guest takes longer
+# than 200 us between unmasks), while the card's IRQ_COUNT drops ~9x.
+NFRAMES=3200
 
 if [ "$NODE" = 1 ]; then
 	tap_plan 3
 	sync_peer coal-ready 60
+	$PING -c 2 -w 5 "$PEER4" >/dev/null 2>&1
+	peer_lladdr || PEER_LLADDR=$PEERMAC
 	for phase in a b; do
 		sync_peer coal-$phase
-		# shellcheck disable=SC2086
-		timeout 60 $IPERF -c "$PEER4" $LOAD --connect-timeout 5000 >$T/$phase.out 2>&1
-		s=$?
-		grep -E 'receiver$' $T/$phase.out | sed "s/^/# load $phase: /"
-		tap_result "load $phase: iperf3 $LOAD to node2 completed" "exit $s" [ $s -eq 0 ]
+		out=$(timeout 60 $RAWSEND -i "$IFACE" -d "$PEER_LLADDR" -t 0x88b6 -l 1000 -n $NFRAMES -g 2000 -b 16)
+		tap_result "load $phase: $out" "$out" [ "$out" = "sent $NFRAMES of $NFRAMES frames of 1000 bytes" ]
+		sleep 1
 		sync_peer coal-$phase-done 90
 	done
 	sync_peer coal-end 30
@@ -28,10 +34,8 @@ if [ "$NODE" = 1 ]; then
 	tap_done
 fi
 
-tap_plan 9
+tap_plan 10
 is_scenic || { tap_fail "node2 is a SCENIC netdev" "driver $(iface_driver)"; tap_done; }
-$IPERF -s >$T/server.log 2>&1 &
-srv=$!
 
 # coal_set USECS FRAMES: ethtool -C, then the registers and ethtool -c must show the values.
 coal_set() {
@@ -40,7 +44,7 @@ coal_set() {
 	c=$(reg IRQ_COAL) t=$(reg IRQ_TIME)
 	eu=$($ETHTOOL -c "$IFACE" | awk '$1 == "rx-usecs:" { print $2 }')
 	ef=$($ETHTOOL -c "$IFACE" | awk '$1 == "rx-frames:" { print $2 }')
-	tap_diag "ethtool -C rx-usecs $1 rx-frames $2: exit $rc $(cat $T/c.out); eth.IRQ_TIME $t eth.IRQ_COAL $c ($REG_SRC); ethtool -c $eu/$ef"
+	tap_diag "ethtool -C rx-usecs $1 rx-frames $2: exit $rc $(cat $T/c.out); eth.IRQ_TIME $t eth.IRQ_COAL $c ($(debugfs_has IRQ_COAL && echo debugfs || echo devmem on BAR0)); ethtool -c $eu/$ef"
 	hexeq "$t" "$1" && hexeq "$c" "$2" && [ "$eu" = "$1" ] && [ "$ef" = "$2" ]
 }
 if debugfs_has IRQ_COAL && debugfs_has IRQ_TIME; then
@@ -75,10 +79,13 @@ if [ "$ia" -gt 0 ] && [ "$fb" -gt 0 ] && [ "$ib" -lt "$ia" ]; then
 else
 	tap_fail "fewer ETH interrupts with rx-frames 64 / rx-usecs 200 than with 1 / 0" "$ib vs $ia (frames $fb vs $fa)"
 fi
+if [ "$ca" -gt 0 ] && [ "$cb" -lt "$ca" ]; then
+	tap_ok "card raised fewer ETH vectors (IRQ_COUNT) with 64 / 200 ($cb) than with 1 / 0 ($ca)"
+else
+	tap_fail "card raised fewer ETH vectors (IRQ_COUNT) with 64 / 200 than with 1 / 0" "$cb vs $ca"
+fi
 tap_result "defaults restored: eth.IRQ_TIME 0, eth.IRQ_COAL 1" "see # lines" coal_set 0 1
 sync_peer coal-end 30
-kill $srv 2>/dev/null
-wait $srv 2>/dev/null
 tap_result "ping after moderation changes (>= 4 of 5)" "lost" sh -c "$PING -c 5 -i 0.2 -w 15 $PEER4 | grep -q -E ' ([45]) received'"
 tap_result "no oops" "see dmesg" no_oops_eth
 tap_done

@@ -4,8 +4,9 @@
  * SCENIC ETH selftests. Built on the host (gcc -static) by selftests/run-vm-tests and put into
  * the guest as /usr/bin/rawsend.
  *
- *   rawsend -i IF -d MAC -l LEN [-n COUNT] [-g USEC] [-t TYPE]
- *	send COUNT (1) frames of LEN bytes: destination MAC, the interface's MAC,
+ *   rawsend -i IF -d MAC -l LEN [-n COUNT] [-g USEC [-b BURST]] [-t TYPE]
+ *	send COUNT (1) frames of LEN bytes (a pause of USEC after every frame, or
+ *	after every BURST frames): destination MAC, the interface's MAC,
  *	EtherType TYPE (0x88b5, IEEE local experimental), then a byte pattern.
  *	LEN < 14 cuts the header short. Prints "sent N of COUNT"; exit 0 if all went.
  *   rawsend -r -i IF -w SEC [-t TYPE]
@@ -35,7 +36,7 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: rawsend -i IF -d MAC -l LEN [-n COUNT] [-g USEC] [-t TYPE]\n"
+		"usage: rawsend -i IF -d MAC -l LEN [-n COUNT] [-g USEC [-b BURST]] [-t TYPE]\n"
 		"       rawsend -r -i IF -w SEC [-t TYPE]\n");
 	exit(2);
 }
@@ -51,17 +52,18 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	const char *ifname = NULL, *dst = NULL;
-	unsigned int type = 0x88b5, count = 1, gap_us = 0;
+	unsigned int type = 0x88b5, count = 1, gap_us = 0, burst = 1;
 	int len = -1, recv_mode = 0, opt;
 	double wait_s = 0;
 
-	while ((opt = getopt(argc, argv, "i:d:l:n:g:t:rw:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:d:l:n:g:b:t:rw:")) != -1) {
 		switch (opt) {
 		case 'i': ifname = optarg; break;
 		case 'd': dst = optarg; break;
 		case 'l': len = atoi(optarg); break;
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'g': gap_us = strtoul(optarg, NULL, 0); break;
+		case 'b': burst = strtoul(optarg, NULL, 0); break;
 		case 't': type = strtoul(optarg, NULL, 0); break;
 		case 'r': recv_mode = 1; break;
 		case 'w': wait_s = atof(optarg); break;
@@ -161,7 +163,7 @@ int main(int argc, char **argv)
 		} else if (!err) {
 			err = errno;
 		}
-		if (gap_us)
+		if (gap_us && (burst <= 1 || (i + 1) % burst == 0))
 			usleep(gap_us);
 	}
 	printf("sent %u of %u frames of %d bytes", sent, count, len);
