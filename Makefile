@@ -14,7 +14,7 @@ BUILD := $(CURDIR)/build
 CMAKE_BUILD := $(BUILD)/cmake
 export KVER KDIR
 
-.PHONY: all setup regmap regmap-check model qemu kmod image demo unit vmtest check clean help
+.PHONY: all setup regmap regmap-check model qemu kmod image demo shell unit vmtest check clean help
 
 help:
 	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -47,6 +47,10 @@ image: kmod
 
 demo: setup all
 	tools/vm/demo.sh
+
+# Log into node 1 of two wired SCENIC nodes (node 2 is 10.0.0.2); `exit` stops both.
+shell: all
+	tools/vm/scenic-vm -n 2 --shell --timeout 3600
 
 unit: model
 	ctest --test-dir $(CMAKE_BUILD) --output-on-failure

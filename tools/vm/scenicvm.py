@@ -325,6 +325,12 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
             with _live_lock:
                 if _stopping.is_set():
                     raise VMError("stopped (kill_all)")
+                if opts.get("interactive") and n.num == 1:
+                    # The console is the user's terminal (-nographic: serial and monitor on
+                    # stdio, Ctrl-A X quits); no log, no markers: the run ends with this QEMU.
+                    n.proc = subprocess.Popen(cmd, start_new_session=True)
+                    _live.add(n.proc)
+                    continue
                 n.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, start_new_session=True)
                 _live.add(n.proc)
@@ -338,6 +344,10 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
             now = time.monotonic()
             alive = [n for n in nodes if n.proc.poll() is None]
             if not alive:
+                break
+            if opts.get("interactive") and nodes[0].proc.poll() is not None:
+                for n in alive:
+                    _kill(n.proc)
                 break
             if _stopping.is_set():
                 for n in alive:
@@ -374,7 +384,10 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
         rel = os.path.relpath(n.log_path, REPO)
         ready = f"ready in {n.t_ready:.1f} s (guest {n.guest_ready} s)" if n.t_ready else \
             "never ready"
-        if n in timed_out:
+        if opts.get("interactive"):
+            msgs.append(f"node{n.num}: " + ("interactive session ended" if n.num == 1 else
+                                            f"stopped with node 1 ({ready})"))
+        elif n in timed_out:
             msgs.append(f"node{n.num}: TIMEOUT after {timeout} s ({ready}); last line: "
                         f"{n.last_line.strip()[:160]!r}; log {rel}")
             status = status or 124
