@@ -14,17 +14,7 @@
 
 #include "scenic_eth_drv.h"
 
-/* Card setup common to open and reconfiguration: MTU, moderation, mode. */
-static void scenic_eth_write_ctrl(struct scenic_eth *eth)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&eth->ctrl_lock, flags);
-	if (!eth->in_reset && !eth->dead)
-		scenic_eth_wr(eth, SCENIC_ETH_CTRL, eth->ctrl);
-	spin_unlock_irqrestore(&eth->ctrl_lock, flags);
-}
-
+/* CTRL is read-modify-write from process and atomic (rx_mode) context. */
 static void scenic_eth_update_ctrl(struct scenic_eth *eth, u32 clear, u32 set)
 {
 	unsigned long flags;
@@ -512,7 +502,7 @@ static void scenic_eth_reset_done(struct scenic_aux_dev *sadev, int status)
 	/* registers are at their reset values */
 	scenic_eth_hw_stats_resync(eth);
 	scenic_eth_wr(eth, SCENIC_ETH_IRQ_MASK, 1);
-	scenic_eth_write_ctrl(eth);
+	scenic_eth_update_ctrl(eth, 0, 0);	/* the filter bits */
 	scenic_eth_wr(eth, SCENIC_ETH_MTU, netdev->mtu);
 	scenic_eth_write_coalesce(eth);
 	/* rings first: attaching wakes the queue of a running interface */
