@@ -121,6 +121,26 @@ peer_lladdr() {
 	[ -n "$PEER_LLADDR" ]
 }
 
+# wait_quiet: until this card's rx_frames + tx_frames did not move for 3 s (at most 12 s): the
+# last frames of a barrier (TCP teardown, nc idle timeouts of 2 s) are off the wire.
+wait_quiet() {
+	_wq_last=-1 _wq_same=0 _wq_n=0
+	while [ $_wq_n -lt 12 ]; do
+		_wq_v=$(( $(estat rx_frames) + $(estat tx_frames) ))
+		if [ "$_wq_v" = "$_wq_last" ]; then
+			_wq_same=$((_wq_same + 1))
+			[ $_wq_same -ge 3 ] && return 0
+		else
+			_wq_same=0
+		fi
+		_wq_last=$_wq_v
+		_wq_n=$((_wq_n + 1))
+		sleep 1
+	done
+	tap_diag "wire not quiet after 12 s"
+	return 1
+}
+
 # Pin the peer's neighbour entries (no ARP/ND traffic inside measurement windows).
 pin_neigh() {
 	_pn_mac=$($IP neigh show "$PEER4" dev "$IFACE" | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')

@@ -75,9 +75,10 @@ if ! is_scenic || ! peer_is_scenic; then
 fi
 pin_neigh || tap_diag "no neighbour entry for $PEER4"
 # The counter windows must start and end with a quiet wire: a barrier's last TCP exchange can
-# still be on its way when the other node returns from it, hence the pauses before the snapshots.
+# still be on its way when the other node returns from it: each snapshot waits until its card's
+# frame counters stood still for 3 s.
 sync_peer flood-pre
-sleep 2
+wait_quiet
 snap $T/before
 sync_peer flood-go
 if [ "$NODE" = 1 ]; then
@@ -85,7 +86,7 @@ if [ "$NODE" = 1 ]; then
 	sleep 1	# replies still on their way when ping stopped
 fi
 sync_peer flood-done 60
-sleep 2
+wait_quiet
 snap $T/after
 if [ "$NODE" = 2 ]; then
 	{ sed 's/^/b /' $T/before; sed 's/^/a /' $T/after; } >$T/mine
