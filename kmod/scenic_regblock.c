@@ -33,38 +33,23 @@ struct scenic_block_desc {
 	unsigned int num_regs;
 };
 
-#define SCENIC_REG(blk, reg) { #reg, SCENIC_##blk##_##reg }
+#define SCENIC_REG_DESC(reg, off) { #reg, off },
 
-/* Readable registers after the common header; write-only ones are left out. */
+/* Readable registers after the common header, from the generated lists. */
 static const struct scenic_reg_desc scenic_core_regs[] = {
-	SCENIC_REG(CORE, ID),
-	SCENIC_REG(CORE, BUILD_ID),
-	SCENIC_REG(CORE, CAPS),
-	SCENIC_REG(CORE, CTRL),
-	SCENIC_REG(CORE, SCRATCH),
-	SCENIC_REG(CORE, MSIX_VECTORS),
-	SCENIC_REG(CORE, IRQ_TEST_COUNT),
-	SCENIC_REG(CORE, IRQ_TEST_ERRORS),
-	SCENIC_REG(CORE, DMA_TEST_ADDR_LO),
-	SCENIC_REG(CORE, DMA_TEST_ADDR_HI),
-	SCENIC_REG(CORE, DMA_TEST_LEN),
-	SCENIC_REG(CORE, DMA_TEST_CTRL),
-	SCENIC_REG(CORE, DMA_TEST_CRC),
+	SCENIC_CORE_READABLE_REGS(SCENIC_REG_DESC)
 };
 
 static const struct scenic_reg_desc scenic_eth_regs[] = {
-	SCENIC_REG(ETH, MAC_LO),
-	SCENIC_REG(ETH, MAC_HI),
-	SCENIC_REG(ETH, LINK),
-	SCENIC_REG(ETH, MAX_MTU),
+	SCENIC_ETH_READABLE_REGS(SCENIC_REG_DESC)
 };
 
 static const struct scenic_reg_desc scenic_rdma_regs[] = {
-	SCENIC_REG(RDMA, MAX_QP),
+	SCENIC_RDMA_READABLE_REGS(SCENIC_REG_DESC)
 };
 
 static const struct scenic_reg_desc scenic_scu_regs[] = {
-	SCENIC_REG(SCU, NUM_SLOTS),
+	SCENIC_SCU_READABLE_REGS(SCENIC_REG_DESC)
 };
 
 #define SCENIC_BLOCK_DESC(blk, name_) {				\

@@ -21,6 +21,66 @@
 #define SCENIC_VEC_CORE 0
 #define SCENIC_VEC_ETH 1
 
+/*
+ * SCENIC_<BLOCK>_READABLE_REGS(X) expands X(NAME, OFFSET) for every readable
+ * register after the block header, in offset order: for register dumps.
+ */
+#define SCENIC_CORE_READABLE_REGS(X) \
+	X(ID, 0x0c) \
+	X(BUILD_ID, 0x10) \
+	X(CAPS, 0x14) \
+	X(CTRL, 0x18) \
+	X(SCRATCH, 0x1c) \
+	X(MSIX_VECTORS, 0x20) \
+	X(IRQ_TEST_COUNT, 0x28) \
+	X(IRQ_TEST_ERRORS, 0x2c) \
+	X(DMA_TEST_ADDR_LO, 0x30) \
+	X(DMA_TEST_ADDR_HI, 0x34) \
+	X(DMA_TEST_LEN, 0x38) \
+	X(DMA_TEST_CTRL, 0x3c) \
+	X(DMA_TEST_CRC, 0x40)
+#define SCENIC_ETH_READABLE_REGS(X) \
+	X(MAC_LO, 0x0c) \
+	X(MAC_HI, 0x10) \
+	X(LINK, 0x14) \
+	X(MAX_MTU, 0x18) \
+	X(CTRL, 0x1c) \
+	X(MTU, 0x20) \
+	X(RX_RING_ADDR_LO, 0x30) \
+	X(RX_RING_ADDR_HI, 0x34) \
+	X(RX_RING_STRIDE, 0x38) \
+	X(RX_RING_SIZE, 0x3c) \
+	X(RX_TAIL, 0x40) \
+	X(RX_HEAD, 0x44) \
+	X(TX_RING_ADDR_LO, 0x50) \
+	X(TX_RING_ADDR_HI, 0x54) \
+	X(TX_RING_SIZE, 0x58) \
+	X(TX_HEAD, 0x5c) \
+	X(TX_TAIL, 0x60) \
+	X(WB_ADDR_LO, 0x64) \
+	X(WB_ADDR_HI, 0x68) \
+	X(IRQ_COAL, 0x70) \
+	X(IRQ_TIME, 0x74) \
+	X(IRQ_MASK, 0x78) \
+	X(RX_FRAMES, 0x80) \
+	X(RX_BYTES, 0x84) \
+	X(RX_DROP_RING_FULL, 0x88) \
+	X(RX_DROP_RUNT, 0x8c) \
+	X(RX_DROP_OVERSIZE, 0x90) \
+	X(RX_DROP_FILTER, 0x94) \
+	X(RX_DROP_DISABLED, 0x98) \
+	X(RX_DMA_ERRORS, 0x9c) \
+	X(TX_FRAMES, 0xa0) \
+	X(TX_BYTES, 0xa4) \
+	X(TX_DROP_BAD_CMD, 0xa8) \
+	X(TX_DMA_ERRORS, 0xac) \
+	X(IRQ_COUNT, 0xb0) \
+	X(RX_ROCE, 0xb4)
+#define SCENIC_RDMA_READABLE_REGS(X) \
+	X(MAX_QP, 0x0c)
+#define SCENIC_SCU_READABLE_REGS(X) \
+	X(NUM_SLOTS, 0x0c)
+
 /* Block core: Identity, capabilities, reset and self-tests. Always present, always first. */
 #define SCENIC_CORE_BLK_TYPE 0x5c1c0001
 #define SCENIC_CORE_BLK_VERSION_MAJOR 1

@@ -140,6 +140,16 @@ def gen_c(dev, blocks, vectors) -> str:
     for v in vectors:
         o.append(f"#define SCENIC_VEC_{v['name'].upper()} {v['index']}")
     o.append("")
+    o += ["/*",
+          " * SCENIC_<BLOCK>_READABLE_REGS(X) expands X(NAME, OFFSET) for every readable",
+          " * register after the block header, in offset order: for register dumps.",
+          " */"]
+    for b in blocks:
+        regs = [r for r in b.regs[3:] if r.access != "wo"]
+        o.append(f"#define SCENIC_{b.name.upper()}_READABLE_REGS(X) \\")
+        o += [f"\tX({r.name.upper()}, 0x{r.offset:02x}) \\" for r in regs[:-1]]
+        o.append(f"\tX({regs[-1].name.upper()}, 0x{regs[-1].offset:02x})" if regs else "\t/* none */")
+    o.append("")
     for b in blocks:
         B = b.name.upper()
         o += [f"/* Block {b.name}: {b.doc} */",
