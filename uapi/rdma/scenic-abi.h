@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * uverbs ABI between the scenic_rdma kernel driver and the rdma-core provider
+ * (providers/scenic). Rules (the same as include/uapi/rdma/efa-abi.h):
+ *
+ *  - every struct is a multiple of 8 bytes and every __u64 sits on an 8-byte
+ *    offset; padding is explicit (reserved_<bit offset>) and must be zero;
+ *  - every command and every response starts with comp_mask; a side that sees
+ *    a comp_mask bit it does not know fails with EINVAL (commands) or ignores
+ *    the extension (responses);
+ *  - structs only grow at the end; the kernel copies min(inlen, sizeof) and
+ *    checks that the bytes beyond what it knows are zero.
+ *
+ * Data path (paper section 7.2): the send queue (SQ) and receive queue (RQ) rings
+ * and the CQ ring live in kernel-allocated DMA memory that user space mmaps;
+ * the doorbells are registers in BAR0 (a page per QP doorbell group, mapped
+ * non-cached); the card writes per-QP completion counters into a writeback page
+ * that the provider polls. Every mapping is an rdma_user_mmap_entry: the create
+ * responses return the mmap offset ("key") and size to pass to mmap() on the
+ * uverbs file, and the byte offset of the object inside that page.
+ *
+ * The card does not know the uverbs command ids: DECLARE_DRV_CMD in the
+ * provider binds each struct below to its IB_USER_VERBS_CMD_*.
+ */
+#ifndef SCENIC_ABI_USER_H
+#define SCENIC_ABI_USER_H
+
+#include <linux/types.h>
+
+/* ib_device_ops.uverbs_abi_ver; the provider matches on it. */
+#define SCENIC_UVERBS_ABI_VERSION 1
+
+/* Number of SCU slots the ABI can name; a card reports how many it has. */
+#define SCENIC_MAX_SCUS 16
+
+/*
+ * Size of one CQ entry (struct layout in providers/scenic/scenic_io_defs.h).
+ * A CQ holds receive completions and completions in error only: successful
+ * send completions are reported through the per-QP completion counters.
+ */
+#define SCENIC_CQE_SIZE 32
+
+/* IB_USER_VERBS_CMD_GET_CONTEXT */
+struct scenic_ibv_alloc_ucontext_cmd {
+	__u32 comp_mask;
+	__u8 reserved_20[4];
+};
+
+/* Commands whose udata the kernel understands (resp.cmds_supp_udata_mask). */
+enum scenic_ibv_user_cmds_supp_udata {
+	SCENIC_USER_CMDS_SUPP_UDATA_QUERY_DEVICE = 1 << 0,
+	SCENIC_USER_CMDS_SUPP_UDATA_CREATE_CQ = 1 << 1,
+	SCENIC_USER_CMDS_SUPP_UDATA_CREATE_QP = 1 << 2,
+};
+
+struct scenic_ibv_alloc_ucontext_resp {
+	__u32 comp_mask;
+	__u32 cmds_supp_udata_mask;
+	__u32 max_sq_wr;
+	__u32 max_rq_wr;
+	__u16 max_sq_sge;
+	__u16 max_rq_sge;
+	__u32 max_inline_data;	/* bytes of inline payload in one send WQE */
+	__u16 num_scus;		/* valid SCU indices are 0 .. num_scus - 1 */
+	__u16 sq_wqe_size;	/* bytes per SQ ring slot */
+	__u16 rq_wqe_size;	/* bytes per RQ ring slot */
+	__u16 cqe_size;		/* SCENIC_CQE_SIZE */
+	__u32 cnt_size;		/* bytes per QP in the counter writeback page */
+	__u8 reserved_120[4];
+};
+
+/* IB_USER_VERBS_EX_CMD_QUERY_DEVICE response extension */
+enum scenic_query_device_caps {
+	SCENIC_QUERY_DEVICE_CAPS_RC = 1 << 0,
+	SCENIC_QUERY_DEVICE_CAPS_RDMA_READ = 1 << 1,
+	SCENIC_QUERY_DEVICE_CAPS_RDMA_WRITE = 1 << 2,
+	SCENIC_QUERY_DEVICE_CAPS_SEND = 1 << 3,
+	SCENIC_QUERY_DEVICE_CAPS_SCU = 1 << 4,	/* QPs can be steered to SCUs */
+	SCENIC_QUERY_DEVICE_CAPS_COMPLETION_COUNTERS = 1 << 5,
+};
+
+struct scenic_ibv_ex_query_device_resp {
+	__u32 comp_mask;
+	__u32 device_caps;	/* enum scenic_query_device_caps */
+	__u32 max_sq_wr;
+	__u32 max_rq_wr;
+	__u16 max_sq_sge;
+	__u16 max_rq_sge;
+	__u32 max_inline_data;
+	__u16 num_scus;
+	__u16 scu_mask;		/* bit n: SCU n holds a loaded offload */
+	__u8 reserved_e0[4];
+};
+
+/* IB_USER_VERBS_CMD_CREATE_CQ / IB_USER_VERBS_EX_CMD_CREATE_CQ */
+enum {
+	SCENIC_CREATE_CQ_WITH_COMPLETION_CHANNEL = 1 << 0,
+};
+
+struct scenic_ibv_create_cq {
+	__u32 comp_mask;
+	__u32 cq_entry_size;	/* must equal resp cqe_size of GET_CONTEXT */
+	__u32 flags;		/* SCENIC_CREATE_CQ_* */
+	__u8 reserved_60[4];
+};
+
+struct scenic_ibv_create_cq_resp {
+	__u32 comp_mask;
+	__u32 cq_idx;		/* hardware CQ number */
+	__aligned_u64 q_mmap_key;	/* CQ ring, cached, read-only */
+	__aligned_u64 q_mmap_size;
+	__aligned_u64 db_mmap_key;	/* arm doorbell page, non-cached */
+	__u32 db_off;		/* byte offset of the arm doorbell in its page */
+	__u32 cq_entries;	/* ring slots (power of two) */
+};
+
+/* IB_USER_VERBS_CMD_CREATE_QP / IB_USER_VERBS_EX_CMD_CREATE_QP */
+enum {
+	/* scu_index is valid; without it the kernel uses SCU 0 */
+	SCENIC_CREATE_QP_CMD_COMP_MASK_SCU = 1 << 0,
+};
+
+struct scenic_ibv_create_qp {
+	__u32 comp_mask;	/* SCENIC_CREATE_QP_CMD_COMP_MASK_* */
+	__u32 sq_ring_size;	/* bytes; entries * sq_wqe_size, power of two */
+	__u32 rq_ring_size;	/* bytes; entries * rq_wqe_size, power of two */
+	__u16 scu_index;	/* SCU the QP's flows are steered to */
+	__u8 reserved_70[2];
+	__u32 flags;		/* none defined yet, must be zero */
+	__u8 reserved_a0[4];
+};
+
+struct scenic_ibv_create_qp_resp {
+	__u32 comp_mask;
+	__u32 qp_idx;		/* hardware QP number (== ibv qp_num) */
+	__aligned_u64 sq_mmap_key;	/* SQ ring, write-combined/cached */
+	__aligned_u64 sq_mmap_size;
+	__aligned_u64 rq_mmap_key;	/* RQ ring */
+	__aligned_u64 rq_mmap_size;
+	__aligned_u64 db_mmap_key;	/* doorbell page, non-cached */
+	__aligned_u64 cnt_mmap_key;	/* completion-counter writeback page, read-only */
+	__u32 sq_db_off;	/* byte offsets inside the doorbell page */
+	__u32 rq_db_off;
+	__u32 cnt_off;		/* byte offset of this QP's counters in their page */
+	__u16 scu_index;	/* SCU the kernel bound the QP to */
+	__u8 reserved_230[2];
+};
+
+#endif /* SCENIC_ABI_USER_H */
