@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * SCENIC verbs.
+ *
+ * Implemented through the kernel: query_device_ex, query_port, alloc/dealloc
+ * PD, reg/dereg MR (plain uverbs commands; the kernel driver fills the card's
+ * TLB on reg_mr).
+ *
+ * Not implemented yet (infrastructure only): CQs, QPs and the data path. They
+ * return EOPNOTSUPP explicitly until the kernel driver implements the
+ * corresponding commands of <rdma/scenic-abi.h> and the rings exist.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dv.h"
+#include "scenic.h"
+#include "verbs.h"
+
+int scenic_query_device_ex(struct ibv_context *ibvctx,
+			   const struct ibv_query_device_ex_input *input,
+			   struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct scenic_context *ctx = to_scenic_context(ibvctx);
+	struct scenic_query_device_ex_resp resp = {};
+	size_t resp_size = sizeof(resp);
+	int err;
+
+	if (!(ctx->cmds_supp_udata_mask & SCENIC_USER_CMDS_SUPP_UDATA_QUERY_DEVICE))
+		resp_size = sizeof(resp.ibv_resp);
+
+	err = ibv_cmd_query_device_any(ibvctx, input, attr, attr_size,
+				       &resp.ibv_resp, &resp_size);
+	if (err) {
+		verbs_err(verbs_get_ctx(ibvctx), "ibv_cmd_query_device_any failed\n");
+		return err;
+	}
+
+	if (resp_size >= sizeof(resp)) {
+		ctx->device_caps = resp.device_caps;
+		if (resp.num_scus)
+			ctx->num_scus = resp.num_scus;
+	}
+	return 0;
+}
+
+int scenic_query_port(struct ibv_context *ibvctx, uint8_t port,
+		      struct ibv_port_attr *port_attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(ibvctx, port, port_attr, &cmd, sizeof(cmd));
+}
+
+struct ibv_pd *scenic_alloc_pd(struct ibv_context *ibvctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_alloc_pd(ibvctx, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	return pd;
+}
+
+int scenic_dealloc_pd(struct ibv_pd *ibvpd)
+{
+	int err;
+
+	err = ibv_cmd_dealloc_pd(ibvpd);
+	if (err)
+		return err;
+	free(ibvpd);
+	return 0;
+}
+
+struct ibv_mr *scenic_reg_mr(struct ibv_pd *ibvpd, void *addr, size_t len,
+			     uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_reg_mr(ibvpd, addr, len, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+int scenic_dereg_mr(struct verbs_mr *vmr)
+{
+	int err;
+
+	err = ibv_cmd_dereg_mr(vmr);
+	if (err)
+		return err;
+	free(vmr);
+	return 0;
+}
+
+/* --- not implemented yet: every entry point fails with EOPNOTSUPP --- */
+
+struct ibv_cq *scenic_create_cq(struct ibv_context *ibvctx, int ncqe,
+				struct ibv_comp_channel *channel, int vec)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+struct ibv_cq_ex *scenic_create_cq_ex(struct ibv_context *ibvctx,
+				      struct ibv_cq_init_attr_ex *attr_ex)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+int scenic_destroy_cq(struct ibv_cq *ibvcq)
+{
+	return EOPNOTSUPP;
+}
+
+int scenic_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc)
+{
+	errno = EOPNOTSUPP;
+	return -EOPNOTSUPP;
+}
+
+int scenic_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
+{
+	return EOPNOTSUPP;
+}
+
+/*
+ * Common QP creation for ibv_create_qp(), ibv_create_qp_ex() (SCU =
+ * ctx->default_scu, from SCENIC_DEFAULT_SCU) and scenicdv_create_qp_ex().
+ * Not implemented yet: it will fill struct scenic_ibv_create_qp (with
+ * SCENIC_CREATE_QP_CMD_COMP_MASK_SCU and scu_index), call ibv_cmd_create_qp_ex2
+ * and mmap the rings, the doorbell page and the counter page.
+ */
+static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
+				struct ibv_qp_init_attr_ex *attr_ex,
+				uint16_t scu_index)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+struct ibv_qp *scenic_create_qp(struct ibv_pd *ibvpd,
+				struct ibv_qp_init_attr *attr)
+{
+	struct scenic_context *ctx = to_scenic_context(ibvpd->context);
+	struct ibv_qp_init_attr_ex attr_ex = {};
+
+	memcpy(&attr_ex, attr, sizeof(*attr));
+	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr_ex.pd = ibvpd;
+	return create_qp(ibvpd->context, &attr_ex, ctx->default_scu);
+}
+
+struct ibv_qp *scenic_create_qp_ex(struct ibv_context *ibvctx,
+				   struct ibv_qp_init_attr_ex *attr_ex)
+{
+	return create_qp(ibvctx, attr_ex, to_scenic_context(ibvctx)->default_scu);
+}
+
+int scenic_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		     int attr_mask)
+{
+	return EOPNOTSUPP;
+}
+
+int scenic_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		    int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	return EOPNOTSUPP;
+}
+
+int scenic_destroy_qp(struct ibv_qp *ibvqp)
+{
+	return EOPNOTSUPP;
+}
+
+int scenic_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad)
+{
+	*bad = wr;
+	return EOPNOTSUPP;
+}
+
+int scenic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad)
+{
+	*bad = wr;
+	return EOPNOTSUPP;
+}
+
+/* --- scenicdv --- */
+
+struct ibv_qp *scenicdv_create_qp_ex(struct ibv_context *ibvctx,
+				     struct ibv_qp_init_attr_ex *attr_ex,
+				     struct scenicdv_qp_init_attr *scenic_attr,
+				     uint32_t inlen)
+{
+	struct scenicdv_qp_init_attr local = {};
+	bool ours = is_scenic_dev(ibvctx->device);
+	int err;
+
+	err = scenic_check_create_qp_attr(ours, attr_ex, scenic_attr, inlen,
+					  ours ? to_scenic_context(ibvctx)->num_scus : 0,
+					  &local);
+	if (err) {
+		if (ours)
+			verbs_err(verbs_get_ctx(ibvctx),
+				  "scenicdv_create_qp_ex: invalid attributes (%s)\n",
+				  strerror(err));
+		errno = err;
+		return NULL;
+	}
+	return create_qp(ibvctx, attr_ex, local.scu_index);
+}
