@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Provider unit tests. Prints TAP and a final "N passed, N failed" line; exits 1 on a failure.
+#
+#   providers/test.sh
+#
+# 1. tests/abi_layout.c: compile-time layout rules of uapi/rdma/scenic-abi.h (-Wpadded -Werror).
+# 2. tests/scenicdv_checks.c: the scenicdv argument checks (providers/scenic/dv.c, the code the
+#    library runs) against fake attributes: device, QP type, comp_mask, reserved, inlen, SCU range,
+#    SCENIC_DEFAULT_SCU parsing.
+# 3. When build/provider/libscenic-rdmav34.so exists (providers/build-rdma-core.sh): it exports
+#    scenicdv_create_qp_ex@@SCENIC_1.0 and nothing else, registers itself with libibverbs'
+#    private ABI 34, and scenic.driver names it.
+#
+# Headers: infiniband/verbs.h from the cached rdma-core build when there is one, else the host's
+# (Debian libibverbs-dev).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/.." && pwd)
+out=$top/build/provider/tests
+cc=${CC:-cc}
+cflags=(-std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter)
+
+pass=0
+fail=0
+n=0
+ok() {
+	n=$((n + 1))
+	pass=$((pass + 1))
+	echo "ok $n - $*"
+}
+notok() {
+	n=$((n + 1))
+	fail=$((fail + 1))
+	echo "not ok $n - $*"
+}
+skip() {
+	n=$((n + 1))
+	pass=$((pass + 1))
+	echo "ok $n - $* # SKIP"
+}
+
+echo "TAP version 13"
+mkdir -p "$out"
+
+inc=()
+if [ -f "$top/build/provider/include/infiniband/verbs.h" ]; then
+	inc=(-I"$top/build/provider/include")
+elif [ ! -f /usr/include/infiniband/verbs.h ]; then
+	echo "Bail out! no infiniband/verbs.h: run providers/build-rdma-core.sh or install libibverbs-dev"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+# 1. ABI layout
+if $cc "${cflags[@]}" -Wpadded -I"$top/uapi" -o "$out/abi_layout" "$here/tests/abi_layout.c" \
+	>"$out/abi_layout.log" 2>&1; then
+	ok "uapi/rdma/scenic-abi.h layout (8-byte structs, comp_mask first, no implicit padding)"
+else
+	sed 's/^/# /' "$out/abi_layout.log"
+	notok "uapi/rdma/scenic-abi.h layout"
+fi
+
+# 2. scenicdv checks (a TAP stream of its own, renumbered into ours)
+if $cc "${cflags[@]}" "${inc[@]}" -I"$here/scenic" -o "$out/scenicdv_checks" \
+	"$here/tests/scenicdv_checks.c" "$here/scenic/dv.c" >"$out/scenicdv_checks.log" 2>&1; then
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "scenicdv: ${line#ok * - }" ;;
+		"not ok "*) notok "scenicdv: ${line#not ok * - }" ;;
+		esac
+	done < <("$out/scenicdv_checks" || true)
+else
+	sed 's/^/# /' "$out/scenicdv_checks.log"
+	notok "scenicdv checks build"
+fi
+
+# 3. the built library
+lib=$top/build/provider/libscenic-rdmav34.so
+if [ -f "$lib" ]; then
+	syms=$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDBW]/ {print $3}' | grep -v '^SCENIC_1.0$' | sort)
+	if [ "$syms" = "$(printf '%s\n' scenicdv_create_qp_ex@@SCENIC_1.0 | sort)" ]; then
+		ok "library exports only scenicdv_create_qp_ex@@SCENIC_1.0"
+	else
+		notok "library exports only scenicdv_create_qp_ex@@SCENIC_1.0 # got: $(echo $syms)"
+	fi
+	if nm -D --undefined-only "$lib" | grep -q 'verbs_register_driver_34@IBVERBS_PRIVATE_34'; then
+		ok "library registers through verbs_register_driver_34@IBVERBS_PRIVATE_34"
+	else
+		notok "library registers through verbs_register_driver_34@IBVERBS_PRIVATE_34"
+	fi
+	if [ "$(cat "$top/build/provider/scenic.driver" 2>/dev/null)" = "driver scenic" ]; then
+		ok "scenic.driver is 'driver scenic'"
+	else
+		notok "scenic.driver is 'driver scenic'"
+	fi
+else
+	skip "library checks: build/provider/libscenic-rdmav34.so not built (providers/build-rdma-core.sh)"
+fi
+
+echo "1..$n"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
