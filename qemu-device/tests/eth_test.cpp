@@ -227,6 +227,16 @@ TEST(Eth, DeviceResetStopsEverything) {
     EXPECT_EQ(rig.r(eth::kRxDropDisabled), 1u);  // counters restarted from 0
     EXPECT_EQ(rig.r(eth::kTxFrames), 0u);
     EXPECT_EQ(rig.r(eth::kIrqMask), 1u);
+
+    // brought up again, the card works as after power-on: batches continue, moderation times out
+    rig.host.wire.clear();
+    rig.up(8, 2048, 256, 1500, 0, 100);
+    rig.w(eth::kTxTail, 200);
+    rig.host.run_for(rig.dev, 0);
+    EXPECT_EQ(rig.host.wire.size(), 200u);
+    EXPECT_EQ(rig.r(eth::kTxHead), 200u);
+    rig.host.run_for(rig.dev, 100'000);
+    EXPECT_EQ(rig.host.irqs.size(), 1u);  // the 200 TX events, on the 100 us timeout
 }
 
 TEST(Eth, SoftResetResetsTheEthBlock) {
