@@ -12,20 +12,23 @@ T=/tmp/eth-coal
 mkdir -p $T
 # The load: 2000 frames of 1000 bytes, 50 us apart (rawsend, an EtherType nobody handles, so
 # node 2's stack drops each right after the driver delivered it and sends nothing back: the
-# interrupts are those of the receive path alone), run twice per setting (1/0, 64/200, 1/0,
-# 64/200) and compared per received frame (the host wire loses a few percent). Measured in TCG:
+# interrupts are those of the receive path alone), run three times per setting (1/0, 64/200,
+# alternating) and compared per received frame (the host wire loses a few percent). Measured in TCG:
 # the card's IRQ_COUNT drops 2-9x with moderation, /proc/interrupts much less: several vectors
 # the card raises before the handler masks it merge into one guest interrupt, and bursts (an
 # iperf3 TCP load, or back-to-back frames) reach the card in one QEMU main-loop pass, which
-# yields one guest interrupt with or without moderation.
+# yields one guest interrupt with or without moderation. And when the guest takes longer than
+# 200 us to come back and unmask (a loaded host), the first pending event is already older than
+# rx-usecs and the card fires at once, as without moderation: the /proc/interrupts comparison
+# passed in 3 of 4 lane runs on this shared host, the IRQ_COUNT one in all.
 NFRAMES=2000
 
 if [ "$NODE" = 1 ]; then
-	tap_plan 5
+	tap_plan 7
 	sync_peer coal-ready 60
 	$PING -c 2 -w 5 "$PEER4" >/dev/null 2>&1
 	peer_lladdr || PEER_LLADDR=$PEERMAC
-	for phase in a b a2 b2; do
+	for phase in a b a2 b2 a3 b3; do
 		sync_peer coal-$phase
 		out=$(timeout 60 $RAWSEND -i "$IFACE" -d "$PEER_LLADDR" -t 0x88b6 -l 1000 -n $NFRAMES -g 50)
 		tap_result "load $phase: $out" "$out" [ "$out" = "sent $NFRAMES of $NFRAMES frames of 1000 bytes" ]
@@ -59,7 +62,7 @@ tap_result "ethtool -C rx-usecs 7 rx-frames 3: eth.IRQ_TIME 7, eth.IRQ_COAL 3" "
 tap_result "ethtool -C rx-usecs 0 rx-frames 1: eth.IRQ_TIME 0, eth.IRQ_COAL 1" "see # lines" coal_set 0 1
 sync_peer coal-ready 60
 ia=0 ib=0 fa=0 fb=0 ca=0 cb=0
-for phase in a b a2 b2; do
+for phase in a b a2 b2 a3 b3; do
 	case $phase in
 	a*) coal_set 0 1 >/dev/null ;;
 	b*) coal_set 200 64 >/dev/null ;;

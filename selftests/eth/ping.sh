@@ -80,6 +80,7 @@ pin_neigh || tap_diag "no neighbour entry for $PEER4"
 sync_peer flood-pre
 wait_quiet
 snap $T/before
+sleep 3	# send nothing until the peer has taken its snapshot too (its quiet wait ends within ~1 s)
 sync_peer flood-go
 if [ "$NODE" = 1 ]; then
 	$PING -f -w 10 "$PEER4" >$T/flood.out 2>&1
@@ -88,6 +89,7 @@ fi
 sync_peer flood-done 60
 wait_quiet
 snap $T/after
+sleep 3
 if [ "$NODE" = 2 ]; then
 	{ sed 's/^/b /' $T/before; sed 's/^/a /' $T/after; } >$T/mine
 	xfer_serve $T/mine
