@@ -6,7 +6,7 @@
 # 1. tests/abi_layout.c: compile-time layout rules of uapi/rdma/scenic-abi.h (-Wpadded -Werror).
 # 2. tests/scenicdv_checks.c: the scenicdv argument checks (providers/scenic/dv.c, the code the
 #    library runs) against fake attributes: device, QP type, comp_mask, reserved, inlen, SCU range,
-#    SCENIC_DEFAULT_SCU parsing.
+#    SCENIC_DEFAULT_SCU parsing; the man pages render with pandoc.
 # 3. When build/provider/libscenic-rdmav34.so exists (providers/build-rdma-core.sh): it exports
 #    scenicdv_create_qp_ex@@SCENIC_1.0 and nothing else, registers itself with libibverbs'
 #    private ABI 34, and scenic.driver names it.
@@ -53,9 +53,9 @@ elif [ ! -f /usr/include/infiniband/verbs.h ]; then
 fi
 
 # 1. ABI layout
-if $cc "${cflags[@]}" -Wpadded -I"$top/uapi" -o "$out/abi_layout" "$here/tests/abi_layout.c" \
+if $cc "${cflags[@]}" -Wpadded -I"$top/uapi" -I"$here/scenic" -o "$out/abi_layout" "$here/tests/abi_layout.c" \
 	>"$out/abi_layout.log" 2>&1; then
-	ok "uapi/rdma/scenic-abi.h layout (8-byte structs, comp_mask first, no implicit padding)"
+	ok "ABI layout: scenic-abi.h 8-byte structs, comp_mask first, no implicit padding; CQE 32 bytes"
 else
 	sed 's/^/# /' "$out/abi_layout.log"
 	notok "uapi/rdma/scenic-abi.h layout"
@@ -74,6 +74,20 @@ else
 	sed 's/^/# /' "$out/scenicdv_checks.log"
 	notok "scenicdv checks build"
 fi
+
+# man pages render (rdma-core turns them into man pages with pandoc when it builds them)
+for md in "$here"/scenic/man/*.md; do
+	name=$(basename "$md")
+	if ! command -v pandoc >/dev/null; then
+		skip "man page $name renders (no pandoc)"
+	elif pandoc -s -t man "$md" -o "$out/${name%.md}" 2>"$out/$name.log" && [ ! -s "$out/$name.log" ] &&
+		grep -q '^\.SH NAME' "$out/${name%.md}"; then
+		ok "man page $name renders"
+	else
+		sed 's/^/# /' "$out/$name.log"
+		notok "man page $name renders"
+	fi
+done
 
 # 3. the built library
 lib=$top/build/provider/libscenic-rdmav34.so

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Compile-time checks of <rdma/scenic-abi.h>: every struct a multiple of
+ * Compile-time checks of <rdma/scenic-abi.h> and scenic_io_defs.h: every struct a multiple of
  * 8 bytes, comp_mask first, 64-bit fields 8-byte aligned (with -Wpadded the
  * build also fails on implicit padding).
  */
 #include <stddef.h>
 #include <rdma/scenic-abi.h>
+#include "scenic_io_defs.h"
 
 #define ABI_STRUCT(s)                                                          \
 	_Static_assert(sizeof(struct s) % 8 == 0, #s " size");                 \
@@ -25,6 +26,9 @@ _Static_assert(offsetof(struct scenic_ibv_create_qp_resp, sq_mmap_key) % 8 == 0,
 	       "qp sq_mmap_key");
 _Static_assert(offsetof(struct scenic_ibv_create_qp_resp, cnt_mmap_key) % 8 == 0,
 	       "qp cnt_mmap_key");
+
+_Static_assert(sizeof(struct scenic_io_cqe) == SCENIC_CQE_SIZE, "CQE size");
+_Static_assert(sizeof(struct scenic_io_qp_counters) == 64, "counter stride");
 
 int main(void)
 {

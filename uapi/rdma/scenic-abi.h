@@ -34,7 +34,7 @@
 #define SCENIC_MAX_SCUS 16
 
 /*
- * Size of one CQ entry (struct layout in providers/scenic/scenic_io_defs.h).
+ * Size of one CQ entry (layout: struct scenic_io_cqe in providers/scenic/scenic_io_defs.h).
  * A CQ holds receive completions and completions in error only: successful
  * send completions are reported through the per-QP completion counters.
  */
