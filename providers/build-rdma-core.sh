@@ -184,7 +184,7 @@ else
 fi
 start=$(date +%s)
 # The shared library's file target (lib/libscenic.so.1.0.<version>); its target name otherwise.
-target=$(ninja -C "$dir/build" -t targets all | awk -F: '/^lib\/libscenic\.so\.[0-9.]*:/ {print $1; exit}')
+target=$(ninja -C "$dir/build" -t targets all | awk -F: '/^lib\/libscenic\.so\.[0-9.]*:/ {t = $1} END {print t}')
 ninja -C "$dir/build" -j"$jobs" "${target:-scenic}" 2>&1 | tee "$dir/build.log" >&2 ||
 	die "the provider build failed, see $dir/build.log"
 # rdma-core does not build with -Werror by default: our provider must not add warnings.
@@ -193,7 +193,7 @@ if grep -q 'providers/scenic/.*warning:' "$dir/build.log"; then
 	die "warnings in providers/scenic (see above)"
 fi
 
-lib=$(find "$dir/build/lib" -maxdepth 1 -type f -name 'libscenic.so.*' | head -n1)
+lib=$(find "$dir/build/lib" -maxdepth 1 -type f -name 'libscenic.so.*' -print -quit)
 [ -n "$lib" ] || die "libscenic.so was not built in $dir/build/lib"
 pabi=$(sed -n 's/^ *set( *IBVERBS_PABI_VERSION *"\{0,1\}\([0-9]*\)"\{0,1\} *)/\1/p' "$dir/src/CMakeLists.txt")
 [ "$pabi" = 34 ] || die "expected libibverbs private ABI 34, $dir/src/CMakeLists.txt has '$pabi'"
