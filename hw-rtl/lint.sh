@@ -22,6 +22,22 @@ scenic_icrc|
 scenic_icrc|-GDATA_W=64
 scenic_icrc|-GDATA_W=128
 scenic_icrc|-GDATA_W=1024
+scenic_tlb|
+scenic_tlb|-GSETS=1 -GWAYS=1 -GMISS_DEPTH=1
+scenic_tlb|-GSETS=4 -GWAYS=4 -GID_W=4 -GVA_W=32 -GPA_W=40 -GCNT_W=16
+scenic_tlb|-GSETS=8 -GWAYS=2 -GPAGE_SHIFT=21 -GID_W=8 -GMISS_DEPTH=2 -GCNT_W=8
+scenic_tlb|-GSETS=64 -GWAYS=3 -GID_W=24 -GVA_W=64 -GPA_W=64 -GMISS_DEPTH=16
+scenic_cc_window|
+scenic_cc_window|-GQPS=1
+scenic_cc_window|-GQPS=8 -GWIN_W=4 -GCNT_W=8
+scenic_cc_window|-GQPS=1024 -GWIN_W=8
+scenic_dcqcn|
+scenic_dcqcn|-GRATE_W=24 -GFRAC=12 -GLEN_W=14 -GTIME_W=12 -GBYTE_W=20 -GCNT_W=16
+scenic_dcqcn|-GRATE_W=16 -GFRAC=8 -GLEN_W=16 -GTIME_W=8 -GBYTE_W=16 -GCNT_W=8
+scenic_cq_counter|
+scenic_cq_counter|-GQPS=1
+scenic_cq_counter|-GQPS=8 -GEV_W=8 -GADDR_W=48 -GCNT_W=16
+scenic_cq_counter|-GQPS=128 -GEV_W=32
 '
 while IFS='|' read -r blk args; do
   [ -n "$blk" ] || continue
@@ -40,7 +56,12 @@ EOF_CONFIGS
 for neg in "scenic_rr_arbiter|-GN=17" "scenic_rr_arbiter|-GDATA_W=12" "scenic_prefilter|-GDATA_W=48" \
            "scenic_prefilter|-GDATA_W=2048" "scenic_irq_moderator|-GCNT_W=0" \
            "scenic_irq_moderator|-GTICK_CYCLES=0" "scenic_irq_moderator|-GEV_W=0" \
-           "scenic_icrc|-GDATA_W=32"; do
+           "scenic_icrc|-GDATA_W=32" "scenic_tlb|-GPAGE_SHIFT=16" "scenic_tlb|-GSETS=12" \
+           "scenic_tlb|-GWAYS=9" "scenic_tlb|-GSETS=512 -GWAYS=4" "scenic_tlb|-GMISS_DEPTH=0" \
+           "scenic_tlb|-GVA_W=14" "scenic_cc_window|-GQPS=12" "scenic_cc_window|-GQPS=2048" \
+           "scenic_cc_window|-GWIN_W=0" "scenic_dcqcn|-GFRAC=24" "scenic_dcqcn|-GLEN_W=17" \
+           "scenic_dcqcn|-GBYTE_W=8" "scenic_cq_counter|-GQPS=256" "scenic_cq_counter|-GQPS=6" \
+           "scenic_cq_counter|-GADDR_W=4"; do
   blk=${neg%%|*}; args=${neg#*|}
   [ -f "rtl/$blk.f" ] || continue
   if verilator --lint-only -Wall --top-module "$blk" "$args" lint/*.vlt -f "rtl/$blk.f" >/dev/null 2>&1; then

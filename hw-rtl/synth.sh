@@ -2,6 +2,7 @@
 # Resource estimates with Debian's yosys (no Vivado): synth_xilinx for UltraScale+ per block,
 # printed as a table next to the SCENIC paper's Table 2 (whole core on U55C).
 # Usage: hw-rtl/synth.sh [outdir]   (logs and per-config stat in outdir, default build/hw-rtl-synth)
+#        SYNTH_ONLY='scenic_tlb|scenic_cc_window' hw-rtl/synth.sh   (only blocks matching the ERE)
 set -eu
 cd "$(dirname "$0")"
 OUT=${1:-../build/hw-rtl-synth}
@@ -17,10 +18,18 @@ scenic_prefilter|DATA_W=1024
 scenic_rr_arbiter|N=4 DATA_W=512
 scenic_rr_arbiter|N=16 DATA_W=512
 scenic_icrc|DATA_W=512
+scenic_tlb|SETS=16 WAYS=4 PAGE_SHIFT=12
+scenic_tlb|SETS=16 WAYS=2 PAGE_SHIFT=21
+scenic_cc_window|QPS=64 WIN_W=16
+scenic_cc_window|QPS=256 WIN_W=16
+scenic_dcqcn|RATE_W=24 FRAC=12 LEN_W=14 TIME_W=20 BYTE_W=24
+scenic_cq_counter|QPS=16
+scenic_cq_counter|QPS=64
 '
 printf '%-22s %-36s %8s %8s %8s %7s %7s  %s\n' block params LUT FF BRAM36 LUTRAM CARRY "LUT% FF% BRAM% of U55C"
 while IFS='|' read -r blk params; do
   [ -n "$blk" ] || continue
+  if [ -n "${SYNTH_ONLY:-}" ] && ! echo "$blk" | grep -Eq "^(${SYNTH_ONLY})\$"; then continue; fi
   tag=$(echo "$blk $params" | tr ' =' '__')
   chp=""
   for p in $params; do chp="$chp chparam -set ${p%%=*} ${p#*=} $blk;"; done

@@ -1,0 +1,2 @@
+// scenic_cc_window: sources, relative to hw-rtl/, in dependency order
+rtl/scenic_cc_window.sv

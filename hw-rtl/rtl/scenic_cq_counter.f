@@ -1,0 +1,2 @@
+// scenic_cq_counter: sources, relative to hw-rtl/, in dependency order
+rtl/scenic_cq_counter.sv

@@ -1,0 +1,2 @@
+// scenic_dcqcn: sources, relative to hw-rtl/, in dependency order
+rtl/scenic_dcqcn.sv

@@ -1,0 +1,2 @@
+// scenic_tlb: sources, relative to hw-rtl/, in dependency order
+rtl/scenic_tlb.sv
