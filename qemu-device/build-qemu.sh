@@ -12,7 +12,7 @@
 # 3. Copies our device (glue, meson.build, headers, model library) into src/hw/net/scenic, only
 #    the files whose content changed, so an unchanged tree is a no-op and a change to the device
 #    is an incremental rebuild.
-# 4. Builds qemu-system-x86_64 and points build/qemu/qemu-system-x86_64 at it.
+# 4. Builds qemu-system-x86_64 and copies it to build/qemu/qemu-system-x86_64.
 #
 # Environment: SCENIC_CACHE (cache root), JOBS (parallel jobs, default nproc).
 set -euo pipefail
@@ -163,7 +163,11 @@ fi
 [ -x "$binary" ] || die "$binary was not built"
 msg "qemu-system-x86_64 ready ($(($(date +%s) - start)) s)"
 
-# --- 4. the link in the tree ---------------------------------------------------------------
+# --- 4. the binary in the tree --------------------------------------------------------------
+# A copy, not a link: the cached build is shared by every checkout on the machine, and the next
+# checkout's device sources relink it. Copied under the lock, renamed into place atomically.
 mkdir -p "$top/build/qemu"
-ln -sfn "$binary" "$top/build/qemu/qemu-system-x86_64"
-msg "build/qemu/qemu-system-x86_64 -> $binary"
+out=$top/build/qemu/qemu-system-x86_64
+cp "$binary" "$out.tmp.$$"
+mv -f "$out.tmp.$$" "$out"
+msg "build/qemu/qemu-system-x86_64 (copied from $binary)"
