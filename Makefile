@@ -48,9 +48,10 @@ image: kmod
 demo: setup all
 	tools/vm/demo.sh
 
-# Log into node 1 of two wired SCENIC nodes (node 2 is 10.0.0.2); `exit` stops both.
+# Log into node 1 of two wired SCENIC nodes (node 2 is 10.0.0.2 and runs an iperf3 server);
+# `exit` stops both.
 shell: all
-	tools/vm/scenic-vm -n 2 --shell --timeout 3600
+	tools/vm/scenic-vm -n 2 --shell --timeout 3600 --cmd '2:iperf3 -s -D'
 
 unit: model
 	ctest --test-dir $(CMAKE_BUILD) --output-on-failure
