@@ -19,6 +19,12 @@
  * responses return the mmap offset ("key") and size to pass to mmap() on the
  * uverbs file, and the byte offset of the object inside that page.
  *
+ * Isolation: a doorbell page and a counter page only ever hold objects of one
+ * ucontext (the card places each QP's doorbells and counters so that the kernel
+ * can hand out whole pages). Ring and doorbell pages map read-write; the CQ ring
+ * and the counter page map read-only (the kernel refuses VM_WRITE); doorbell
+ * pages are non-cached, the rest cached (DMA-coherent memory).
+ *
  * The card does not know the uverbs command ids: DECLARE_DRV_CMD in the
  * provider binds each struct below to its IB_USER_VERBS_CMD_*.
  */
