@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// The RC opcode table (IBA 9.2.1 table 38, annex A17 for CNP): which extended headers each
+// opcode carries, in wire order after the BTH, and its payload rule.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace scenic::roce {
+
+enum class Opcode : uint8_t {
+    kSendFirst = 0x00,
+    kSendMiddle = 0x01,
+    kSendLast = 0x02,
+    kSendLastImm = 0x03,
+    kSendOnly = 0x04,
+    kSendOnlyImm = 0x05,
+    kWriteFirst = 0x06,
+    kWriteMiddle = 0x07,
+    kWriteLast = 0x08,
+    kWriteLastImm = 0x09,
+    kWriteOnly = 0x0a,
+    kWriteOnlyImm = 0x0b,
+    kReadRequest = 0x0c,
+    kReadResponseFirst = 0x0d,
+    kReadResponseMiddle = 0x0e,
+    kReadResponseLast = 0x0f,
+    kReadResponseOnly = 0x10,
+    kAck = 0x11,
+    kAtomicAck = 0x12,
+    kCmpSwap = 0x13,
+    kFetchAdd = 0x14,
+    kSendLastInv = 0x16,
+    kSendOnlyInv = 0x17,
+    kCnp = 0x81,  // RoCE v2 Congestion Notification Packet (annex A17.9)
+};
+
+// Extended headers, as bits; on the wire they follow the BTH in this order.
+enum Hdr : uint8_t {
+    kHdrReth = 1u << 0,
+    kHdrAtomicEth = 1u << 1,
+    kHdrAeth = 1u << 2,
+    kHdrAtomicAckEth = 1u << 3,
+    kHdrImmDt = 1u << 4,
+    kHdrIeth = 1u << 5,
+    kHdrCnpReserved = 1u << 6,  // the CNP's 16 reserved bytes (written as 0, ignored)
+};
+inline constexpr size_t kCnpReservedSize = 16;
+
+enum class PayloadRule : uint8_t {
+    kNone,  // no payload, pad count 0
+    kFull,  // FIRST / MIDDLE: exactly one PMTU (>= 256, a multiple of 4), so pad count 0
+    kTail,  // LAST / ONLY: 0..PMTU bytes, pad count makes payload + pad a multiple of 4
+};
+
+enum class OpClass : uint8_t { kSend, kWrite, kRead, kReadResponse, kAck, kAtomic, kCnp };
+
+struct OpcodeInfo {
+    Opcode opcode;
+    std::string_view name;
+    uint8_t hdrs;  // Hdr bits
+    PayloadRule payload;
+    OpClass cls;
+    bool request;  // requester -> responder (else responder -> requester, or CNP)
+    bool first;    // FIRST or ONLY (starts a message)
+    bool last;     // LAST or ONLY (ends a message)
+
+    bool has(Hdr h) const { return (hdrs & h) != 0; }
+    size_t ext_size() const;  // bytes of extended headers after the BTH
+};
+
+// nullptr for an opcode that is not RC (UC, UD, RD, reserved, manufacturer-specific) or CNP.
+const OpcodeInfo* rc_opcode_info(uint8_t opcode);
+inline const OpcodeInfo* rc_opcode_info(Opcode op) {
+    return rc_opcode_info(static_cast<uint8_t>(op));
+}
+std::span<const OpcodeInfo> rc_opcodes();  // every entry, for tests and tools
+
+}  // namespace scenic::roce
