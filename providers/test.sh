@@ -96,7 +96,7 @@ if [ -f "$lib" ]; then
 	if [ "$syms" = "$(printf '%s\n' scenicdv_create_qp_ex@@SCENIC_1.0 | sort)" ]; then
 		ok "library exports only scenicdv_create_qp_ex@@SCENIC_1.0"
 	else
-		notok "library exports only scenicdv_create_qp_ex@@SCENIC_1.0 # got: $(echo $syms)"
+		notok "library exports only scenicdv_create_qp_ex@@SCENIC_1.0 # got: ${syms//$'\n'/ }"
 	fi
 	if nm -D --undefined-only "$lib" | grep -q 'verbs_register_driver_34@IBVERBS_PRIVATE_34'; then
 		ok "library registers through verbs_register_driver_34@IBVERBS_PRIVATE_34"

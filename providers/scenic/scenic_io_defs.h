@@ -4,23 +4,27 @@
  * counterpart of efa_io_defs.h). Little-endian; the kernel never touches them.
  *
  * Completion model (paper section 7.2): the card does not write a CQE for a
- * successful send-queue WQE. It increments the QP's sq_done counter in the
- * counter writeback page instead, and the provider turns counter progress
- * into IBV_WC_SUCCESS completions for the signaled WQEs it remembers. Receive
- * completions, and any completion in error (send or receive), are CQEs in the
- * CQ ring of the QP's CQ. Doorbells are 32-bit writes of a producer index.
+ * successful send-queue WQE. It increments the QP's counter in the counter
+ * writeback page instead, and the provider turns counter progress into
+ * IBV_WC_SUCCESS completions for the signaled WQEs it remembers. Receive
+ * completions, and completions in error (send or receive; the QP then goes to
+ * the error state and flushes the rest as CQEs), are CQEs in the CQ ring of
+ * the QP's CQ. Doorbells are 32-bit writes of a producer index.
  */
 #ifndef __SCENIC_IO_DEFS_H__
 #define __SCENIC_IO_DEFS_H__
 
 #include <linux/types.h>
 
-/* Per-QP counters, cnt_size bytes apart (a cache line) in the writeback page. */
-struct scenic_io_qp_counters {
-	__le64 sq_done;		/* SQ WQEs completed, success or error */
-	__le64 rq_done;		/* RQ WQEs consumed */
-	__le64 sq_err;		/* SQ WQEs completed in error (a CQE each) */
-	__le64 reserved_c0[5];
+/*
+ * A QP's completion counter, as hw-rtl/rtl/scenic_cq_counter.sv writes it:
+ * 64 bits, written whole (never torn), monotonic, wrapping; the number of
+ * send-queue WQEs the card completed successfully. It sits at cnt_off in the
+ * counter page, cnt_size bytes from the next QP's (8 with the RTL as of 1.0,
+ * whose array is base + qpn * 8).
+ */
+struct scenic_io_qp_counter {
+	__le64 sq_done;
 };
 
 enum scenic_io_cqe_opcode {

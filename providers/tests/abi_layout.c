@@ -28,7 +28,7 @@ _Static_assert(offsetof(struct scenic_ibv_create_qp_resp, cnt_mmap_key) % 8 == 0
 	       "qp cnt_mmap_key");
 
 _Static_assert(sizeof(struct scenic_io_cqe) == SCENIC_CQE_SIZE, "CQE size");
-_Static_assert(sizeof(struct scenic_io_qp_counters) == 64, "counter stride");
+_Static_assert(sizeof(struct scenic_io_qp_counter) == 8, "counter (scenic_cq_counter writes 8 bytes)");
 
 int main(void)
 {

@@ -19,11 +19,13 @@
  * responses return the mmap offset ("key") and size to pass to mmap() on the
  * uverbs file, and the byte offset of the object inside that page.
  *
- * Isolation: a doorbell page and a counter page only ever hold objects of one
- * ucontext (the card places each QP's doorbells and counters so that the kernel
- * can hand out whole pages). Ring and doorbell pages map read-write; the CQ ring
- * and the counter page map read-only (the kernel refuses VM_WRITE); doorbell
- * pages are non-cached, the rest cached (DMA-coherent memory).
+ * Isolation: rings and doorbell pages belong to one ucontext (a doorbell page
+ * never holds another context's doorbells). Ring and doorbell pages map
+ * read-write; the CQ ring and the counter page map read-only (the kernel
+ * refuses VM_WRITE); doorbell pages are non-cached, the rest cached
+ * (DMA-coherent memory). The counter page may hold other contexts' counters
+ * (the RTL writes one array, base + qpn * 8): cnt_off and cnt_size let the
+ * kernel choose the layout without an ABI change.
  *
  * The card does not know the uverbs command ids: DECLARE_DRV_CMD in the
  * provider binds each struct below to its IB_USER_VERBS_CMD_*.
@@ -71,7 +73,7 @@ struct scenic_ibv_alloc_ucontext_resp {
 	__u16 sq_wqe_size;	/* bytes per SQ ring slot */
 	__u16 rq_wqe_size;	/* bytes per RQ ring slot */
 	__u16 cqe_size;		/* SCENIC_CQE_SIZE */
-	__u32 cnt_size;		/* bytes per QP in the counter writeback page */
+	__u32 cnt_size;		/* bytes from one QP's counter to the next */
 	__u8 reserved_120[4];
 };
 
