@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Provider unit tests. Prints TAP and a final "N passed, N failed" line; exits 1 on a failure.
+# Provider unit tests. Prints TAP and a final "N passed, N failed[, N skipped]" line; exits 1
+# on a failure.
 #
 #   providers/test.sh
 #
@@ -23,6 +24,7 @@ cflags=(-std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter)
 
 pass=0
 fail=0
+skipped=0
 n=0
 ok() {
 	n=$((n + 1))
@@ -36,7 +38,7 @@ notok() {
 }
 skip() {
 	n=$((n + 1))
-	pass=$((pass + 1))
+	skipped=$((skipped + 1))
 	echo "ok $n - $* # SKIP"
 }
 
@@ -113,5 +115,7 @@ else
 fi
 
 echo "1..$n"
-echo "$pass passed, $fail failed"
+summary="$pass passed, $fail failed"
+[ "$skipped" -eq 0 ] || summary+=", $skipped skipped"
+echo "$summary"
 [ "$fail" = 0 ]

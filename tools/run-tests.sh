@@ -59,6 +59,7 @@ count regmap-fresh python3 tools/regmap/gen_regmap.py tools/regmap/scenic-regs.t
 tally unit unit_tests
 [ -x kmod/build-check.sh ] && count kmod-w1-builds kmod/build-check.sh
 [ -x kmod/checkpatch.sh ] && count kmod-checkpatch kmod/checkpatch.sh
+tally provider providers/test.sh
 count qemu-smoke qemu-device/tests/qemu-smoke.sh
 tally vm-selftests selftests/run-vm-tests
 
