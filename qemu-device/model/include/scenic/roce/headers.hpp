@@ -22,7 +22,7 @@ inline constexpr uint16_t kEtherTypeIpv4 = 0x0800;
 inline constexpr uint16_t kEtherTypeIpv6 = 0x86dd;
 inline constexpr uint16_t kEtherTypeVlan = 0x8100;
 inline constexpr uint8_t kIpProtoUdp = 17;
-inline constexpr uint16_t kRoceV2Port = 4791;  // IANA, annex A17.2.3
+inline constexpr uint16_t kRoceV2Port = 4791;  // IANA-assigned, annex A17
 inline constexpr uint16_t kDefaultPkey = 0xffff;
 
 // Ethernet II, optionally with one 802.1Q tag (the tag carries the PCP used for RoCE priority).
@@ -99,7 +99,7 @@ struct UdpHeader {
     bool operator==(const UdpHeader&) const = default;
 };
 
-// UDP source port of a RoCE v2 connection, the flow's ECMP entropy (annex A17.2.3: the source
+// UDP source port of a RoCE v2 connection, the flow's ECMP entropy (annex A17: the source
 // port is free; 0xC000..0xFFFF by convention). Two conventions exist in Linux 6.1:
 //  - rxe (drivers/infiniband/sw/rxe/rxe_qp.c), per local QP:
 //      sport = 0xC000 | ((qpn * 0x61C88647) >> 18)           (hash_32(qpn, 14))
@@ -111,7 +111,7 @@ uint32_t rdma_calc_flow_label(uint32_t local_qpn, uint32_t remote_qpn);
 uint16_t rdma_flow_label_to_udp_sport(uint32_t flow_label);
 uint16_t rdma_get_udp_sport(uint32_t flow_label, uint32_t local_qpn, uint32_t remote_qpn);
 
-// Base Transport Header (IBA 9.2), 12 bytes.
+// Base Transport Header (IBA ch. 9), 12 bytes.
 //   byte 0 opcode | 1 SE M Pad(2) TVer(4) | 2-3 P_Key | 4 FECN BECN resv6a(6) | 5-7 DestQP
 //   | 8 AckReq resv7(7) | 9-11 PSN
 // Reserved bits are written as 0 and ignored on decode. Byte 4 is IBA's resv8a; RoCE v2 puts
@@ -135,7 +135,7 @@ struct Bth {
     bool operator==(const Bth&) const = default;
 };
 
-// RDMA Extended Transport Header (IBA 9.3.3), 16 bytes.
+// RDMA Extended Transport Header (IBA ch. 9), 16 bytes.
 struct Reth {
     static constexpr size_t kSize = 16;
     uint64_t va = 0;
@@ -147,7 +147,7 @@ struct Reth {
     bool operator==(const Reth&) const = default;
 };
 
-// ACK Extended Transport Header (IBA 9.3.5), 4 bytes: Syndrome(8) MSN(24).
+// ACK Extended Transport Header (IBA ch. 9), 4 bytes: Syndrome(8) MSN(24).
 // Syndrome: bit 7 reserved (0), bits 6:5 type, bits 4:0 value.
 enum class AethType : uint8_t { kAck = 0, kRnrNak = 1, kReserved = 2, kNak = 3 };
 enum class NakCode : uint8_t {
@@ -175,11 +175,11 @@ struct Aeth {
     bool operator==(const Aeth&) const = default;
 };
 
-// Minimum RNR NAK timer of a 5-bit code (IBA table 45): 0 = 655.36 ms, 1 = 0.01 ms ...
-// 31 = 491.52 ms. Codes above 31 are masked.
+// Minimum RNR NAK timer of a 5-bit code (the IBA table; rxe_comp.c has the same): 0 = 655.36 ms, 1
+// = 0.01 ms ... 31 = 491.52 ms. Codes above 31 are masked.
 uint64_t rnr_timer_ns(uint8_t code);
 
-// Atomic Extended Transport Header (IBA 9.3.4), 28 bytes.
+// Atomic Extended Transport Header (IBA ch. 9), 28 bytes.
 struct AtomicEth {
     static constexpr size_t kSize = 28;
     uint64_t va = 0;
@@ -192,7 +192,7 @@ struct AtomicEth {
     bool operator==(const AtomicEth&) const = default;
 };
 
-// Atomic ACK Extended Transport Header (IBA 9.3.6), 8 bytes: the original remote value.
+// Atomic ACK Extended Transport Header (IBA ch. 9), 8 bytes: the original remote value.
 struct AtomicAckEth {
     static constexpr size_t kSize = 8;
     uint64_t orig = 0;
@@ -202,7 +202,7 @@ struct AtomicAckEth {
     bool operator==(const AtomicAckEth&) const = default;
 };
 
-// Immediate Data (IBA 9.3.7) and Invalidate ETH (9.3.8): one 4-byte big-endian word each.
+// Immediate Data (IBA ch. 9) and Invalidate ETH: one 4-byte big-endian word each.
 // The value is the number as it reads on the wire (verbs' __be32 imm_data converted to host).
 struct ImmDt {
     static constexpr size_t kSize = 4;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The RC opcode table (IBA 9.2.1 table 38, annex A17 for CNP): which extended headers each
+// The RC opcode table (IBA vol. 1 ch. 9; annex A17 for CNP): which extended headers each
 // opcode carries, in wire order after the BTH, and its payload rule.
 #pragma once
 
@@ -34,7 +34,7 @@ enum class Opcode : uint8_t {
     kFetchAdd = 0x14,
     kSendLastInv = 0x16,
     kSendOnlyInv = 0x17,
-    kCnp = 0x81,  // RoCE v2 Congestion Notification Packet (annex A17.9)
+    kCnp = 0x81,  // RoCE v2 Congestion Notification Packet (annex A17)
 };
 
 // Extended headers, as bits; on the wire they follow the BTH in this order.

@@ -18,7 +18,7 @@ namespace scenic::roce {
 inline constexpr size_t kIcrcSize = 4;
 
 // ICRC of an L3 RoCE v2 packet (IP header .. ICRC inclusive; the last 4 bytes are not covered),
-// annex A17.3.3. The computation is hw-rtl's ICRC twin (scenic::dp::roce_icrc), the C++ side of
+// annex A17. The computation is hw-rtl's ICRC twin (scenic::dp::roce_icrc), the C++ side of
 // the RTL block scenic_icrc.sv; on the wire it is stored least significant byte first.
 uint32_t icrc(std::span<const uint8_t> l3_packet);
 

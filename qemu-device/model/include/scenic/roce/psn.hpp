@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// 24-bit Packet Sequence Number arithmetic (IBA 9.7.1): PSNs wrap modulo 2^24 and are compared
+// 24-bit Packet Sequence Number arithmetic (IBA ch. 9): PSNs wrap modulo 2^24 and are compared
 // in a window of 2^23 either side, as rxe's psn_compare() does.
 #pragma once
 
@@ -11,7 +11,7 @@ inline constexpr uint32_t kPsnMask = 0x00ffffffu;
 
 constexpr uint32_t psn_add(uint32_t psn, uint32_t n) { return (psn + n) & kPsnMask; }
 
-// Signed distance a - b in (-2^23, 2^23]: shift the 24-bit difference into the top of a 32-bit
+// Signed distance a - b in [-2^23, 2^23): shift the 24-bit difference into the top of a 32-bit
 // word and read it back as two's complement (well defined since C++20).
 constexpr int32_t psn_diff(uint32_t a, uint32_t b) {
     return static_cast<int32_t>(((a - b) & kPsnMask) << 8) >> 8;
