@@ -188,7 +188,7 @@ void fix_ipv4_checksum(Bytes& f) {
     auto l3 = std::span<uint8_t>(f).subspan(14);
     if ((l3[0] >> 4) != 4) return;
     l3[10] = l3[11] = 0;
-    const uint16_t c = internet_checksum(l3.first(20));
+    const uint16_t c = internet_checksum(l3.first(size_t{l3[0] & 0xfu} * 4));
     l3[10] = static_cast<uint8_t>(c >> 8);
     l3[11] = static_cast<uint8_t>(c);
 }
@@ -396,6 +396,26 @@ TEST(RocePacket, Ipv4HeaderProblems) {
     f[14 + 3] = 24;  // room for the IP header only, not for UDP
     reseal(f);
     EXPECT_EQ(parse_frame(f).reason, DropReason::kBadLength);
+}
+
+TEST(RocePacket, Ipv4OptionsOnReceive) {
+    // The builder never sends options, but a peer may: the parser and both ICRCs follow IHL.
+    const BuildResult b = build_frame(
+        path(IpVersion::kV4), transport_for(*rc_opcode_info(Opcode::kSendOnly)), payload_of(9));
+    ASSERT_TRUE(b.ok());
+    Bytes f(b.frame.begin(), b.frame.begin() + 34);
+    f.insert(f.end(), {0x01, 0x01, 0x01, 0x00});  // NOP, NOP, NOP, end of options
+    f.insert(f.end(), b.frame.begin() + 34, b.frame.end());
+    f[14] = 0x46;
+    f[14 + 3] = static_cast<uint8_t>(f[14 + 3] + 4);
+    reseal(f);
+    const auto l3 = std::span<const uint8_t>(f).subspan(14);
+    EXPECT_EQ(icrc(l3), zlib_icrc(l3));
+    const ParseResult r = parse_frame(f);
+    ASSERT_TRUE(r.ok()) << to_string(r.reason);
+    EXPECT_EQ(r.packet.ipv4->ihl, 6);
+    EXPECT_EQ(r.packet.payload.size(), 9u);
+    EXPECT_EQ(r.packet.payload[8], 9);
 }
 
 TEST(RocePacket, BuilderRefusals) {
