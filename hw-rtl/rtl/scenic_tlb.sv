@@ -186,16 +186,50 @@ module scenic_tlb #(
   assign s_fill_ready   = 1'b1;
   assign mo_load        = (!mo_v_q || m_miss_ready) && mt_pend_found;
 
+  // Set reads: each gathers one set's ways with constant-index slices selected by an AND-OR over
+  // the sets (no variable-index part-selects of the whole array, which synthesise as barrel
+  // shifters over SETS*WAYS*W bits).
+  logic [WAYS-1:0]       rs_v, fs_v;
+  logic [WAYS*ID_W-1:0]  rs_id, fs_id;
+  logic [WAYS*VPN_W-1:0] rs_vpn, fs_vpn;
+  logic [WAYS*PPN_W-1:0] rs_ppn;
+  logic [WAYS*WAY_W-1:0] fs_age;
+
+  always_comb begin
+    req_vpn  = req_va_q[VA_W-1:PAGE_SHIFT];
+    req_set  = set_of(req_id_q, req_vpn);
+    fill_set = set_of(s_fill_id, s_fill_vpn);
+    rs_v   = '0;
+    rs_id  = '0;
+    rs_vpn = '0;
+    rs_ppn = '0;
+    fs_v   = '0;
+    fs_id  = '0;
+    fs_vpn = '0;
+    fs_age = '0;
+    for (int st = 0; st < SETS; st++) begin
+      if (req_set == SET_W'(st)) begin
+        rs_v   = ent_v_q[st*WAYS +: WAYS];
+        rs_id  = ent_id_q[st*WAYS*ID_W +: WAYS*ID_W];
+        rs_vpn = ent_vpn_q[st*WAYS*VPN_W +: WAYS*VPN_W];
+        rs_ppn = ent_ppn_q[st*WAYS*PPN_W +: WAYS*PPN_W];
+      end
+      if (fill_set == SET_W'(st)) begin
+        fs_v   = ent_v_q[st*WAYS +: WAYS];
+        fs_id  = ent_id_q[st*WAYS*ID_W +: WAYS*ID_W];
+        fs_vpn = ent_vpn_q[st*WAYS*VPN_W +: WAYS*VPN_W];
+        fs_age = age_q[st*WAYS*WAY_W +: WAYS*WAY_W];
+      end
+    end
+  end
+
   // lookup compare (stage 2)
   always_comb begin
-    req_vpn = req_va_q[VA_W-1:PAGE_SHIFT];
-    req_set = set_of(req_id_q, req_vpn);
     req_hit = 1'b0;
     req_way = '0;
     for (int w = 0; w < WAYS; w++) begin
-      req_match[w] = ent_v_q[32'(req_set)*WAYS + w] &&
-                     ent_id_q[(32'(req_set)*WAYS + w)*ID_W +: ID_W] == req_id_q &&
-                     ent_vpn_q[(32'(req_set)*WAYS + w)*VPN_W +: VPN_W] == req_vpn;
+      req_match[w] = rs_v[w] && rs_id[w*ID_W +: ID_W] == req_id_q &&
+                     rs_vpn[w*VPN_W +: VPN_W] == req_vpn;
       if (req_match[w] && !req_hit) begin
         req_hit = 1'b1;
         req_way = WAY_W'(w);
@@ -205,27 +239,25 @@ module scenic_tlb #(
 
   // fill compare and victim choice
   always_comb begin
-    fill_set     = set_of(s_fill_id, s_fill_vpn);
     fill_hit     = 1'b0;
     fill_way     = '0;
     victim       = '0;
     victim_found = 1'b0;
     for (int w = 0; w < WAYS; w++) begin
-      fill_match[w] = ent_v_q[32'(fill_set)*WAYS + w] &&
-                      ent_id_q[(32'(fill_set)*WAYS + w)*ID_W +: ID_W] == s_fill_id &&
-                      ent_vpn_q[(32'(fill_set)*WAYS + w)*VPN_W +: VPN_W] == s_fill_vpn;
+      fill_match[w] = fs_v[w] && fs_id[w*ID_W +: ID_W] == s_fill_id &&
+                      fs_vpn[w*VPN_W +: VPN_W] == s_fill_vpn;
       if (fill_match[w] && !fill_hit) begin
         fill_hit = 1'b1;
         fill_way = WAY_W'(w);
       end
-      if (!ent_v_q[32'(fill_set)*WAYS + w] && !victim_found) begin
+      if (!fs_v[w] && !victim_found) begin
         victim_found = 1'b1;
         victim       = WAY_W'(w);
       end
     end
     if (!victim_found) begin
       for (int w = 0; w < WAYS; w++) begin
-        if (age_q[(32'(fill_set)*WAYS + w)*WAY_W +: WAY_W] == WAY_W'(WAYS - 1)) begin
+        if (fs_age[w*WAY_W +: WAY_W] == WAY_W'(WAYS - 1)) begin
           victim = WAY_W'(w);
         end
       end
@@ -266,7 +298,10 @@ module scenic_tlb #(
     touch    = fill_wr || (!fill_go && look_go && req_hit);
     ts       = fill_go ? fill_set : req_set;
     tw       = fill_go ? (fill_hit ? fill_way : victim) : req_way;
-    ta       = age_q[(32'(ts)*WAYS + 32'(tw))*WAY_W +: WAY_W];  // age of the touched way
+    ta       = '0;                                  // age of the touched way
+    for (int e = 0; e < ENT; e++) begin
+      if (SET_W'(e / WAYS) == ts && WAY_W'(e % WAYS) == tw) ta = age_q[e*WAY_W +: WAY_W];
+    end
     mt_alloc = !fill_go && look_go && !req_hit && !mt_dup && mt_free_found;
   end
 
@@ -348,8 +383,8 @@ module scenic_tlb #(
     end
     if (look_go) begin
       resp_hit_q <= req_hit;
-      resp_pa_q  <= req_hit ? {ent_ppn_q[(32'(req_set)*WAYS + 32'(req_way))*PPN_W +: PPN_W],
-                               req_va_q[PAGE_SHIFT-1:0]} : '0;
+      resp_pa_q  <= req_hit ? {rs_ppn[32'(req_way)*PPN_W +: PPN_W], req_va_q[PAGE_SHIFT-1:0]}
+                            : '0;
       resp_tag_q <= req_tag_q;
     end
     if (mo_load) begin
