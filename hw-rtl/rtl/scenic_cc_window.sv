@@ -74,18 +74,25 @@ module scenic_cc_window #(
   assign ridx        = IDX_W'(req_qpn_q);
   assign aidx        = IDX_W'(s_ack_qpn);
 
+  // per-QP next state with constant indices (each QP compares its own index): linear logic,
+  // no variable-index writes (yosys builds barrel shifters for those)
   always_comb begin
-    out_d = out_q;
-    // ACK first (saturating at 0)
-    if (s_ack_valid) begin
-      out_d[32'(aidx)*WIN_W +: WIN_W] = (out_q[32'(aidx)*WIN_W +: WIN_W] > s_ack_cnt) ?
-          out_q[32'(aidx)*WIN_W +: WIN_W] - s_ack_cnt : '0;
+    cur = '0;
+    for (int q = 0; q < QPS; q++) begin
+      if (ridx == IDX_W'(q)) cur = out_q[q*WIN_W +: WIN_W];
     end
-    cur   = out_q[32'(ridx)*WIN_W +: WIN_W];
-    avail = (s_ack_valid && aidx == ridx) ? out_d[32'(ridx)*WIN_W +: WIN_W] : cur;
+    // a same-cycle ACK of this QP first (saturating at 0)
+    avail = (s_ack_valid && aidx == ridx) ? ((cur > s_ack_cnt) ? cur - s_ack_cnt : '0) : cur;
     send  = avail < cfg_cwnd;
-    if (go && send) begin
-      out_d[32'(ridx)*WIN_W +: WIN_W] = avail + 1'b1;
+    out_d = out_q;
+    for (int q = 0; q < QPS; q++) begin
+      if (s_ack_valid && aidx == IDX_W'(q)) begin
+        out_d[q*WIN_W +: WIN_W] = (out_q[q*WIN_W +: WIN_W] > s_ack_cnt) ?
+            out_q[q*WIN_W +: WIN_W] - s_ack_cnt : '0;
+      end
+      if (go && send && ridx == IDX_W'(q)) begin
+        out_d[q*WIN_W +: WIN_W] = avail + 1'b1;
+      end
     end
   end
 

@@ -73,12 +73,18 @@ module scenic_cq_counter #(
   assign same       = pend_v_q && s_ev_qpn == pend_qpn_q && !pend_move;
   assign s_ev_ready = !pend_v_q || pend_move || same;
   assign acc        = s_ev_valid && s_ev_ready;
-  assign newval     = ctr_q[32'(s_ev_qpn)*64 +: 64] + 64'(s_ev_cnt);
-
+  // constant-index read mux and per-QP write enables (no variable-index writes: yosys builds
+  // barrel shifters for those)
   always_comb begin
-    ctr_d = ctr_q;
-    if (acc) begin
-      ctr_d[32'(s_ev_qpn)*64 +: 64] = newval;
+    logic [63:0] cur;
+    cur = '0;
+    for (int q = 0; q < QPS; q++) begin
+      if (s_ev_qpn == QPN_W'(q)) cur = ctr_q[q*64 +: 64];
+    end
+    newval = cur + 64'(s_ev_cnt);
+    ctr_d  = ctr_q;
+    for (int q = 0; q < QPS; q++) begin
+      if (acc && s_ev_qpn == QPN_W'(q)) ctr_d[q*64 +: 64] = newval;
     end
   end
 
