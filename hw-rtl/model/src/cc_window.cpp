@@ -6,12 +6,11 @@ namespace scenic::dp {
 
 namespace {
 uint64_t ones(unsigned w) { return w >= 64 ? ~0ull : ((1ull << w) - 1); }
-} // namespace
+}  // namespace
 
-CcWindow::CcWindow(const Params& p)
-    : p_(p), win_mask_(ones(p.win_w)), cnt_max_(ones(p.cnt_w)) {
-    if (p.qps < 1 || p.qps > 1024 || (p.qps & (p.qps - 1)) != 0 || p.win_w < 1 ||
-        p.win_w > 32 || p.cnt_w < 1 || p.cnt_w > 64)
+CcWindow::CcWindow(const Params& p) : p_(p), win_mask_(ones(p.win_w)), cnt_max_(ones(p.cnt_w)) {
+    if (p.qps < 1 || p.qps > 1024 || (p.qps & (p.qps - 1)) != 0 || p.win_w < 1 || p.win_w > 32 ||
+        p.cnt_w < 1 || p.cnt_w > 64)
         throw std::invalid_argument("CcWindow: bad parameters");
     out_.resize(p.qps);
     reset();
@@ -49,12 +48,14 @@ void CcWindow::clock(const Inputs& in) {
     const bool dec_free = !dec_v_ || in.dec_ready;
     const bool go = req_v_ && dec_free;
     const bool req_ready = !req_v_ || go;
-    if (in.ack_valid) ack(in.ack_qpn, in.ack_cnt); // ACK first, then the decision
+    if (in.ack_valid) ack(in.ack_qpn, in.ack_cnt);  // ACK first, then the decision
     bool send = false;
     if (go) {
         send = decide(req_qpn_, in.cwnd);
-        if (send) st_.send = st_.send == cnt_max_ ? st_.send : st_.send + 1;
-        else st_.defer = st_.defer == cnt_max_ ? st_.defer : st_.defer + 1;
+        if (send)
+            st_.send = st_.send == cnt_max_ ? st_.send : st_.send + 1;
+        else
+            st_.defer = st_.defer == cnt_max_ ? st_.defer : st_.defer + 1;
         dec_qpn_ = req_qpn_;
         dec_send_ = send;
         dec_v_ = true;
@@ -69,4 +70,4 @@ void CcWindow::clock(const Inputs& in) {
     }
 }
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

@@ -11,7 +11,7 @@ unsigned clog2(unsigned v) {
     while ((1u << r) < v) ++r;
     return r;
 }
-} // namespace
+}  // namespace
 
 CqCounter::CqCounter(const Params& p)
     : p_(p), addr_mask_(ones(p.addr_w)), cnt_max_(ones(p.cnt_w)), ev_mask_(ones(p.ev_w)) {
@@ -71,4 +71,4 @@ void CqCounter::clock(const Inputs& in) {
     }
 }
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

@@ -7,10 +7,13 @@ namespace scenic::dp {
 
 namespace {
 uint64_t ones(unsigned w) { return w >= 64 ? ~0ull : ((1ull << w) - 1); }
-} // namespace
+}  // namespace
 
 Dcqcn::Dcqcn(const Params& p)
-    : p_(p), rate_mask_(ones(p.rate_w)), time_mask_(ones(p.time_w)), cnt_max_(ones(p.cnt_w)),
+    : p_(p),
+      rate_mask_(ones(p.rate_w)),
+      time_mask_(ones(p.time_w)),
+      cnt_max_(ones(p.cnt_w)),
       len_mask_(ones(p.len_w)) {
     if (p.rate_w < 8 || p.rate_w > 40 || p.frac > 16 || p.frac >= p.rate_w || p.len_w < 6 ||
         p.len_w > 16 || p.time_w < 1 || p.time_w > 32 || p.byte_w < p.len_w || p.byte_w > 40 ||
@@ -98,9 +101,12 @@ void Dcqcn::clock(const Config& cfg, const Inputs& in) {
         if (t_ev || b_ev) {
             const unsigned mx = std::max(i_d, j_d), mn = std::min(i_d, j_d);
             uint64_t inc = rt;
-            if (mx < (cfg.f & 255)) inc = rt;
-            else if (mn >= (cfg.f & 255)) inc = rt + (cfg.rate_hai & rate_mask_);
-            else inc = rt + (cfg.rate_ai & rate_mask_);
+            if (mx < (cfg.f & 255))
+                inc = rt;
+            else if (mn >= (cfg.f & 255))
+                inc = rt + (cfg.rate_hai & rate_mask_);
+            else
+                inc = rt + (cfg.rate_ai & rate_mask_);
             if (inc > rmax) inc = rmax;
             rt_d = inc;
             rc_d = ((inc + rc) >> 1) & rate_mask_;
@@ -114,8 +120,10 @@ void Dcqcn::clock(const Config& cfg, const Inputs& in) {
 
     if (go) {
         dec_send_ = send;
-        if (send) st_.send = st_.send == cnt_max_ ? st_.send : st_.send + 1;
-        else st_.defer = st_.defer == cnt_max_ ? st_.defer : st_.defer + 1;
+        if (send)
+            st_.send = st_.send == cnt_max_ ? st_.send : st_.send + 1;
+        else
+            st_.defer = st_.defer == cnt_max_ ? st_.defer : st_.defer + 1;
     }
     if (in.cnp) st_.cnp = st_.cnp == cnt_max_ ? st_.cnp : st_.cnp + 1;
     init_ = false;
@@ -134,8 +142,10 @@ void Dcqcn::clock(const Config& cfg, const Inputs& in) {
     } else if (go) {
         req_v_ = false;
     }
-    if (go) dec_v_ = true;
-    else if (in.dec_ready) dec_v_ = false;
+    if (go)
+        dec_v_ = true;
+    else if (in.dec_ready)
+        dec_v_ = false;
 }
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

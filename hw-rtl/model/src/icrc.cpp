@@ -21,7 +21,7 @@ uint32_t roce_icrc(std::span<const uint8_t> p) {
         for (size_t pos : {size_t(1), size_t(8), size_t(10), size_t(11), l4 + 6, l4 + 7, l4 + 12})
             set(pos, 0xff);
     } else if (ver == 6) {
-        set(0, 0x0f); // traffic class, high nibble
+        set(0, 0x0f);  // traffic class, high nibble
         for (size_t pos : {1, 2, 3, 7, 46, 47, 52}) set(pos, 0xff);
     }
     return ~crc32_update(kIcrcSeed, m);
@@ -40,4 +40,4 @@ IcrcResult icrc_process(std::span<const uint8_t> p, bool generate) {
     return r;
 }
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

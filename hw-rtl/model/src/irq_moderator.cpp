@@ -6,7 +6,7 @@ namespace scenic::dp {
 
 namespace {
 uint32_t all_ones(unsigned w) { return w >= 32 ? 0xffffffffu : ((1u << w) - 1u); }
-} // namespace
+}  // namespace
 
 IrqModerator::IrqModerator(const Params& p)
     : p_(p), cnt_max_(all_ones(p.cnt_w)), time_max_(all_ones(p.time_w)) {
@@ -41,12 +41,11 @@ void IrqModerator::clock(const Config& cfg, const Inputs& in) {
             time_d = time_;
         }
     }
-    const bool fire = cfg.irq_en && pend_d != 0 &&
-                      ((coal != 0 && pend_d >= coal) || time_d >= tmo);
+    const bool fire = cfg.irq_en && pend_d != 0 && ((coal != 0 && pend_d >= coal) || time_d >= tmo);
     pend_ = pend_d;
     time_ = time_d;
     div_ = div_d;
     valid_ = hold || fire;
 }
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

@@ -35,19 +35,24 @@ FrameClass classify_frame(std::span<const uint8_t> f) {
 Prefilter::Verdict Prefilter::process(std::span<const uint8_t> frame) {
     const FrameClass cls = classify_frame(frame);
     switch (cls) {
-    case FrameClass::Runt: ++cnt_.drop_runt; return {cls, PrefilterPort::Drop};
-    case FrameClass::Roce:
-        if (rdma_en_) {
-            ++cnt_.rdma_roce;
-            return {cls, PrefilterPort::Rdma};
-        }
-        ++cnt_.host_roce;
-        return {cls, PrefilterPort::Host};
-    case FrameClass::Tcp: ++cnt_.host_tcp; return {cls, PrefilterPort::Host};
-    case FrameClass::Other: break;
+        case FrameClass::Runt:
+            ++cnt_.drop_runt;
+            return {cls, PrefilterPort::Drop};
+        case FrameClass::Roce:
+            if (rdma_en_) {
+                ++cnt_.rdma_roce;
+                return {cls, PrefilterPort::Rdma};
+            }
+            ++cnt_.host_roce;
+            return {cls, PrefilterPort::Host};
+        case FrameClass::Tcp:
+            ++cnt_.host_tcp;
+            return {cls, PrefilterPort::Host};
+        case FrameClass::Other:
+            break;
     }
     ++cnt_.host_other;
     return {FrameClass::Other, PrefilterPort::Host};
 }
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

@@ -10,7 +10,7 @@ RrArbiter::RrArbiter(unsigned n) : n_(n) {
 }
 
 void RrArbiter::reset() {
-    last_ = n_ - 1; // input 0 is first after reset
+    last_ = n_ - 1;  // input 0 is first after reset
     lock_id_ = 0;
     lock_ = false;
 }
@@ -44,4 +44,4 @@ void RrArbiter::clock(const Inputs& in) {
     lock_ = (lock_ || o.m_valid) && !(hs && o.m_last);
 }
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

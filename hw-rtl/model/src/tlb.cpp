@@ -11,17 +11,22 @@ unsigned clog2(unsigned v) {
     while ((1u << r) < v) ++r;
     return r;
 }
-} // namespace
+}  // namespace
 
 Tlb::Tlb(const Params& p)
-    : p_(p), cnt_max_(ones(p.cnt_w)), id_mask_(ones(p.id_w)), va_mask_(ones(p.va_w)),
-      vpn_mask_(ones(p.va_w - p.page_shift)), ppn_mask_(ones(p.pa_w - p.page_shift)),
-      tag_mask_(ones(p.tag_w)), set_w_(p.sets > 1 ? clog2(p.sets) : 1) {
+    : p_(p),
+      cnt_max_(ones(p.cnt_w)),
+      id_mask_(ones(p.id_w)),
+      va_mask_(ones(p.va_w)),
+      vpn_mask_(ones(p.va_w - p.page_shift)),
+      ppn_mask_(ones(p.pa_w - p.page_shift)),
+      tag_mask_(ones(p.tag_w)),
+      set_w_(p.sets > 1 ? clog2(p.sets) : 1) {
     if ((p.page_shift != 12 && p.page_shift != 21) || p.sets < 1 || p.sets > 1024 ||
         (p.sets & (p.sets - 1)) != 0 || p.ways < 1 || p.ways > 8 || p.sets * p.ways > 1024 ||
-        p.id_w < 1 || p.id_w > 32 || p.va_w > 64 || p.va_w - p.page_shift < set_w_ ||
-        p.pa_w > 64 || p.pa_w <= p.page_shift || p.tag_w < 1 || p.tag_w > 32 ||
-        p.miss_depth < 1 || p.miss_depth > 16 || p.cnt_w < 1 || p.cnt_w > 64)
+        p.id_w < 1 || p.id_w > 32 || p.va_w > 64 || p.va_w - p.page_shift < set_w_ || p.pa_w > 64 ||
+        p.pa_w <= p.page_shift || p.tag_w < 1 || p.tag_w > 32 || p.miss_depth < 1 ||
+        p.miss_depth > 16 || p.cnt_w < 1 || p.cnt_w > 64)
         throw std::invalid_argument("Tlb: bad parameters");
     ent_.resize(size_t(p.sets) * p.ways);
     mt_.resize(p.miss_depth);
@@ -62,8 +67,10 @@ void Tlb::touch(unsigned set, unsigned way) {
     const unsigned a = ent_[set * p_.ways + way].age;
     for (unsigned w = 0; w < p_.ways; ++w) {
         Entry& e = ent_[set * p_.ways + w];
-        if (w == way) e.age = 0;
-        else if (e.age < a) ++e.age;
+        if (w == way)
+            e.age = 0;
+        else if (e.age < a)
+            ++e.age;
     }
 }
 
@@ -88,8 +95,8 @@ Tlb::Result Tlb::lookup_now(uint32_t id, uint64_t va) {
     const int w = match(s, id, vpn);
     if (w < 0) return {};
     touch(s, unsigned(w));
-    return {true, (ent_[s * p_.ways + unsigned(w)].ppn << p_.page_shift) |
-                      (va & ones(p_.page_shift))};
+    return {true,
+            (ent_[s * p_.ways + unsigned(w)].ppn << p_.page_shift) | (va & ones(p_.page_shift))};
 }
 
 bool Tlb::fill(uint32_t id, uint64_t vpn, uint64_t ppn) {
@@ -99,8 +106,10 @@ bool Tlb::fill(uint32_t id, uint64_t vpn, uint64_t ppn) {
     const int m = match(s, id, vpn);
     bool evict = false;
     unsigned w;
-    if (m >= 0) w = unsigned(m);
-    else w = victim(s, &evict);
+    if (m >= 0)
+        w = unsigned(m);
+    else
+        w = victim(s, &evict);
     Entry& e = ent_[s * p_.ways + w];
     e.v = true;
     e.id = id;
@@ -172,12 +181,18 @@ void Tlb::clock(const Inputs& in) {
         const uint32_t id = in.fill_id & uint32_t(id_mask_);
         const uint64_t vpn = in.fill_vpn & vpn_mask_;
         switch (in.fill_op) {
-        case Op::Fill:
-            if (fill(id, vpn, in.fill_ppn)) st_.evict = sat_inc(st_.evict);
-            break;
-        case Op::InvPage: invalidate_page(id, vpn); break;
-        case Op::InvId: invalidate_id(id); break;
-        case Op::Flush: flush(); break;
+            case Op::Fill:
+                if (fill(id, vpn, in.fill_ppn)) st_.evict = sat_inc(st_.evict);
+                break;
+            case Op::InvPage:
+                invalidate_page(id, vpn);
+                break;
+            case Op::InvId:
+                invalidate_id(id);
+                break;
+            case Op::Flush:
+                flush();
+                break;
         }
         retire_misses(in.fill_op, id, vpn);
     } else if (look_go) {
@@ -197,12 +212,14 @@ void Tlb::clock(const Inputs& in) {
                 if (!mt_[i].v && free < 0) free = int(i);
             }
             if (!dup) {
-                if (free >= 0) mt_[unsigned(free)] = {true, false, req_id_, vpn};
-                else st_.miss_drop = sat_inc(st_.miss_drop);
+                if (free >= 0)
+                    mt_[unsigned(free)] = {true, false, req_id_, vpn};
+                else
+                    st_.miss_drop = sat_inc(st_.miss_drop);
             }
         }
     }
-    if (mo_load) mt_[unsigned(pend)].sent = true; // (if a fill retired it, v is already 0)
+    if (mo_load) mt_[unsigned(pend)].sent = true;  // (if a fill retired it, v is already 0)
 
     // pipeline registers
     if (look_go) {
@@ -231,4 +248,4 @@ void Tlb::clock(const Inputs& in) {
     }
 }
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

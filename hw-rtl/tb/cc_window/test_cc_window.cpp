@@ -1,16 +1,16 @@
 // scenic_cc_window: cycle-exact differential test against scenic::dp::CcWindow, model-independent
 // window properties against a closed-loop network (sends return as ACKs after an RTT), decision
 // latency against the paper's 65-cycle per-packet budget (200G, MTU-sized packets).
-#include "Vccwin.h"
-#include "scenic/dp/cc_window.hpp"
-#include "tb_util.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <deque>
 #include <memory>
 #include <random>
+
+#include "Vccwin.h"
+#include "scenic/dp/cc_window.hpp"
+#include "tb_util.hpp"
 
 namespace {
 
@@ -20,12 +20,14 @@ using scenic::tb::seeds;
 
 // Must match the -G overrides in CMakeLists.txt.
 constexpr CcWindow::Params kP{.qps = 8, .win_w = 4, .cnt_w = 8};
-constexpr unsigned kBudget = 65; // paper 5.2: 167 ns at 391 MHz
+constexpr unsigned kBudget = 65;  // paper 5.2: 167 ns at 391 MHz
 
 class Bench {
-public:
-    Bench() : ctx_(std::make_unique<VerilatedContext>()),
-              dut_(std::make_unique<Vccwin>(ctx_.get())), model_(kP) {
+  public:
+    Bench()
+        : ctx_(std::make_unique<VerilatedContext>()),
+          dut_(std::make_unique<Vccwin>(ctx_.get())),
+          model_(kP) {
         reset();
     }
     ~Bench() { dut_->final(); }
@@ -71,7 +73,7 @@ public:
     uint64_t mismatches() const { return mismatches_; }
     const CcWindow& model() const { return model_; }
 
-private:
+  private:
     void edge() {
         dut_->clk = 0;
         dut_->eval();
@@ -90,9 +92,9 @@ private:
 struct Mix {
     const char* name;
     double p_req, p_dec_ready, p_cwnd_change;
-    unsigned rtt_min, rtt_max; // cycles from a send decision to its ACK
-    double p_ack_coalesce;     // ACKs delayed and merged (cnt > 1)
-    double p_bogus_ack;        // extra ACKs beyond what is outstanding (saturation at 0)
+    unsigned rtt_min, rtt_max;  // cycles from a send decision to its ACK
+    double p_ack_coalesce;      // ACKs delayed and merged (cnt > 1)
+    double p_bogus_ack;         // extra ACKs beyond what is outstanding (saturation at 0)
 };
 void PrintTo(const Mix& m, std::ostream* os) { *os << m.name; }
 
@@ -108,8 +110,8 @@ TEST_P(CcWindowDiff, CycleExactAndWindowNeverExceeded) {
         CcWindow::Inputs in{.cwnd = 1 + uint32_t(rng() % 15)};
         // independent per-QP accounting from the decision stream and the ACKs we deliver
         std::vector<int64_t> outst(kP.qps, 0);
-        std::vector<std::deque<uint64_t>> acks(kP.qps); // due cycles of pending ACKs
-        uint32_t cwnd_max = in.cwnd; // largest cwnd configured so far
+        std::vector<std::deque<uint64_t>> acks(kP.qps);  // due cycles of pending ACKs
+        uint32_t cwnd_max = in.cwnd;                     // largest cwnd configured so far
         uint64_t sends = 0, defers = 0;
         for (uint64_t c = 0; c < 20000; ++c) {
             if (!in.req_valid && chance(mx.p_req)) {
@@ -118,7 +120,7 @@ TEST_P(CcWindowDiff, CycleExactAndWindowNeverExceeded) {
             }
             in.dec_ready = chance(mx.p_dec_ready);
             if (chance(mx.p_cwnd_change)) {
-                in.cwnd = uint32_t(rng() % 16); // 0 blocks, 15 = WIN_W maximum
+                in.cwnd = uint32_t(rng() % 16);  // 0 blocks, 15 = WIN_W maximum
                 cwnd_max = std::max(cwnd_max, in.cwnd);
             }
             // deliver at most one ACK per cycle, for one QP, maybe coalescing several
@@ -139,12 +141,14 @@ TEST_P(CcWindowDiff, CycleExactAndWindowNeverExceeded) {
                 in.ack_cnt = uint32_t(rng() % 16);
             }
             const auto o = b.cycle(in);
-            if (in.ack_valid) outst[in.ack_qpn] = std::max<int64_t>(0, outst[in.ack_qpn] - in.ack_cnt);
+            if (in.ack_valid)
+                outst[in.ack_qpn] = std::max<int64_t>(0, outst[in.ack_qpn] - in.ack_cnt);
             if (o.dec_valid && in.dec_ready) {
                 if (o.dec_send) {
                     ++sends;
                     ++outst[o.dec_qpn];
-                    acks[o.dec_qpn].push_back(c + mx.rtt_min + rng() % (mx.rtt_max - mx.rtt_min + 1));
+                    acks[o.dec_qpn].push_back(c + mx.rtt_min +
+                                              rng() % (mx.rtt_max - mx.rtt_min + 1));
                 } else {
                     ++defers;
                 }
@@ -163,12 +167,11 @@ TEST_P(CcWindowDiff, CycleExactAndWindowNeverExceeded) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Mixes, CcWindowDiff,
-    ::testing::Values(Mix{"saturated", 1.0, 1.0, 0.0, 20, 40, 0.5, 0.0},
-                      Mix{"backpressure", 0.8, 0.5, 0.002, 5, 100, 0.3, 0.0},
-                      Mix{"churn", 0.6, 0.8, 0.02, 1, 10, 0.8, 0.01}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Mixes, CcWindowDiff,
+                         ::testing::Values(Mix{"saturated", 1.0, 1.0, 0.0, 20, 40, 0.5, 0.0},
+                                           Mix{"backpressure", 0.8, 0.5, 0.002, 5, 100, 0.3, 0.0},
+                                           Mix{"churn", 0.6, 0.8, 0.02, 1, 10, 0.8, 0.01}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------- directed
 // Window W on one QP: exactly W sends, then defers; one ACK of k packets lets exactly k more go.
@@ -182,7 +185,7 @@ TEST(CcWindowDirected, WindowThenAckClocking) {
     for (size_t i = 0; i < d.size(); ++i) EXPECT_EQ(d[i], i < 5) << "decision " << i;
     EXPECT_EQ(b.model().outstanding(3), 5u);
     in.req_valid = false;
-    for (int c = 0; c < 4; ++c) b.cycle(in); // drain the pipeline (its requests defer)
+    for (int c = 0; c < 4; ++c) b.cycle(in);  // drain the pipeline (its requests defer)
     in.ack_valid = true;
     in.ack_qpn = 3;
     in.ack_cnt = 2;
@@ -213,8 +216,8 @@ TEST(CcWindowDirected, WindowThenAckClocking) {
 TEST(CcWindowDirected, SameCycleAckAndSaturation) {
     Bench b;
     CcWindow::Inputs in{.cwnd = 1, .req_valid = true, .req_qpn = 1, .dec_ready = true};
-    b.cycle(in); // accepted into stage 1
-    b.cycle(in); // decided: send (0 < 1); next request accepted
+    b.cycle(in);  // accepted into stage 1
+    b.cycle(in);  // decided: send (0 < 1); next request accepted
     // stage 2 now holds a request of QP 1 with outstanding = 1: an ACK this cycle frees it
     in.req_valid = false;
     in.ack_valid = true;
@@ -226,7 +229,7 @@ TEST(CcWindowDirected, SameCycleAckAndSaturation) {
     EXPECT_TRUE(o.dec_valid);
     EXPECT_TRUE(o.dec_send) << "same-cycle ACK must be applied before the decision";
     in.ack_valid = true;
-    in.ack_cnt = 15; // more than outstanding
+    in.ack_cnt = 15;  // more than outstanding
     b.cycle(in);
     in.ack_valid = false;
     EXPECT_EQ(b.model().outstanding(1), 0u);
@@ -242,7 +245,7 @@ TEST(CcWindowDirected, DecisionLatencyAndAckClockedRate) {
     bool got = false;
     for (uint64_t c = 0; c < 10 && !got; ++c) {
         const auto o = b.cycle(in);
-        if (c == 0) t_req = c; // accepted at the first edge (stage 1 empty)
+        if (c == 0) t_req = c;  // accepted at the first edge (stage 1 empty)
         if (o.dec_valid) {
             t_dec = c;
             got = true;
@@ -251,8 +254,10 @@ TEST(CcWindowDirected, DecisionLatencyAndAckClockedRate) {
     }
     ASSERT_TRUE(got);
     const uint64_t lat = t_dec - t_req;
-    std::printf("[ metric   ] cc_window decision latency %llu cycles (budget %u at 200G / 391 MHz; "
-                "%.1f ns at 250 MHz)\n", (unsigned long long)lat, kBudget, lat * 4.0);
+    std::printf(
+        "[ metric   ] cc_window decision latency %llu cycles (budget %u at 200G / 391 MHz; "
+        "%.1f ns at 250 MHz)\n",
+        (unsigned long long)lat, kBudget, lat * 4.0);
     EXPECT_LE(lat, kBudget);
     EXPECT_EQ(lat, 2u);
     // closed loop: cwnd 6, RTT 40 cycles, one QP always requesting
@@ -277,13 +282,14 @@ TEST(CcWindowDirected, DecisionLatencyAndAckClockedRate) {
         }
     }
     const double rate = double(sends) / double(n);
-    std::printf("[ metric   ] cc_window ACK-clocked: cwnd %u, RTT %u cycles -> %.4f packets/cycle "
-                "(cwnd/(RTT+1) = %.4f), %.4f decisions/cycle\n", w, rtt, rate,
-                double(w) / double(rtt + 1), double(decisions) / double(n));
+    std::printf(
+        "[ metric   ] cc_window ACK-clocked: cwnd %u, RTT %u cycles -> %.4f packets/cycle "
+        "(cwnd/(RTT+1) = %.4f), %.4f decisions/cycle\n",
+        w, rtt, rate, double(w) / double(rtt + 1), double(decisions) / double(n));
     // a freed slot is used by the decision made in the ACK's own cycle: period RTT + 1
     EXPECT_NEAR(rate, double(w) / double(rtt + 1), 0.002);
-    EXPECT_GT(double(decisions) / double(n), 0.999);      // one decision per cycle
+    EXPECT_GT(double(decisions) / double(n), 0.999);  // one decision per cycle
     EXPECT_EQ(l.mismatches(), 0u);
 }
 
-} // namespace
+}  // namespace

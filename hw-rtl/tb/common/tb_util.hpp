@@ -18,8 +18,7 @@ using Frame = std::vector<uint8_t>;
 
 // Seeds for randomised tests: SCENIC_SEED=<n> replays one seed, otherwise `count` fixed ones.
 inline std::vector<uint64_t> seeds(unsigned count, uint64_t base = 1) {
-    if (const char* s = std::getenv("SCENIC_SEED"); s && *s)
-        return {std::strtoull(s, nullptr, 0)};
+    if (const char* s = std::getenv("SCENIC_SEED"); s && *s) return {std::strtoull(s, nullptr, 0)};
     std::vector<uint64_t> v;
     for (unsigned i = 0; i < count; ++i) v.push_back(base + i * 0x9e3779b97f4a7c15ull % 100003);
     return v;
@@ -30,7 +29,7 @@ inline std::string replay_hint(uint64_t seed) {
 
 // A pause pattern decides, per cycle, whether a driver idles (source) or back-pressures (sink).
 class Pause {
-public:
+  public:
     static Pause none() { return Pause(Kind::None); }
     // paused when bit (cycle % period) of `mask` is set
     static Pause mask(uint32_t mask, unsigned period) {
@@ -57,19 +56,22 @@ public:
     bool operator()() {
         const uint64_t c = cycle_++;
         switch (kind_) {
-        case Kind::None: return false;
-        case Kind::Mask: return (mask_ >> (c % period_)) & 1u;
-        case Kind::Random: return std::bernoulli_distribution(prob_)(rng_);
-        case Kind::Bursty: {
-            const double leave = paused_ ? p_leave_off_ : p_leave_on_;
-            if (std::bernoulli_distribution(leave)(rng_)) paused_ = !paused_;
-            return paused_;
-        }
+            case Kind::None:
+                return false;
+            case Kind::Mask:
+                return (mask_ >> (c % period_)) & 1u;
+            case Kind::Random:
+                return std::bernoulli_distribution(prob_)(rng_);
+            case Kind::Bursty: {
+                const double leave = paused_ ? p_leave_off_ : p_leave_on_;
+                if (std::bernoulli_distribution(leave)(rng_)) paused_ = !paused_;
+                return paused_;
+            }
         }
         return false;
     }
 
-private:
+  private:
     enum class Kind { None, Mask, Random, Bursty };
     explicit Pause(Kind k) : kind_(k) {}
     Kind kind_;
@@ -93,35 +95,51 @@ inline std::vector<std::pair<std::string, std::function<Pause(uint64_t)>>> pause
 }
 
 // ---- bit/byte access for Verilator signal types (CData/SData/IData/QData/VlWide) ----
-template <typename T> inline void set_bit(T& sig, unsigned i, bool v) {
-    if (v) sig |= (T(1) << i);
-    else sig &= ~(T(1) << i);
+template <typename T>
+inline void set_bit(T& sig, unsigned i, bool v) {
+    if (v)
+        sig |= (T(1) << i);
+    else
+        sig &= ~(T(1) << i);
 }
-template <std::size_t N> inline void set_bit(VlWide<N>& sig, unsigned i, bool v) {
-    if (v) sig[i / 32] |= (1u << (i % 32));
-    else sig[i / 32] &= ~(1u << (i % 32));
+template <std::size_t N>
+inline void set_bit(VlWide<N>& sig, unsigned i, bool v) {
+    if (v)
+        sig[i / 32] |= (1u << (i % 32));
+    else
+        sig[i / 32] &= ~(1u << (i % 32));
 }
-template <typename T> inline bool get_bit(const T& sig, unsigned i) { return (sig >> i) & 1; }
-template <std::size_t N> inline bool get_bit(const VlWide<N>& sig, unsigned i) {
+template <typename T>
+inline bool get_bit(const T& sig, unsigned i) {
+    return (sig >> i) & 1;
+}
+template <std::size_t N>
+inline bool get_bit(const VlWide<N>& sig, unsigned i) {
     return (sig[i / 32] >> (i % 32)) & 1u;
 }
-template <typename T> inline void set_byte(T& sig, unsigned i, uint8_t b) {
+template <typename T>
+inline void set_byte(T& sig, unsigned i, uint8_t b) {
     sig = T(sig & ~(T(0xff) << (8 * i))) | T(T(b) << (8 * i));
 }
-template <std::size_t N> inline void set_byte(VlWide<N>& sig, unsigned i, uint8_t b) {
+template <std::size_t N>
+inline void set_byte(VlWide<N>& sig, unsigned i, uint8_t b) {
     const unsigned w = i / 4, s = 8 * (i % 4);
     sig[w] = (sig[w] & ~(0xffu << s)) | (uint32_t(b) << s);
 }
-template <typename T> inline uint8_t get_byte(const T& sig, unsigned i) {
+template <typename T>
+inline uint8_t get_byte(const T& sig, unsigned i) {
     return uint8_t(sig >> (8 * i));
 }
-template <std::size_t N> inline uint8_t get_byte(const VlWide<N>& sig, unsigned i) {
+template <std::size_t N>
+inline uint8_t get_byte(const VlWide<N>& sig, unsigned i) {
     return uint8_t(sig[i / 4] >> (8 * (i % 4)));
 }
-template <typename T> inline void set_field(T& sig, unsigned lsb, unsigned w, uint64_t v) {
+template <typename T>
+inline void set_field(T& sig, unsigned lsb, unsigned w, uint64_t v) {
     for (unsigned i = 0; i < w; ++i) set_bit(sig, lsb + i, (v >> i) & 1);
 }
-template <typename T> inline uint64_t get_field(const T& sig, unsigned lsb, unsigned w) {
+template <typename T>
+inline uint64_t get_field(const T& sig, unsigned lsb, unsigned w) {
     uint64_t v = 0;
     for (unsigned i = 0; i < w; ++i) v |= uint64_t(get_bit(sig, lsb + i)) << i;
     return v;
@@ -129,13 +147,13 @@ template <typename T> inline uint64_t get_field(const T& sig, unsigned lsb, unsi
 
 // One AXI4-Stream beat as the drivers see it (bytes beyond the frame are absent, not zero).
 struct Beat {
-    std::vector<uint8_t> bytes; // tkeep is contiguous from lane 0: bytes.size() lanes valid
+    std::vector<uint8_t> bytes;  // tkeep is contiguous from lane 0: bytes.size() lanes valid
     bool last = false;
 };
 
 // Splits frames into beats of `lanes` bytes; presents one beat and holds it until accepted.
 class AxisSource {
-public:
+  public:
     AxisSource(unsigned lanes, Pause pause) : lanes_(lanes), pause_(std::move(pause)) {}
     void push(const Frame& f) {
         for (size_t off = 0; off < f.size() || off == 0; off += lanes_) {
@@ -153,7 +171,7 @@ public:
             const bool paused = pause_();
             valid_ = !paused && !beats_.empty();
         } else {
-            (void)pause_(); // keep the pattern aligned to cycles
+            (void)pause_();  // keep the pattern aligned to cycles
         }
     }
     bool valid() const { return valid_; }
@@ -168,7 +186,7 @@ public:
     bool idle() const { return beats_.empty() && !valid_; }
     size_t pending_beats() const { return beats_.size(); }
 
-private:
+  private:
     unsigned lanes_;
     Pause pause_;
     std::deque<Beat> beats_;
@@ -177,7 +195,7 @@ private:
 
 // Collects beats into frames; drives tready from a pause pattern.
 class AxisSink {
-public:
+  public:
     explicit AxisSink(Pause pause) : pause_(std::move(pause)) {}
     bool drive() { return ready_ = !pause_(); }
     bool ready() const { return ready_; }
@@ -192,7 +210,7 @@ public:
     std::vector<Frame> frames;
     uint64_t beats() const { return beats_; }
 
-private:
+  private:
     Pause pause_;
     Frame cur_;
     bool ready_ = true;
@@ -210,8 +228,7 @@ inline void put_beat(D& tdata, K& tkeep, const Beat& b, unsigned lanes, unsigned
     }
 }
 template <typename D, typename K>
-inline Beat get_beat(const D& tdata, const K& tkeep, bool last, unsigned lanes,
-                     unsigned base = 0) {
+inline Beat get_beat(const D& tdata, const K& tkeep, bool last, unsigned lanes, unsigned base = 0) {
     Beat b;
     b.last = last;
     for (unsigned i = 0; i < lanes; ++i)
@@ -219,4 +236,4 @@ inline Beat get_beat(const D& tdata, const K& tkeep, bool last, unsigned lanes,
     return b;
 }
 
-} // namespace scenic::tb
+}  // namespace scenic::tb

@@ -1,16 +1,16 @@
 // scenic_cq_counter: cycle-exact differential test against scenic::dp::CqCounter, plus a
 // model-independent host-memory scoreboard (final counters = sum of events, per-QP values only
 // increase, addresses in range), coalescing under back-pressure and one event per cycle.
-#include "Vcqc.h"
-#include "scenic/dp/cq_counter.hpp"
-#include "tb_util.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <random>
+
+#include "Vcqc.h"
+#include "scenic/dp/cq_counter.hpp"
+#include "tb_util.hpp"
 
 namespace {
 
@@ -25,9 +25,11 @@ constexpr CqCounter::Params kP{.qps = 8, .ev_w = 8, .addr_w = 48, .cnt_w = 16};
 constexpr uint64_t kBase = 0x7f1234560000ull & ((1ull << 48) - 1);
 
 class Bench {
-public:
-    Bench() : ctx_(std::make_unique<VerilatedContext>()),
-              dut_(std::make_unique<Vcqc>(ctx_.get())), model_(kP) {
+  public:
+    Bench()
+        : ctx_(std::make_unique<VerilatedContext>()),
+          dut_(std::make_unique<Vcqc>(ctx_.get())),
+          model_(kP) {
         reset();
     }
     ~Bench() { dut_->final(); }
@@ -71,7 +73,7 @@ public:
     uint64_t mismatches() const { return mismatches_; }
     const CqCounter& model() const { return model_; }
 
-private:
+  private:
     void edge() {
         dut_->clk = 0;
         dut_->eval();
@@ -103,7 +105,7 @@ TEST(CqCounterDiff, CycleExactAndHostMemory) {
                         in.ev_valid = true;
                         // 50 %: the hot QP 5 (back-to-back same-QP events)
                         in.ev_qpn = (rng() & 1) ? 5u : uint32_t(rng() % kP.qps);
-                        in.ev_cnt = uint32_t(rng() % 256); // 0 allowed (no-op increment)
+                        in.ev_cnt = uint32_t(rng() % 256);  // 0 allowed (no-op increment)
                     }
                     in.wr_ready = !sink();
                     const auto o = b.cycle(in);
@@ -144,11 +146,11 @@ TEST(CqCounterDiff, CycleExactAndHostMemory) {
 // of another QP waits (ready low) until the slot moves.
 TEST(CqCounterDirected, CoalescingUnderBackpressure) {
     Bench b;
-    CqCounter::Inputs in{.base = kBase, .ev_valid = true, .ev_qpn = 3, .ev_cnt = 1,
-                         .wr_ready = false};
+    CqCounter::Inputs in{
+        .base = kBase, .ev_valid = true, .ev_qpn = 3, .ev_cnt = 1, .wr_ready = false};
     int accepted = 0;
     for (int c = 0; c < 20; ++c) accepted += b.cycle(in).ev_ready;
-    EXPECT_EQ(accepted, 20); // the first fills the slot, moves to the output; the rest merge
+    EXPECT_EQ(accepted, 20);  // the first fills the slot, moves to the output; the rest merge
     in.ev_qpn = 4;
     EXPECT_FALSE(b.cycle(in).ev_ready) << "other QP must wait for the slot";
     in.ev_valid = false;
@@ -178,12 +180,14 @@ TEST(CqCounterDirected, OneEventPerCycle) {
         acc += o.ev_ready;
         if (o.wr_valid && !wr++) first_wr = c;
     }
-    std::printf("[ metric   ] cq_counter: %.4f events/cycle, %.4f writes/cycle, latency %llu "
-                "cycles\n", double(acc) / n, double(wr) / n, (unsigned long long)first_wr);
+    std::printf(
+        "[ metric   ] cq_counter: %.4f events/cycle, %.4f writes/cycle, latency %llu "
+        "cycles\n",
+        double(acc) / n, double(wr) / n, (unsigned long long)first_wr);
     EXPECT_EQ(acc, n);
     EXPECT_EQ(wr, n - 2);
     EXPECT_EQ(first_wr, 2u);
     EXPECT_EQ(b.mismatches(), 0u);
 }
 
-} // namespace
+}  // namespace

@@ -2,16 +2,16 @@
 // DCQCN equations computed independently in floating point (rate cut, alpha EWMA, fast recovery /
 // additive / hyper increase stages), the rate limiter's measured rate, and the decision latency
 // against the paper's 65-cycle per-packet budget.
-#include "Vdcqcn.h"
-#include "scenic/dp/dcqcn.hpp"
-#include "tb_util.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <random>
+
+#include "Vdcqcn.h"
+#include "scenic/dp/dcqcn.hpp"
+#include "tb_util.hpp"
 
 namespace {
 
@@ -20,13 +20,13 @@ using scenic::tb::replay_hint;
 using scenic::tb::seeds;
 
 // Must match the -G overrides in CMakeLists.txt.
-constexpr Dcqcn::Params kP{.rate_w = 24, .frac = 12, .len_w = 14, .time_w = 12, .byte_w = 20,
-                           .cnt_w = 16};
+constexpr Dcqcn::Params kP{
+    .rate_w = 24, .frac = 12, .len_w = 14, .time_w = 12, .byte_w = 20, .cnt_w = 16};
 constexpr unsigned kBudget = 65;
-constexpr uint64_t R1 = 1ull << 12; // 1 byte/cycle (2 Gb/s at 250 MHz)
+constexpr uint64_t R1 = 1ull << 12;  // 1 byte/cycle (2 Gb/s at 250 MHz)
 
 Dcqcn::Config base_cfg() {
-    return {.rate_max = 100 * R1, // 200 Gb/s at 250 MHz
+    return {.rate_max = 100 * R1,  // 200 Gb/s at 250 MHz
             .rate_min = R1 / 4,
             .rate_ai = R1,
             .rate_hai = 5 * R1,
@@ -39,9 +39,11 @@ Dcqcn::Config base_cfg() {
 }
 
 class Bench {
-public:
-    Bench() : ctx_(std::make_unique<VerilatedContext>()),
-              dut_(std::make_unique<Vdcqcn>(ctx_.get())), model_(kP) {
+  public:
+    Bench()
+        : ctx_(std::make_unique<VerilatedContext>()),
+          dut_(std::make_unique<Vdcqcn>(ctx_.get())),
+          model_(kP) {
         reset();
     }
     ~Bench() { dut_->final(); }
@@ -80,10 +82,10 @@ public:
         const auto m = model_.outputs(cfg, in);
         const auto& s = model_.stats();
         const bool same = r.pkt_ready == m.pkt_ready && r.dec_valid == m.dec_valid &&
-                          (!r.dec_valid || r.dec_send == m.dec_send) &&
-                          r.rate_cur == m.rate_cur && r.rate_tgt == m.rate_tgt &&
-                          r.alpha == m.alpha && dut_->stat_cnp == s.cnp &&
-                          dut_->stat_send == s.send && dut_->stat_defer == s.defer;
+                          (!r.dec_valid || r.dec_send == m.dec_send) && r.rate_cur == m.rate_cur &&
+                          r.rate_tgt == m.rate_tgt && r.alpha == m.alpha &&
+                          dut_->stat_cnp == s.cnp && dut_->stat_send == s.send &&
+                          dut_->stat_defer == s.defer;
         if (!same && ++mismatches_ <= 5)
             ADD_FAILURE() << "cycle " << cycles_ << ": rtl rdy/v/send=" << r.pkt_ready << "/"
                           << r.dec_valid << "/" << r.dec_send << " rc/rt/alpha=" << r.rate_cur
@@ -98,7 +100,7 @@ public:
     uint64_t mismatches() const { return mismatches_; }
     const Dcqcn& model() const { return model_; }
 
-private:
+  private:
     void edge() {
         dut_->clk = 0;
         dut_->eval();
@@ -136,14 +138,16 @@ TEST_P(DcqcnDiff, CycleExactAgainstModel) {
         bool congested = false;
         uint64_t cnps = 0, hyper_seen = 0;
         for (uint64_t c = 0; c < 40000; ++c) {
-            if (chance(0.001)) congested = !congested; // congestion episodes
+            if (chance(0.001)) congested = !congested;  // congestion episodes
             in.cnp = chance(congested ? mx.p_cnp * 5 : mx.p_cnp);
             cnps += in.cnp;
             if (!in.pkt_valid && chance(mx.p_pkt)) {
                 in.pkt_valid = true;
                 const unsigned pick = unsigned(rng() % 4);
-                in.pkt_len = pick == 0 ? 64 : pick == 1 ? 1500 : pick == 2 ? 9000
-                                                                       : 1 + unsigned(rng() % 16383);
+                in.pkt_len = pick == 0   ? 64
+                             : pick == 1 ? 1500
+                             : pick == 2 ? 9000
+                                         : 1 + unsigned(rng() % 16383);
             }
             in.dec_ready = chance(mx.p_ready);
             if (chance(mx.p_cfg)) {
@@ -167,12 +171,11 @@ TEST_P(DcqcnDiff, CycleExactAgainstModel) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Mixes, DcqcnDiff,
-    ::testing::Values(Mix{"timer_only", 0.0003, 1.0, 1.0, 0.0, 0},
-                      Mix{"timer_and_bytes", 0.0002, 0.9, 0.8, 0.0, 20000},
-                      Mix{"churn", 0.002, 0.7, 0.5, 0.005, 5000}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Mixes, DcqcnDiff,
+                         ::testing::Values(Mix{"timer_only", 0.0003, 1.0, 1.0, 0.0, 0},
+                                           Mix{"timer_and_bytes", 0.0002, 0.9, 0.8, 0.0, 20000},
+                                           Mix{"churn", 0.002, 0.7, 0.5, 0.005, 5000}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------- against the equations
 // First CNP after reset: alpha = 1 -> Rc = Rmax/2, Rt = Rmax; then alpha decays per period as
@@ -180,7 +183,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(DcqcnEquations, CutAndAlpha) {
     Bench b;
     Dcqcn::Config cfg = base_cfg();
-    cfg.timer_period = 4095; // no increase during this test
+    cfg.timer_period = 4095;  // no increase during this test
     Dcqcn::Inputs in;
     b.cycle(cfg, in);
     in.cnp = true;
@@ -241,19 +244,25 @@ TEST(DcqcnEquations, RecoveryStages) {
             o = b.cycle(cfg, in);
             if (o.rate_cur == prev_rc && o.rate_tgt == prev_rt) continue;
             const uint64_t drt = o.rate_tgt - prev_rt;
-            if (drt == 0) ++fr;
-            else if (drt == cfg.rate_ai) ++ai;
-            else if (drt == cfg.rate_hai) ++hai;
-            else ADD_FAILURE() << "unexpected Rt step " << drt;
+            if (drt == 0)
+                ++fr;
+            else if (drt == cfg.rate_ai)
+                ++ai;
+            else if (drt == cfg.rate_hai)
+                ++hai;
+            else
+                ADD_FAILURE() << "unexpected Rt step " << drt;
             rt += double(drt);
             rc = (rt + rc) / 2;
             EXPECT_NEAR(double(o.rate_cur), rc, 2.0 + (fr + ai + hai)) << "step " << fr + ai + hai;
             prev_rc = o.rate_cur;
             prev_rt = o.rate_tgt;
         }
-        std::printf("[ metric   ] recovery (%s): %u fast-recovery, %u additive, %u hyper steps; "
-                    "Rc %.2f B/cycle of %.0f\n", bytes ? "timer+bytes" : "timer", fr, ai, hai,
-                    double(o.rate_cur) / R1, double(cfg.rate_max) / R1);
+        std::printf(
+            "[ metric   ] recovery (%s): %u fast-recovery, %u additive, %u hyper steps; "
+            "Rc %.2f B/cycle of %.0f\n",
+            bytes ? "timer+bytes" : "timer", fr, ai, hai, double(o.rate_cur) / R1,
+            double(cfg.rate_max) / R1);
         EXPECT_EQ(o.rate_tgt, cfg.rate_max / 2 + ai * cfg.rate_ai + hai * cfg.rate_hai);
         if (bytes) {
             // byte events (cycle 12 of each period) and timer events alternate: fast recovery
@@ -305,13 +314,15 @@ TEST(DcqcnEquations, LimiterRateAndDecisionLatency) {
     cnp.cnp = true;
     b.cycle(cfg, cnp);
     const double rc1 = double(b.cycle(cfg, in).rate_cur) / R1;
-    measure(500); // drain the burst
+    measure(500);  // drain the burst
     const double r1 = measure(3000);
-    std::printf("[ metric   ] limiter: %.2f B/cycle at Rc %.2f (%.1f Gb/s at 250 MHz); after a CNP "
-                "%.2f B/cycle at Rc %.2f\n", r0, double(cfg.rate_max) / R1, r0 * 2, r1, rc1);
+    std::printf(
+        "[ metric   ] limiter: %.2f B/cycle at Rc %.2f (%.1f Gb/s at 250 MHz); after a CNP "
+        "%.2f B/cycle at Rc %.2f\n",
+        r0, double(cfg.rate_max) / R1, r0 * 2, r1, rc1);
     EXPECT_NEAR(r0, double(cfg.rate_max) / R1, 0.01 * double(cfg.rate_max) / R1 + 3);
     EXPECT_NEAR(r1, rc1, 0.01 * rc1 + 3);
     EXPECT_EQ(b.mismatches(), 0u);
 }
 
-} // namespace
+}  // namespace

@@ -1,11 +1,6 @@
 // scenic_icrc: the model against zlib and the spec's masking rules, then the RTL against the
 // model (packet bytes and verdict per packet) at 512 bit and 64 bit, every last-beat occupancy,
 // pause mixes, line rate.
-#include "Vicrc512.h"
-#include "Vicrc64.h"
-#include "scenic/dp/icrc.hpp"
-#include "tb_util.hpp"
-
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -13,6 +8,11 @@
 #include <cstring>
 #include <memory>
 #include <random>
+
+#include "Vicrc512.h"
+#include "Vicrc64.h"
+#include "scenic/dp/icrc.hpp"
+#include "tb_util.hpp"
 
 namespace {
 
@@ -43,7 +43,7 @@ Frame make_packet(std::mt19937_64& rng, size_t len, bool v6, bool good_icrc) {
 // ------------------------------------------------------------------ model vs independent refs
 TEST(IcrcModel, KnownAnswers) {
     const uint8_t check[] = {'1', '2', '3', '4', '5', '6', '7', '8', '9'};
-    EXPECT_EQ(~scenic::dp::crc32_update(0xffffffffu, check), 0xcbf43926u); // CRC-32 check value
+    EXPECT_EQ(~scenic::dp::crc32_update(0xffffffffu, check), 0xcbf43926u);  // CRC-32 check value
     const uint8_t ones[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
     EXPECT_EQ(scenic::dp::crc32_update(0xffffffffu, ones), scenic::dp::kIcrcSeed);
 }
@@ -61,17 +61,17 @@ TEST(IcrcModel, MatchesZlibWithSpecMasks) {
         const size_t ip = 8;
         if (!v6) {
             const size_t l4 = ip + 4 * (p[0] & 0xf);
-            m[ip + 1] = 0xff;                         // TOS
-            m[ip + 8] = 0xff;                         // TTL
-            m[ip + 10] = m[ip + 11] = 0xff;           // header checksum
-            m[l4 + 6] = m[l4 + 7] = 0xff;             // UDP checksum
-            m[l4 + 8 + 4] = 0xff;                     // BTH resv8a
+            m[ip + 1] = 0xff;                // TOS
+            m[ip + 8] = 0xff;                // TTL
+            m[ip + 10] = m[ip + 11] = 0xff;  // header checksum
+            m[l4 + 6] = m[l4 + 7] = 0xff;    // UDP checksum
+            m[l4 + 8 + 4] = 0xff;            // BTH resv8a
         } else {
-            m[ip] |= 0x0f;                            // traffic class (high nibble)
-            m[ip + 1] = m[ip + 2] = m[ip + 3] = 0xff; // traffic class (low) + flow label
-            m[ip + 7] = 0xff;                         // hop limit
-            m[ip + 40 + 6] = m[ip + 40 + 7] = 0xff;   // UDP checksum
-            m[ip + 48 + 4] = 0xff;                    // BTH resv8a
+            m[ip] |= 0x0f;                             // traffic class (high nibble)
+            m[ip + 1] = m[ip + 2] = m[ip + 3] = 0xff;  // traffic class (low) + flow label
+            m[ip + 7] = 0xff;                          // hop limit
+            m[ip + 40 + 6] = m[ip + 40 + 7] = 0xff;    // UDP checksum
+            m[ip + 48 + 4] = 0xff;                     // BTH resv8a
         }
         const uint32_t z = uint32_t(crc32(0L, m.data(), uInt(m.size())));
         ASSERT_EQ(roce_icrc(p), z) << "packet " << i << (v6 ? " IPv6" : " IPv4");
@@ -97,8 +97,14 @@ TEST(IcrcModel, MaskedFieldsAreInvariant) {
 }
 
 // ------------------------------------------------------------------ RTL bench
-struct Cfg512 { using V = Vicrc512; static constexpr unsigned W = 512; };
-struct Cfg64 { using V = Vicrc64; static constexpr unsigned W = 64; };
+struct Cfg512 {
+    using V = Vicrc512;
+    static constexpr unsigned W = 512;
+};
+struct Cfg64 {
+    using V = Vicrc64;
+    static constexpr unsigned W = 64;
+};
 
 struct Result {
     std::vector<Frame> out;
@@ -107,17 +113,23 @@ struct Result {
     bool timed_out = false;
 };
 
-template <class C> class Bench {
-public:
+template <class C>
+class Bench {
+  public:
     static constexpr unsigned kLanes = C::W / 8;
-    Bench() : ctx_(std::make_unique<VerilatedContext>()), dut_(std::make_unique<typename C::V>(ctx_.get())) {}
+    Bench()
+        : ctx_(std::make_unique<VerilatedContext>()),
+          dut_(std::make_unique<typename C::V>(ctx_.get())) {}
     ~Bench() { dut_->final(); }
     Result run(const std::vector<Frame>& pkts, bool gen, Pause sp, Pause kp) {
         auto& d = *dut_;
         AxisSource src(kLanes, std::move(sp));
         AxisSink sink(std::move(kp));
         uint64_t beats = 0;
-        for (const auto& p : pkts) { src.push(p); beats += (p.size() + kLanes - 1) / kLanes + 1; }
+        for (const auto& p : pkts) {
+            src.push(p);
+            beats += (p.size() + kLanes - 1) / kLanes + 1;
+        }
         Result r;
         d.rst = 1;
         d.icrc_gen = gen;
@@ -130,7 +142,10 @@ public:
         bool seen = false;
         unsigned quiet = 0;
         for (uint64_t c = 0; quiet < 32; ++c) {
-            if (c > 64 * beats + 1000) { r.timed_out = true; break; }
+            if (c > 64 * beats + 1000) {
+                r.timed_out = true;
+                break;
+            }
             src.drive();
             d.m_axis_tready = sink.drive();
             d.s_axis_tvalid = src.valid();
@@ -156,7 +171,7 @@ public:
         return r;
     }
 
-private:
+  private:
     void edge() {
         dut_->clk = 1;
         dut_->eval();
@@ -175,7 +190,8 @@ void check(const std::vector<Frame>& pkts, bool gen, const Result& r) {
         const auto m = icrc_process(pkts[i], gen);
         if (r.out[i] != m.packet) {
             size_t at = 0;
-            while (at < m.packet.size() && at < r.out[i].size() && r.out[i][at] == m.packet[at]) ++at;
+            while (at < m.packet.size() && at < r.out[i].size() && r.out[i][at] == m.packet[at])
+                ++at;
             FAIL() << "packet " << i << " len " << pkts[i].size() << " (IPv" << (pkts[i][0] >> 4)
                    << ") differs from byte " << at << " (rtl " << r.out[i].size() << " bytes)";
         }
@@ -183,10 +199,14 @@ void check(const std::vector<Frame>& pkts, bool gen, const Result& r) {
     }
 }
 
-template <class C> class IcrcTest : public ::testing::Test {};
+template <class C>
+class IcrcTest : public ::testing::Test {};
 using Configs = ::testing::Types<Cfg512, Cfg64>;
 struct CfgNames {
-    template <class T> static std::string GetName(int) { return "w" + std::to_string(T::W); }
+    template <class T>
+    static std::string GetName(int) {
+        return "w" + std::to_string(T::W);
+    }
 };
 TYPED_TEST_SUITE(IcrcTest, Configs, CfgNames);
 
@@ -215,7 +235,8 @@ TYPED_TEST(IcrcTest, DifferentialRandom) {
     for (uint64_t seed : seeds(2)) {
         for (size_t si = 0; si < mixes.size(); ++si) {
             const size_t di = (si + 2) % mixes.size();
-            SCOPED_TRACE(replay_hint(seed) + " src=" + mixes[si].first + " sink=" + mixes[di].first);
+            SCOPED_TRACE(replay_hint(seed) + " src=" + mixes[si].first +
+                         " sink=" + mixes[di].first);
             std::mt19937_64 rng(seed * 17 + si);
             std::vector<Frame> pkts;
             for (int i = 0; i < 60; ++i) {
@@ -238,20 +259,24 @@ TYPED_TEST(IcrcTest, LineRate) {
         std::vector<Frame> pkts;
         uint64_t bytes = 0;
         const unsigned n = size == 9000 ? 30 : size == 64 ? 1000 : 150;
-        for (unsigned i = 0; i < n; ++i) { pkts.push_back(make_packet(rng, size, i % 2, true)); bytes += size; }
+        for (unsigned i = 0; i < n; ++i) {
+            pkts.push_back(make_packet(rng, size, i % 2, true));
+            bytes += size;
+        }
         Bench<TypeParam> b;
         const auto r = b.run(pkts, false, Pause::none(), Pause::none());
         check(pkts, false, r);
         for (bool ok : r.ok) ASSERT_TRUE(ok);
         const uint64_t span = r.out_last - r.out_first + 1;
         const double bpc = double(r.out_beats) / double(span);
-        std::printf("[ metric   ] DATA_W=%u packets=%zu: %lu beats in %lu cycles = %.4f beats/cycle;"
-                    " at 250 MHz bus %.1f Gb/s, packet data %.1f Gb/s\n",
-                    W, size, (unsigned long)r.out_beats, (unsigned long)span, bpc, bpc * W * 0.25,
-                    double(bytes) * 8 * 0.25 / double(span));
+        std::printf(
+            "[ metric   ] DATA_W=%u packets=%zu: %lu beats in %lu cycles = %.4f beats/cycle;"
+            " at 250 MHz bus %.1f Gb/s, packet data %.1f Gb/s\n",
+            W, size, (unsigned long)r.out_beats, (unsigned long)span, bpc, bpc * W * 0.25,
+            double(bytes) * 8 * 0.25 / double(span));
         EXPECT_EQ(r.in_stalls, 0u);
         EXPECT_EQ(r.out_beats, span) << "bubbles on the output";
     }
 }
 
-} // namespace
+}  // namespace

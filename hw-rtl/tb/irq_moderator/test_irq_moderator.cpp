@@ -1,14 +1,14 @@
 // scenic_irq_moderator: cycle-exact differential test against scenic::dp::IrqModerator plus
 // model-independent properties (exact timeout latency, bounded latency, amortisation,
 // event conservation, saturation).
-#include "Vscenic_irq_moderator.h"
-#include "scenic/dp/irq_moderator.hpp"
-#include "tb_util.hpp"
-
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <random>
+
+#include "Vscenic_irq_moderator.h"
+#include "scenic/dp/irq_moderator.hpp"
+#include "tb_util.hpp"
 
 namespace {
 
@@ -20,9 +20,11 @@ using scenic::tb::seeds;
 constexpr IrqModerator::Params kParams{.cnt_w = 8, .ev_w = 2, .time_w = 8, .tick_cycles = 3};
 
 class Bench {
-public:
-    Bench() : ctx_(std::make_unique<VerilatedContext>()),
-              dut_(std::make_unique<Vscenic_irq_moderator>(ctx_.get())), model_(kParams) {
+  public:
+    Bench()
+        : ctx_(std::make_unique<VerilatedContext>()),
+          dut_(std::make_unique<Vscenic_irq_moderator>(ctx_.get())),
+          model_(kParams) {
         reset();
     }
     ~Bench() { dut_->final(); }
@@ -63,7 +65,7 @@ public:
     uint64_t mismatches() const { return mismatches_; }
     uint64_t cycles() const { return cycles_; }
 
-private:
+  private:
     void edge() {
         dut_->clk = 0;
         dut_->eval();
@@ -97,8 +99,8 @@ TEST_P(IrqDiff, CycleExactAgainstModel) {
         std::mt19937_64 rng(seed);
         auto chance = [&](double p) { return std::bernoulli_distribution(p)(rng); };
         Bench b;
-        IrqModerator::Config cfg{.irq_coal = uint32_t(rng() % 20), .irq_time = uint32_t(rng() % 12),
-                                 .irq_en = true};
+        IrqModerator::Config cfg{
+            .irq_coal = uint32_t(rng() % 20), .irq_time = uint32_t(rng() % 12), .irq_en = true};
         bool bursting = false;
         uint64_t irqs = 0;
         for (int c = 0; c < 30000; ++c) {
@@ -122,14 +124,13 @@ TEST_P(IrqDiff, CycleExactAgainstModel) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Mixes, IrqDiff,
-    ::testing::Values(Scenario{"sparse", 0.0, 0.995, 1.0, 0.0005, 0.0},
-                      Scenario{"bursty", 0.9, 0.97, 0.7, 0.001, 0.002},
-                      Scenario{"saturated", 1.0, 0.0, 0.5, 0.0005, 0.0},
-                      Scenario{"churn", 0.5, 0.5, 0.3, 0.05, 0.02},
-                      Scenario{"stalled_ctrl", 0.6, 0.8, 0.02, 0.002, 0.001}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Mixes, IrqDiff,
+                         ::testing::Values(Scenario{"sparse", 0.0, 0.995, 1.0, 0.0005, 0.0},
+                                           Scenario{"bursty", 0.9, 0.97, 0.7, 0.001, 0.002},
+                                           Scenario{"saturated", 1.0, 0.0, 0.5, 0.0005, 0.0},
+                                           Scenario{"churn", 0.5, 0.5, 0.3, 0.05, 0.02},
+                                           Scenario{"stalled_ctrl", 0.6, 0.8, 0.02, 0.002, 0.001}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------- directed properties
 // One event, timer only: irq_valid rises exactly irq_time*TICK_CYCLES + 1 cycles later.
@@ -161,7 +162,7 @@ TEST(IrqDirected, BoundedLatencyUnderSparseTraffic) {
         for (uint64_t c = 0; c < 50000; ++c) {
             const bool ev = std::bernoulli_distribution(0.01)(rng);
             const auto out = b.cycle(cfg, {.events = ev, .irq_ready = true});
-            if (out.irq_valid) { // handshake this cycle: covers all events accepted before it
+            if (out.irq_valid) {  // handshake this cycle: covers all events accepted before it
                 ++irqs;
                 EXPECT_EQ(out.irq_events, unsignalled.size());
                 for (uint64_t t : unsignalled) worst = std::max(worst, c - t);
@@ -244,7 +245,7 @@ TEST(IrqDirected, TwoEventsPerCycle) {
 TEST(IrqDirected, MultiEventSaturation) {
     Bench b;
     IrqModerator::Config cfg{.irq_coal = 0, .irq_time = 0, .irq_en = false};
-    for (int c = 0; c < 86; ++c) b.cycle(cfg, {.events = 3, .irq_ready = true}); // 258 events
+    for (int c = 0; c < 86; ++c) b.cycle(cfg, {.events = 3, .irq_ready = true});  // 258 events
     EXPECT_EQ(b.cycle(cfg, {.events = 0, .irq_ready = true}).irq_events, 255u);
     EXPECT_EQ(b.mismatches(), 0u);
 }
@@ -269,4 +270,4 @@ TEST(IrqDirected, MaskedThenRearmedAndSaturation) {
     EXPECT_EQ(b.mismatches(), 0u);
 }
 
-} // namespace
+}  // namespace

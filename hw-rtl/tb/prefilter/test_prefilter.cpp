@@ -1,17 +1,17 @@
 // scenic_prefilter: differential (transaction order per output, classes, counters) against
 // scenic::dp::Prefilter, directed corners and line rate, for three bus widths:
 //   512 bit (U55C, 100G), 1024 bit (200G configuration), 64 bit (headers straddle 10 beats).
-#include "Vpf1024.h"
-#include "Vpf512.h"
-#include "Vpf64.h"
-#include "scenic/dp/prefilter.hpp"
-#include "tb_util.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <memory>
 #include <random>
+
+#include "Vpf1024.h"
+#include "Vpf512.h"
+#include "Vpf64.h"
+#include "scenic/dp/prefilter.hpp"
+#include "tb_util.hpp"
 
 namespace {
 
@@ -22,7 +22,19 @@ using scenic::dp::PrefilterPort;
 
 // ------------------------------------------------------------------ frame generator
 enum class Kind {
-    Roce4, Roce6, Udp4, Udp6, Tcp4, Tcp6, Ip6Ext, Ip4Frag, Ip4BadIhl, Arp, Vlan, Random, Count
+    Roce4,
+    Roce6,
+    Udp4,
+    Udp6,
+    Tcp4,
+    Tcp6,
+    Ip6Ext,
+    Ip4Frag,
+    Ip4BadIhl,
+    Arp,
+    Vlan,
+    Random,
+    Count
 };
 
 // header bytes generated before the payload
@@ -31,21 +43,30 @@ constexpr size_t kHdrRoom = 96;
 Frame make_frame(std::mt19937_64& rng, Kind k, size_t len) {
     std::vector<uint8_t> h(kHdrRoom, 0);
     for (auto& x : h) x = uint8_t(rng());
-    auto put16 = [&](size_t o, unsigned v) { h[o] = uint8_t(v >> 8); h[o + 1] = uint8_t(v); };
-    const bool v4 = k == Kind::Roce4 || k == Kind::Udp4 || k == Kind::Tcp4 ||
-                    k == Kind::Ip4Frag || k == Kind::Ip4BadIhl || k == Kind::Vlan;
+    auto put16 = [&](size_t o, unsigned v) {
+        h[o] = uint8_t(v >> 8);
+        h[o + 1] = uint8_t(v);
+    };
+    const bool v4 = k == Kind::Roce4 || k == Kind::Udp4 || k == Kind::Tcp4 || k == Kind::Ip4Frag ||
+                    k == Kind::Ip4BadIhl || k == Kind::Vlan;
     size_t ip = 14;
-    if (k == Kind::Vlan) { put16(12, 0x8100); put16(14, 0x0005); ip = 18; put16(16, 0x0800); }
-    else if (k == Kind::Arp) put16(12, 0x0806);
-    else if (k == Kind::Random) { /* all random */ }
-    else put16(12, v4 ? 0x0800 : 0x86dd);
+    if (k == Kind::Vlan) {
+        put16(12, 0x8100);
+        put16(14, 0x0005);
+        ip = 18;
+        put16(16, 0x0800);
+    } else if (k == Kind::Arp)
+        put16(12, 0x0806);
+    else if (k == Kind::Random) { /* all random */
+    } else
+        put16(12, v4 ? 0x0800 : 0x86dd);
     if (v4 && k != Kind::Random) {
         unsigned ihl = 5;
-        if (rng() % 3 == 0) ihl = 5 + unsigned(rng() % 11); // options: UDP moves up to byte 74
+        if (rng() % 3 == 0) ihl = 5 + unsigned(rng() % 11);  // options: UDP moves up to byte 74
         if (k == Kind::Ip4BadIhl) ihl = unsigned(rng() % 5);
         h[ip] = uint8_t(0x40 | ihl);
         const bool frag = k == Kind::Ip4Frag;
-        h[ip + 6] = uint8_t(frag ? (rng() & 0x3f) | 0x01 : (rng() & 0x60)); // DF/MF random
+        h[ip + 6] = uint8_t(frag ? (rng() & 0x3f) | 0x01 : (rng() & 0x60));  // DF/MF random
         h[ip + 7] = uint8_t(frag ? rng() : 0);
         h[ip + 9] = (k == Kind::Tcp4) ? 6 : 17;
         const size_t l4 = ip + 4 * std::max(ihl, 5u);
@@ -63,18 +84,32 @@ Frame make_frame(std::mt19937_64& rng, Kind k, size_t len) {
 
 size_t random_len(std::mt19937_64& rng) {
     switch (rng() % 8) {
-    case 0: return rng() % 14;          // runt
-    case 1: return 14 + rng() % 70;     // truncated headers
-    case 2: return 64;
-    case 3: return 9000 - rng() % 3;    // jumbo
-    default: return 60 + rng() % 1459;
+        case 0:
+            return rng() % 14;  // runt
+        case 1:
+            return 14 + rng() % 70;  // truncated headers
+        case 2:
+            return 64;
+        case 3:
+            return 9000 - rng() % 3;  // jumbo
+        default:
+            return 60 + rng() % 1459;
     }
 }
 
 // ------------------------------------------------------------------ bench
-struct Cfg512 { using V = Vpf512; static constexpr unsigned W = 512; };
-struct Cfg1024 { using V = Vpf1024; static constexpr unsigned W = 1024; };
-struct Cfg64 { using V = Vpf64; static constexpr unsigned W = 64; };
+struct Cfg512 {
+    using V = Vpf512;
+    static constexpr unsigned W = 512;
+};
+struct Cfg1024 {
+    using V = Vpf1024;
+    static constexpr unsigned W = 1024;
+};
+struct Cfg64 {
+    using V = Vpf64;
+    static constexpr unsigned W = 64;
+};
 
 struct Result {
     std::vector<Frame> rdma, host;
@@ -82,15 +117,18 @@ struct Result {
     Prefilter::Counters cnt;
     uint64_t cycles = 0;
     // line-rate observations
-    uint64_t in_stall_cycles = 0;   // source valid, tready low
+    uint64_t in_stall_cycles = 0;  // source valid, tready low
     uint64_t out_beats = 0, out_first = 0, out_last = 0;
     bool timed_out = false;
 };
 
-template <class C> class Bench {
-public:
+template <class C>
+class Bench {
+  public:
     static constexpr unsigned kLanes = C::W / 8;
-    Bench() : ctx_(std::make_unique<VerilatedContext>()), dut_(std::make_unique<typename C::V>(ctx_.get())) {}
+    Bench()
+        : ctx_(std::make_unique<VerilatedContext>()),
+          dut_(std::make_unique<typename C::V>(ctx_.get())) {}
     ~Bench() { dut_->final(); }
 
     Result run(const std::vector<Frame>& frames, bool rdma_en, Pause src_p, Pause rdma_p,
@@ -112,9 +150,12 @@ public:
         d.rst = 0;
         const uint64_t limit = 64 * beats_in + 2000;
         bool seen_out = false;
-        unsigned quiet = 0; // cycles with an idle source and no output: 64 of them end the run
+        unsigned quiet = 0;  // cycles with an idle source and no output: 64 of them end the run
         for (uint64_t c = 0; quiet < 64; ++c) {
-            if (c > limit) { r.timed_out = true; break; }
+            if (c > limit) {
+                r.timed_out = true;
+                break;
+            }
             src.drive();
             d.m_axis_rdma_tready = rdma.drive();
             d.m_axis_host_tready = host.drive();
@@ -127,11 +168,13 @@ public:
             if (src.valid() && !d.s_axis_tready) ++r.in_stall_cycles;
             bool out = false;
             if (d.m_axis_rdma_tvalid && d.m_axis_rdma_tready) {
-                rdma.accept(get_beat(d.m_axis_rdma_tdata, d.m_axis_rdma_tkeep, d.m_axis_rdma_tlast, kLanes));
+                rdma.accept(get_beat(d.m_axis_rdma_tdata, d.m_axis_rdma_tkeep, d.m_axis_rdma_tlast,
+                                     kLanes));
                 out = true;
             }
             if (d.m_axis_host_tvalid && d.m_axis_host_tready) {
-                host.accept(get_beat(d.m_axis_host_tdata, d.m_axis_host_tkeep, d.m_axis_host_tlast, kLanes));
+                host.accept(get_beat(d.m_axis_host_tdata, d.m_axis_host_tkeep, d.m_axis_host_tlast,
+                                     kLanes));
                 if (d.m_axis_host_tlast) r.host_cls.push_back(d.m_axis_host_tuser);
                 out = true;
             }
@@ -158,7 +201,7 @@ public:
         return r;
     }
 
-private:
+  private:
     void edge() {
         dut_->clk = 1;
         dut_->eval();
@@ -179,7 +222,10 @@ void check_against_model(const std::vector<Frame>& frames, bool rdma_en, const R
     for (const auto& f : frames) {
         const auto v = m.process(f);
         if (v.port == PrefilterPort::Rdma) rdma.push_back(f);
-        if (v.port == PrefilterPort::Host) { host.push_back(f); host_cls.push_back(unsigned(v.cls)); }
+        if (v.port == PrefilterPort::Host) {
+            host.push_back(f);
+            host_cls.push_back(unsigned(v.cls));
+        }
     }
     ASSERT_EQ(r.rdma.size(), rdma.size()) << "frames on m_axis_rdma";
     ASSERT_EQ(r.host.size(), host.size()) << "frames on m_axis_host";
@@ -194,10 +240,14 @@ void check_against_model(const std::vector<Frame>& frames, bool rdma_en, const R
     EXPECT_EQ(r.cnt.drop_runt, c.drop_runt);
 }
 
-template <class C> class PrefilterTest : public ::testing::Test {};
+template <class C>
+class PrefilterTest : public ::testing::Test {};
 using Configs = ::testing::Types<Cfg512, Cfg1024, Cfg64>;
 struct CfgNames {
-    template <class T> static std::string GetName(int) { return "w" + std::to_string(T::W); }
+    template <class T>
+    static std::string GetName(int) {
+        return "w" + std::to_string(T::W);
+    }
 };
 TYPED_TEST_SUITE(PrefilterTest, Configs, CfgNames);
 
@@ -209,13 +259,14 @@ TYPED_TEST(PrefilterTest, DifferentialRandom) {
         for (size_t si = 0; si < mixes.size(); ++si) {
             for (size_t k = 0; k < mixes.size(); k += 2) {
                 const size_t di = (si + k) % mixes.size();
-                SCOPED_TRACE(replay_hint(seed) + " src=" + mixes[si].first + " sinks=" + mixes[di].first);
+                SCOPED_TRACE(replay_hint(seed) + " src=" + mixes[si].first +
+                             " sinks=" + mixes[di].first);
                 std::mt19937_64 rng(seed * 131 + si * 7 + di);
                 std::vector<Frame> frames;
                 const unsigned n = TypeParam::W == 64 ? 40 : 120;
                 for (unsigned i = 0; i < n; ++i) {
                     const size_t len = random_len(rng);
-                    if (TypeParam::W == 64 && len > 2000) continue; // keep the narrow run short
+                    if (TypeParam::W == 64 && len > 2000) continue;  // keep the narrow run short
                     frames.push_back(make_frame(rng, Kind(rng() % unsigned(Kind::Count)), len));
                 }
                 const bool rdma_en = (seed + si) % 3 != 0;
@@ -238,11 +289,13 @@ TYPED_TEST(PrefilterTest, EveryLengthEveryPausePattern) {
     const size_t max_len = std::max<size_t>(3 * lanes, 130);
     for (size_t len = 0; len <= max_len; ++len)
         frames.push_back(make_frame(rng, Kind(len % unsigned(Kind::Count)), len));
-    for (unsigned k = 0; k < unsigned(Kind::Count); ++k) frames.push_back(make_frame(rng, Kind(k), 9000));
+    for (unsigned k = 0; k < unsigned(Kind::Count); ++k)
+        frames.push_back(make_frame(rng, Kind(k), 9000));
     // every 4-cycle pattern except "always paused" (which would stall forever)
     for (uint32_t mask = 0; mask < 15; ++mask) {
         const uint32_t src_mask = (mask * 7 + 3) % 15;
-        SCOPED_TRACE("sink pause mask " + std::to_string(mask) + " source " + std::to_string(src_mask));
+        SCOPED_TRACE("sink pause mask " + std::to_string(mask) + " source " +
+                     std::to_string(src_mask));
         Bench<TypeParam> b;
         const auto r = b.run(frames, mask % 2 == 0, Pause::mask(src_mask, 4), Pause::mask(mask, 4),
                              Pause::mask(mask, 4));
@@ -254,14 +307,24 @@ TYPED_TEST(PrefilterTest, EveryLengthEveryPausePattern) {
 // Directed classification corners, checked against fixed expectations (not just the model).
 TYPED_TEST(PrefilterTest, DirectedClasses) {
     std::mt19937_64 rng(7);
-    struct Case { Kind k; size_t len; FrameClass want; };
+    struct Case {
+        Kind k;
+        size_t len;
+        FrameClass want;
+    };
     const std::vector<Case> cases = {
-        {Kind::Roce4, 64, FrameClass::Roce}, {Kind::Roce6, 80, FrameClass::Roce},
-        {Kind::Tcp4, 64, FrameClass::Tcp},   {Kind::Tcp6, 64, FrameClass::Tcp},
-        {Kind::Udp6, 90, FrameClass::Other}, {Kind::Ip6Ext, 90, FrameClass::Other},
-        {Kind::Ip4Frag, 90, FrameClass::Other}, {Kind::Ip4BadIhl, 90, FrameClass::Other},
-        {Kind::Arp, 60, FrameClass::Other}, {Kind::Vlan, 90, FrameClass::Other},
-        {Kind::Roce4, 13, FrameClass::Runt}, {Kind::Roce4, 0, FrameClass::Runt},
+        {Kind::Roce4, 64, FrameClass::Roce},
+        {Kind::Roce6, 80, FrameClass::Roce},
+        {Kind::Tcp4, 64, FrameClass::Tcp},
+        {Kind::Tcp6, 64, FrameClass::Tcp},
+        {Kind::Udp6, 90, FrameClass::Other},
+        {Kind::Ip6Ext, 90, FrameClass::Other},
+        {Kind::Ip4Frag, 90, FrameClass::Other},
+        {Kind::Ip4BadIhl, 90, FrameClass::Other},
+        {Kind::Arp, 60, FrameClass::Other},
+        {Kind::Vlan, 90, FrameClass::Other},
+        {Kind::Roce4, 13, FrameClass::Runt},
+        {Kind::Roce4, 0, FrameClass::Runt},
         {Kind::Roce6, 61, FrameClass::Other} /* UDP header cut short */,
         {Kind::Roce6, 9000, FrameClass::Roce},
     };
@@ -269,16 +332,24 @@ TYPED_TEST(PrefilterTest, DirectedClasses) {
     for (const auto& c : cases) {
         frames.push_back(make_frame(rng, c.k, c.len));
         auto& f = frames.back();
-        if ((c.k == Kind::Roce4 || c.k == Kind::Tcp4) && f.size() > 37) { // no IP options
+        if ((c.k == Kind::Roce4 || c.k == Kind::Tcp4) && f.size() > 37) {  // no IP options
             f[14] = 0x45;
-            if (c.k == Kind::Roce4) { f[36] = 0x12; f[37] = 0xb7; }
+            if (c.k == Kind::Roce4) {
+                f[36] = 0x12;
+                f[37] = 0xb7;
+            }
         }
-        EXPECT_EQ(scenic::dp::classify_frame(frames.back()), c.want) << "case " << frames.size() - 1;
+        EXPECT_EQ(scenic::dp::classify_frame(frames.back()), c.want)
+            << "case " << frames.size() - 1;
     }
     // IPv4 with maximum options (IHL 15): UDP port at bytes 76..77, beyond a 512-bit beat
     Frame opt = make_frame(rng, Kind::Roce4, 128);
     opt[14] = 0x4f;
-    opt[20] = 0; opt[21] = 0; opt[23] = 17; opt[76] = 0x12; opt[77] = 0xb7;
+    opt[20] = 0;
+    opt[21] = 0;
+    opt[23] = 17;
+    opt[76] = 0x12;
+    opt[77] = 0xb7;
     frames.push_back(opt);
     EXPECT_EQ(scenic::dp::classify_frame(opt), FrameClass::Roce);
     opt[77] = 0xb8;
@@ -302,7 +373,8 @@ TYPED_TEST(PrefilterTest, LineRate) {
         const unsigned n = size == 9000 ? 40 : size == 64 ? 2000 : 200;
         for (unsigned i = 0; i < n; ++i) {
             const size_t len = size ? size : 64 + rng() % 1437;
-            frames.push_back(make_frame(rng, Kind(rng() % 6), len)); // RoCE/TCP/UDP mix, both ports
+            frames.push_back(
+                make_frame(rng, Kind(rng() % 6), len));  // RoCE/TCP/UDP mix, both ports
             bytes += len;
         }
         Bench<TypeParam> b;
@@ -313,15 +385,16 @@ TYPED_TEST(PrefilterTest, LineRate) {
         const double gbps_bus = bpc * W * kMhz / 1000.0;
         const double gbps_data = double(bytes) * 8 / double(span) * kMhz / 1000.0;
         const double avg = double(bytes) / n;
-        std::printf("[ metric   ] DATA_W=%u frames=%s: %lu beats in %lu cycles = %.4f beats/cycle;"
-                    " at %.0f MHz: bus %.1f Gb/s, frame data %.1f Gb/s (100GbE needs %.1f, 200GbE"
-                    " needs %.1f)\n",
-                    W, size ? std::to_string(size).c_str() : "64..1500", (unsigned long)r.out_beats,
-                    (unsigned long)span, bpc, kMhz, gbps_bus, gbps_data, 100 * avg / (avg + 20),
-                    200 * avg / (avg + 20));
+        std::printf(
+            "[ metric   ] DATA_W=%u frames=%s: %lu beats in %lu cycles = %.4f beats/cycle;"
+            " at %.0f MHz: bus %.1f Gb/s, frame data %.1f Gb/s (100GbE needs %.1f, 200GbE"
+            " needs %.1f)\n",
+            W, size ? std::to_string(size).c_str() : "64..1500", (unsigned long)r.out_beats,
+            (unsigned long)span, bpc, kMhz, gbps_bus, gbps_data, 100 * avg / (avg + 20),
+            200 * avg / (avg + 20));
         EXPECT_EQ(r.in_stall_cycles, 0u) << "s_axis_tready dropped without back-pressure";
         EXPECT_EQ(r.out_beats, span) << "bubbles on the output";
     }
 }
 
-} // namespace
+}  // namespace

@@ -1,39 +1,52 @@
 // scenic_rr_arbiter: cycle-exact differential test against scenic::dp::RrArbiter, packet
 // integrity scoreboard, fairness (Jain's index) under saturation and back-pressure, line rate.
 // Configurations: N=3 (non power of two) and N=16 at 64 bit, N=4 at 512 bit.
-#include "Varb16.h"
-#include "Varb3.h"
-#include "Varb4w512.h"
-#include "scenic/dp/rr_arbiter.hpp"
-#include "tb_util.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <memory>
 #include <random>
 
+#include "Varb16.h"
+#include "Varb3.h"
+#include "Varb4w512.h"
+#include "scenic/dp/rr_arbiter.hpp"
+#include "tb_util.hpp"
+
 namespace {
 
 using namespace scenic::tb;
 using scenic::dp::RrArbiter;
 
-struct Cfg3 { using V = Varb3; static constexpr unsigned N = 3, W = 64; };
-struct Cfg16 { using V = Varb16; static constexpr unsigned N = 16, W = 64; };
-struct Cfg4w512 { using V = Varb4w512; static constexpr unsigned N = 4, W = 512; };
+struct Cfg3 {
+    using V = Varb3;
+    static constexpr unsigned N = 3, W = 64;
+};
+struct Cfg16 {
+    using V = Varb16;
+    static constexpr unsigned N = 16, W = 64;
+};
+struct Cfg4w512 {
+    using V = Varb4w512;
+    static constexpr unsigned N = 4, W = 512;
+};
 
 struct Stats {
     std::vector<uint64_t> pkts, beats;
     uint64_t cycles = 0, out_beats = 0, out_first = 0, out_last = 0;
     uint64_t mismatches = 0;
-    unsigned max_pkt_spread = 0; // max over time of (max - min) packets served, saturated runs
+    unsigned max_pkt_spread = 0;  // max over time of (max - min) packets served, saturated runs
     bool timed_out = false;
 };
 
-template <class C> class Bench {
-public:
+template <class C>
+class Bench {
+  public:
     static constexpr unsigned kLanes = C::W / 8;
-    Bench() : ctx_(std::make_unique<VerilatedContext>()), dut_(std::make_unique<typename C::V>(ctx_.get())), model_(C::N) {}
+    Bench()
+        : ctx_(std::make_unique<VerilatedContext>()),
+          dut_(std::make_unique<typename C::V>(ctx_.get())),
+          model_(C::N) {}
     ~Bench() { dut_->final(); }
 
     // Runs until every source is empty (or max_cycles). Checks every cycle against the model and
@@ -52,13 +65,16 @@ public:
         edge();
         d.rst = 0;
         model_.reset();
-        int owner = -1; // input whose packet is in flight on the output
+        int owner = -1;  // input whose packet is in flight on the output
         bool seen = false;
         for (uint64_t c = 0;; ++c) {
             bool all_idle = true;
             for (auto& s : src) all_idle = all_idle && s.idle();
             if (all_idle) break;
-            if (c >= max_cycles) { st.timed_out = !track_spread; break; }
+            if (c >= max_cycles) {
+                st.timed_out = !track_spread;
+                break;
+            }
             RrArbiter::Inputs in;
             for (unsigned i = 0; i < C::N; ++i) {
                 src[i].drive();
@@ -68,7 +84,8 @@ public:
                     put_beat(d.s_axis_tdata, d.s_axis_tkeep, src[i].beat(), kLanes, i * kLanes);
                 } else {
                     // garbage on idle inputs: the arbiter must not pass it
-                    put_beat(d.s_axis_tdata, d.s_axis_tkeep, Beat{{0xde, 0xad}, true}, kLanes, i * kLanes);
+                    put_beat(d.s_axis_tdata, d.s_axis_tkeep, Beat{{0xde, 0xad}, true}, kLanes,
+                             i * kLanes);
                     if (c & 1) in.last |= 1u << i;
                 }
             }
@@ -92,9 +109,11 @@ public:
                 const Beat b = get_beat(d.m_axis_tdata, d.m_axis_tkeep, d.m_axis_tlast, kLanes);
                 if (id >= C::N || !src[id].valid() || b.bytes != src[id].beat().bytes ||
                     b.last != src[id].beat().last) {
-                    if (++st.mismatches <= 5) ADD_FAILURE() << "cycle " << c << ": corrupted beat from input " << id;
+                    if (++st.mismatches <= 5)
+                        ADD_FAILURE() << "cycle " << c << ": corrupted beat from input " << id;
                 } else if (owner >= 0 && unsigned(owner) != id) {
-                    if (++st.mismatches <= 5) ADD_FAILURE() << "cycle " << c << ": packets interleaved";
+                    if (++st.mismatches <= 5)
+                        ADD_FAILURE() << "cycle " << c << ": packets interleaved";
                 }
                 owner = b.last ? -1 : int(id);
                 sink.accept(b);
@@ -103,7 +122,8 @@ public:
                     ++st.pkts[id];
                     if (track_spread) {
                         const auto [mn, mx] = std::minmax_element(st.pkts.begin(), st.pkts.end());
-                        st.max_pkt_spread = std::max<unsigned>(st.max_pkt_spread, unsigned(*mx - *mn));
+                        st.max_pkt_spread =
+                            std::max<unsigned>(st.max_pkt_spread, unsigned(*mx - *mn));
                     }
                 }
                 if (!seen) st.out_first = c;
@@ -120,7 +140,7 @@ public:
         return st;
     }
 
-private:
+  private:
     void edge() {
         dut_->clk = 1;
         dut_->eval();
@@ -140,14 +160,19 @@ Frame random_frame(std::mt19937_64& rng, size_t len) {
 
 double jain(const std::vector<uint64_t>& x) {
     double s = 0, s2 = 0;
-    for (auto v : x) { s += double(v); s2 += double(v) * double(v); }
+    for (auto v : x) {
+        s += double(v);
+        s2 += double(v) * double(v);
+    }
     return s2 > 0 ? s * s / (double(x.size()) * s2) : 0.0;
 }
 
-template <class C> class ArbTest : public ::testing::Test {};
+template <class C>
+class ArbTest : public ::testing::Test {};
 using Configs = ::testing::Types<Cfg3, Cfg16, Cfg4w512>;
 struct CfgNames {
-    template <class T> static std::string GetName(int) {
+    template <class T>
+    static std::string GetName(int) {
         return "n" + std::to_string(T::N) + "w" + std::to_string(T::W);
     }
 };
@@ -161,12 +186,13 @@ TYPED_TEST(ArbTest, CycleExactRandom) {
         for (size_t si = 0; si < mixes.size(); ++si) {
             for (size_t k = 0; k < mixes.size(); k += 2) {
                 const size_t di = (si + k) % mixes.size();
-                SCOPED_TRACE(replay_hint(seed) + " src=" + mixes[si].first + " sink=" + mixes[di].first);
+                SCOPED_TRACE(replay_hint(seed) + " src=" + mixes[si].first +
+                             " sink=" + mixes[di].first);
                 std::mt19937_64 rng(seed * 977 + si * 13 + di);
                 std::vector<AxisSource> src;
                 for (unsigned i = 0; i < N; ++i) {
                     src.emplace_back(L, mixes[si].second(seed * 31 + i));
-                    const unsigned pk = unsigned(rng() % 12); // some inputs nearly silent
+                    const unsigned pk = unsigned(rng() % 12);  // some inputs nearly silent
                     for (unsigned p = 0; p < pk; ++p) {
                         const size_t len = rng() % 10 == 0 ? 1 + rng() % 9000 : 1 + rng() % (6 * L);
                         src[i].push(random_frame(rng, len));
@@ -191,7 +217,8 @@ TYPED_TEST(ArbTest, EveryLengthEveryPausePattern) {
         std::vector<AxisSource> src;
         for (unsigned i = 0; i < N; ++i) {
             src.emplace_back(L, Pause::mask((mask * 7 + i) % 15, 4));
-            for (size_t len = 1 + i; len <= 2 * L + 1; len += N) src[i].push(random_frame(rng, len));
+            for (size_t len = 1 + i; len <= 2 * L + 1; len += N)
+                src[i].push(random_frame(rng, len));
         }
         Bench<TypeParam> b;
         const auto st = b.run(src, Pause::mask(mask, 4), 1'000'000, false);
@@ -206,14 +233,14 @@ TYPED_TEST(ArbTest, GrantHeldWhileOwnerIdles) {
     constexpr unsigned N = TypeParam::N, L = TypeParam::W / 8;
     std::mt19937_64 rng(3);
     std::vector<AxisSource> src;
-    src.emplace_back(L, Pause::mask(0b1111'1100, 8)); // presents 2 beats, idles 6
+    src.emplace_back(L, Pause::mask(0b1111'1100, 8));  // presents 2 beats, idles 6
     src[0].push(random_frame(rng, 8 * L));
     for (unsigned i = 1; i < N; ++i) {
         src.emplace_back(L, Pause::none());
         src[i].push(random_frame(rng, L));
     }
     Bench<TypeParam> b;
-    const auto st = b.run(src, Pause::none(), 10000, false); // scoreboard catches interleaving
+    const auto st = b.run(src, Pause::none(), 10000, false);  // scoreboard catches interleaving
     EXPECT_EQ(st.mismatches, 0u);
     EXPECT_EQ(st.pkts[0], 1u);
 }
@@ -240,10 +267,11 @@ TYPED_TEST(ArbTest, FairnessSaturated) {
         ASSERT_GT(total, 10u * N) << "not saturated long enough";
         for (auto& s : src) ASSERT_FALSE(s.idle()) << "an input ran dry: not a saturated run";
         const double jp = jain(st.pkts), jb = jain(st.beats);
-        std::printf("[ metric   ] N=%u W=%u saturated, 30%% back-pressure, %lu cycles: %lu packets,"
-                    " Jain(packets)=%.5f Jain(beats)=%.5f max packet spread=%u\n",
-                    N, TypeParam::W, (unsigned long)st.cycles, (unsigned long)total, jp, jb,
-                    st.max_pkt_spread);
+        std::printf(
+            "[ metric   ] N=%u W=%u saturated, 30%% back-pressure, %lu cycles: %lu packets,"
+            " Jain(packets)=%.5f Jain(beats)=%.5f max packet spread=%u\n",
+            N, TypeParam::W, (unsigned long)st.cycles, (unsigned long)total, jp, jb,
+            st.max_pkt_spread);
         EXPECT_LE(st.max_pkt_spread, 1u) << "not round robin";
         EXPECT_GE(jp, 0.999);
     }
@@ -259,20 +287,24 @@ TYPED_TEST(ArbTest, LineRate) {
         const unsigned per = size == 9000 ? 8 : size == 64 ? 200 : 40;
         for (unsigned i = 0; i < N; ++i) {
             src.emplace_back(L, Pause::none());
-            for (unsigned p = 0; p < per; ++p) { src[i].push(random_frame(rng, size)); bytes += size; }
+            for (unsigned p = 0; p < per; ++p) {
+                src[i].push(random_frame(rng, size));
+                bytes += size;
+            }
         }
         Bench<TypeParam> b;
         const auto st = b.run(src, Pause::none(), 10'000'000, false);
         EXPECT_EQ(st.mismatches, 0u);
         const uint64_t span = st.out_last - st.out_first + 1;
         const double bpc = double(st.out_beats) / double(span);
-        std::printf("[ metric   ] N=%u DATA_W=%u frames=%zu: %lu beats in %lu cycles = %.4f"
-                    " beats/cycle; at 250 MHz bus %.1f Gb/s, frame data %.1f Gb/s\n",
-                    N, W, size, (unsigned long)st.out_beats, (unsigned long)span, bpc,
-                    bpc * W * 0.25, double(bytes) * 8 * 0.25 / double(span));
+        std::printf(
+            "[ metric   ] N=%u DATA_W=%u frames=%zu: %lu beats in %lu cycles = %.4f"
+            " beats/cycle; at 250 MHz bus %.1f Gb/s, frame data %.1f Gb/s\n",
+            N, W, size, (unsigned long)st.out_beats, (unsigned long)span, bpc, bpc * W * 0.25,
+            double(bytes) * 8 * 0.25 / double(span));
         EXPECT_EQ(st.out_beats, span) << "bubbles on the output";
         EXPECT_EQ(st.out_first, 0u);
     }
 }
 
-} // namespace
+}  // namespace

@@ -2,11 +2,6 @@
 // an independent page-table scoreboard (every hit returns the last filled ppn of its key), an
 // independent per-set LRU reference for the directed thrash / LRU-order tests, miss dedup,
 // invalidation, throughput and lookup latency.
-#include "Vtlb2m.h"
-#include "Vtlb4k.h"
-#include "scenic/dp/tlb.hpp"
-#include "tb_util.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -16,6 +11,11 @@
 #include <memory>
 #include <random>
 
+#include "Vtlb2m.h"
+#include "Vtlb4k.h"
+#include "scenic/dp/tlb.hpp"
+#include "tb_util.hpp"
+
 namespace {
 
 using scenic::dp::Tlb;
@@ -23,20 +23,44 @@ using scenic::tb::replay_hint;
 using scenic::tb::seeds;
 
 // Must match the -G overrides in CMakeLists.txt.
-constexpr Tlb::Params kP4k{.sets = 4, .ways = 4, .page_shift = 12, .id_w = 4, .va_w = 32,
-                           .pa_w = 40, .tag_w = 8, .miss_depth = 4, .cnt_w = 16};
-constexpr Tlb::Params kP2m{.sets = 8, .ways = 2, .page_shift = 21, .id_w = 8, .va_w = 48,
-                           .pa_w = 48, .tag_w = 8, .miss_depth = 2, .cnt_w = 8};
+constexpr Tlb::Params kP4k{.sets = 4,
+                           .ways = 4,
+                           .page_shift = 12,
+                           .id_w = 4,
+                           .va_w = 32,
+                           .pa_w = 40,
+                           .tag_w = 8,
+                           .miss_depth = 4,
+                           .cnt_w = 16};
+constexpr Tlb::Params kP2m{.sets = 8,
+                           .ways = 2,
+                           .page_shift = 21,
+                           .id_w = 8,
+                           .va_w = 48,
+                           .pa_w = 48,
+                           .tag_w = 8,
+                           .miss_depth = 2,
+                           .cnt_w = 8};
 
-template <class V> struct Cfg;
-template <> struct Cfg<Vtlb4k> { static constexpr Tlb::Params p = kP4k; };
-template <> struct Cfg<Vtlb2m> { static constexpr Tlb::Params p = kP2m; };
+template <class V>
+struct Cfg;
+template <>
+struct Cfg<Vtlb4k> {
+    static constexpr Tlb::Params p = kP4k;
+};
+template <>
+struct Cfg<Vtlb2m> {
+    static constexpr Tlb::Params p = kP2m;
+};
 
-template <class V> class Bench {
-public:
+template <class V>
+class Bench {
+  public:
     static constexpr Tlb::Params P = Cfg<V>::p;
-    Bench() : ctx_(std::make_unique<VerilatedContext>()), dut_(std::make_unique<V>(ctx_.get())),
-              model_(P) {
+    Bench()
+        : ctx_(std::make_unique<VerilatedContext>()),
+          dut_(std::make_unique<V>(ctx_.get())),
+          model_(P) {
         reset();
     }
     ~Bench() { dut_->final(); }
@@ -79,15 +103,14 @@ public:
         r.fill_ready = dut_->s_fill_ready;
         const Tlb::Outputs m = model_.outputs(in);
         const auto& s = model_.stats();
-        const bool same =
-            r.lookup_ready == m.lookup_ready && r.resp_valid == m.resp_valid &&
-            (!r.resp_valid ||
-             (r.resp_hit == m.resp_hit && r.resp_pa == m.resp_pa && r.resp_tag == m.resp_tag)) &&
-            r.miss_valid == m.miss_valid &&
-            (!r.miss_valid || (r.miss_id == m.miss_id && r.miss_vpn == m.miss_vpn)) &&
-            r.fill_ready == m.fill_ready && dut_->stat_hit == s.hit &&
-            dut_->stat_miss == s.miss && dut_->stat_evict == s.evict &&
-            dut_->stat_miss_req == s.miss_req && dut_->stat_miss_drop == s.miss_drop;
+        const bool same = r.lookup_ready == m.lookup_ready && r.resp_valid == m.resp_valid &&
+                          (!r.resp_valid || (r.resp_hit == m.resp_hit && r.resp_pa == m.resp_pa &&
+                                             r.resp_tag == m.resp_tag)) &&
+                          r.miss_valid == m.miss_valid &&
+                          (!r.miss_valid || (r.miss_id == m.miss_id && r.miss_vpn == m.miss_vpn)) &&
+                          r.fill_ready == m.fill_ready && dut_->stat_hit == s.hit &&
+                          dut_->stat_miss == s.miss && dut_->stat_evict == s.evict &&
+                          dut_->stat_miss_req == s.miss_req && dut_->stat_miss_drop == s.miss_drop;
         if (!same && ++mismatches_ <= 5)
             ADD_FAILURE() << "cycle " << cycles_ << ": rtl l_rdy=" << r.lookup_ready
                           << " resp v/hit/pa/tag=" << r.resp_valid << "/" << r.resp_hit << "/0x"
@@ -95,13 +118,12 @@ public:
                           << " miss v/id/vpn=" << r.miss_valid << "/" << r.miss_id << "/"
                           << r.miss_vpn << " stats h/m/e/r/d=" << uint64_t(dut_->stat_hit) << "/"
                           << uint64_t(dut_->stat_miss) << "/" << uint64_t(dut_->stat_evict) << "/"
-                          << uint64_t(dut_->stat_miss_req) << "/"
-                          << uint64_t(dut_->stat_miss_drop) << " | model l_rdy=" << m.lookup_ready
-                          << " resp " << m.resp_valid << "/" << m.resp_hit << "/0x" << std::hex
-                          << m.resp_pa << std::dec << "/" << m.resp_tag << " miss "
-                          << m.miss_valid << "/" << m.miss_id << "/" << m.miss_vpn << " stats "
-                          << s.hit << "/" << s.miss << "/" << s.evict << "/" << s.miss_req << "/"
-                          << s.miss_drop;
+                          << uint64_t(dut_->stat_miss_req) << "/" << uint64_t(dut_->stat_miss_drop)
+                          << " | model l_rdy=" << m.lookup_ready << " resp " << m.resp_valid << "/"
+                          << m.resp_hit << "/0x" << std::hex << m.resp_pa << std::dec << "/"
+                          << m.resp_tag << " miss " << m.miss_valid << "/" << m.miss_id << "/"
+                          << m.miss_vpn << " stats " << s.hit << "/" << s.miss << "/" << s.evict
+                          << "/" << s.miss_req << "/" << s.miss_drop;
         edge();
         model_.clock(in);
         ++cycles_;
@@ -112,7 +134,7 @@ public:
     const Tlb& model() const { return model_; }
     V& dut() { return *dut_; }
 
-private:
+  private:
     void edge() {
         dut_->clk = 0;
         dut_->eval();
@@ -144,7 +166,8 @@ struct Mix {
     unsigned fill_delay;  // max driver delay from miss request to fill
 };
 
-template <class V> void run_diff(const Mix& mx, uint64_t seed) {
+template <class V>
+void run_diff(const Mix& mx, uint64_t seed) {
     SCOPED_TRACE(replay_hint(seed));
     using B = Bench<V>;
     const Tlb::Params& P = B::P;
@@ -156,16 +179,25 @@ template <class V> void run_diff(const Mix& mx, uint64_t seed) {
     // a ppn that was valid for its key at some cycle between request and response (the lookup's
     // compare stage is internal, so the scoreboard does not assume which cycle it used)
     std::map<std::pair<uint32_t, uint64_t>, uint64_t> pt;
-    struct Valid { uint64_t from, to, ppn; };
+    struct Valid {
+        uint64_t from, to, ppn;
+    };
     std::map<std::pair<uint32_t, uint64_t>, std::vector<Valid>> hist;
     auto close = [&](const std::pair<uint32_t, uint64_t>& k, uint64_t now) {
         auto& h = hist[k];
         if (!h.empty() && h.back().to == ~0ull) h.back().to = now;
     };
     std::map<std::pair<uint32_t, uint64_t>, unsigned> version;
-    struct Req { uint32_t id; uint64_t va, at; };
-    std::deque<Req> inflight; // accepted lookups in order
-    struct Pending { uint64_t due; uint32_t id; uint64_t vpn; };
+    struct Req {
+        uint32_t id;
+        uint64_t va, at;
+    };
+    std::deque<Req> inflight;  // accepted lookups in order
+    struct Pending {
+        uint64_t due;
+        uint32_t id;
+        uint64_t vpn;
+    };
     std::deque<Pending> driver;
     Tlb::Inputs in;
     uint64_t hits = 0, misses = 0, resps = 0, tag_next = 0;
@@ -200,7 +232,7 @@ template <class V> void run_diff(const Mix& mx, uint64_t seed) {
             const std::pair<uint32_t, uint64_t> k{in.fill_id, in.fill_vpn};
             if (r < mx.p_stray_fill) {
                 in.fill_op = Tlb::Op::Fill;
-                in.fill_ppn = ppn_for(P, k.first, k.second, ++version[k]); // re-registration
+                in.fill_ppn = ppn_for(P, k.first, k.second, ++version[k]);  // re-registration
             } else if (r < mx.p_stray_fill + mx.p_inv_page) {
                 in.fill_op = Tlb::Op::InvPage;
             } else if (r < mx.p_stray_fill + mx.p_inv_page + mx.p_inv_id) {
@@ -241,29 +273,29 @@ template <class V> void run_diff(const Mix& mx, uint64_t seed) {
         if (in.fill_valid) {
             const std::pair<uint32_t, uint64_t> k{in.fill_id, in.fill_vpn};
             switch (in.fill_op) {
-            case Tlb::Op::Fill:
-                close(k, c);
-                pt[k] = in.fill_ppn;
-                hist[k].push_back({c + 1, ~0ull, in.fill_ppn});
-                break;
-            case Tlb::Op::InvPage:
-                close(k, c);
-                pt.erase(k);
-                break;
-            case Tlb::Op::InvId:
-                for (auto it = pt.begin(); it != pt.end();) {
-                    if (it->first.first == k.first) {
-                        close(it->first, c);
-                        it = pt.erase(it);
-                    } else {
-                        ++it;
+                case Tlb::Op::Fill:
+                    close(k, c);
+                    pt[k] = in.fill_ppn;
+                    hist[k].push_back({c + 1, ~0ull, in.fill_ppn});
+                    break;
+                case Tlb::Op::InvPage:
+                    close(k, c);
+                    pt.erase(k);
+                    break;
+                case Tlb::Op::InvId:
+                    for (auto it = pt.begin(); it != pt.end();) {
+                        if (it->first.first == k.first) {
+                            close(it->first, c);
+                            it = pt.erase(it);
+                        } else {
+                            ++it;
+                        }
                     }
-                }
-                break;
-            case Tlb::Op::Flush:
-                for (const auto& e : pt) close(e.first, c);
-                pt.clear();
-                break;
+                    break;
+                case Tlb::Op::Flush:
+                    for (const auto& e : pt) close(e.first, c);
+                    pt.clear();
+                    break;
             }
         }
         if (b.mismatches() > 5) break;
@@ -273,11 +305,12 @@ template <class V> void run_diff(const Mix& mx, uint64_t seed) {
     EXPECT_GT(hits, 100u) << "vacuous: no hits";
     EXPECT_GT(misses, 20u) << "vacuous: no misses";
     EXPECT_GT(s.evict, 0u) << "vacuous: no evictions";
-    std::printf("[ metric   ] %s seed %llu: %llu responses, hit rate %.3f, %llu evictions, "
-                "%llu miss requests, %llu dropped\n",
-                mx.name, (unsigned long long)seed, (unsigned long long)resps,
-                double(hits) / double(resps ? resps : 1), (unsigned long long)s.evict,
-                (unsigned long long)s.miss_req, (unsigned long long)s.miss_drop);
+    std::printf(
+        "[ metric   ] %s seed %llu: %llu responses, hit rate %.3f, %llu evictions, "
+        "%llu miss requests, %llu dropped\n",
+        mx.name, (unsigned long long)seed, (unsigned long long)resps,
+        double(hits) / double(resps ? resps : 1), (unsigned long long)s.evict,
+        (unsigned long long)s.miss_req, (unsigned long long)s.miss_drop);
 }
 
 void PrintTo(const Mix& m, std::ostream* os) { *os << m.name; }
@@ -303,8 +336,9 @@ INSTANTIATE_TEST_SUITE_P(Mixes, TlbDiff, ::testing::ValuesIn(kMixes),
 // ---------------------------------------------------------------- directed, via a blocking
 // "requester + driver": lookup one key, wait for the response; on a miss, wait for the miss
 // request (if one is issued) and fill it. Every cycle is still compared with the model.
-template <class V> class Seq {
-public:
+template <class V>
+class Seq {
+  public:
     Bench<V> b;
     const Tlb::Params& P = Bench<V>::P;
     Tlb::Inputs idle() const { return Tlb::Inputs{.resp_ready = true, .miss_ready = true}; }
@@ -378,13 +412,13 @@ TEST(TlbDirected, ThrashOneSetLruOrder) {
     const unsigned W = kP4k.ways, S = kP4k.sets;
     for (unsigned round = 0; round < 6; ++round)
         for (unsigned k = 0; k <= W; ++k) {
-            const uint64_t vpn = uint64_t(k) * S; // all in set 0 with id 0
+            const uint64_t vpn = uint64_t(k) * S;  // all in set 0 with id 0
             const bool hit = s.access(0, vpn);
             EXPECT_FALSE(hit) << "round " << round << " key " << k;
-            if (round > 0) { // the page touched W accesses ago is the one evicted
+            if (round > 0) {  // the page touched W accesses ago is the one evicted
                 const uint64_t gone = uint64_t((k + 1) % (W + 1)) * S;
                 EXPECT_LT(s.b.model().find(0, gone), 0);
-                for (unsigned j = 1; j <= W - 1; ++j) // the other W-1 are resident...
+                for (unsigned j = 1; j <= W - 1; ++j)  // the other W-1 are resident...
                     EXPECT_GE(s.b.model().find(0, uint64_t((k + W + 1 - j) % (W + 1)) * S), 0);
             }
         }
@@ -413,8 +447,10 @@ TEST(TlbDirected, ThrashWholeTlb) {
     for (unsigned round = 0; round < 4; ++round)
         for (unsigned k = 0; k < cap; ++k) hits += s.access(1, k);
     EXPECT_EQ(hits, 3u * cap);
-    std::printf("[ metric   ] capacity %u pages: working set cap+SETS -> hit rate 0, cap -> %.3f "
-                "after warm-up\n", cap, double(hits) / (3.0 * cap));
+    std::printf(
+        "[ metric   ] capacity %u pages: working set cap+SETS -> hit rate 0, cap -> %.3f "
+        "after warm-up\n",
+        cap, double(hits) / (3.0 * cap));
     EXPECT_EQ(s.b.mismatches(), 0u);
 }
 
@@ -454,7 +490,7 @@ TEST(TlbDirected, MissDedupAndTableFull) {
     };
     lookups(2, 7, 10);
     EXPECT_EQ(b.model().stats().miss, 10u);
-    for (uint64_t v = 100; v < 100 + kP4k.miss_depth; ++v) lookups(2, v, 3); // 3 new, 1 dropped
+    for (uint64_t v = 100; v < 100 + kP4k.miss_depth; ++v) lookups(2, v, 3);  // 3 new, 1 dropped
     EXPECT_EQ(b.model().stats().miss_drop, 3u);
     EXPECT_EQ(uint64_t(b.dut().stat_miss_drop), 3u);
     // drain the miss requests: exactly MISS_DEPTH distinct keys, 7 first
@@ -532,12 +568,13 @@ TEST(TlbDirected, ThroughputAndLatency) {
     }
     const double per_cycle = double(n) / double(last_resp - first_resp + 1);
     const uint64_t lat = first_resp - first_send;
-    std::printf("[ metric   ] tlb: %d lookups, %.4f lookups/cycle, latency %llu cycles "
-                "(%.0f Mlookups/s at 250 MHz)\n",
-                n, per_cycle, (unsigned long long)lat, per_cycle * 250.0);
+    std::printf(
+        "[ metric   ] tlb: %d lookups, %.4f lookups/cycle, latency %llu cycles "
+        "(%.0f Mlookups/s at 250 MHz)\n",
+        n, per_cycle, (unsigned long long)lat, per_cycle * 250.0);
     EXPECT_EQ(per_cycle, 1.0);
     EXPECT_EQ(lat, 2u);
     EXPECT_EQ(b.mismatches(), 0u);
 }
 
-} // namespace
+}  // namespace

@@ -8,11 +8,11 @@
 namespace scenic::dp {
 
 class CcWindow {
-public:
+  public:
     struct Params {
-        unsigned qps = 16;   // QPS (power of two)
-        unsigned win_w = 16; // WIN_W
-        unsigned cnt_w = 32; // CNT_W
+        unsigned qps = 16;    // QPS (power of two)
+        unsigned win_w = 16;  // WIN_W
+        unsigned cnt_w = 32;  // CNT_W
     };
     struct Inputs {
         uint32_t cwnd = 0;
@@ -44,7 +44,7 @@ public:
     void ack(uint32_t qpn, uint32_t cnt);
     bool decide(uint32_t qpn, uint32_t cwnd);
 
-private:
+  private:
     Params p_;
     uint64_t win_mask_, cnt_max_;
     std::vector<uint32_t> out_;
@@ -53,4 +53,4 @@ private:
     Stats st_;
 };
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

@@ -8,7 +8,7 @@
 namespace scenic::dp {
 
 class CqCounter {
-public:
+  public:
     struct Params {
         unsigned qps = 16, ev_w = 16, addr_w = 64, cnt_w = 32;
     };
@@ -33,9 +33,9 @@ public:
     void clock(const Inputs& in);
     [[nodiscard]] const Stats& stats() const { return st_; }
     [[nodiscard]] uint64_t counter(uint32_t qpn) const { return ctr_[qpn % p_.qps]; }
-    uint64_t add(uint32_t qpn, uint32_t cnt); // returns the new value
+    uint64_t add(uint32_t qpn, uint32_t cnt);  // returns the new value
 
-private:
+  private:
     Params p_;
     uint64_t addr_mask_, cnt_max_, ev_mask_;
     std::vector<uint64_t> ctr_;
@@ -45,4 +45,4 @@ private:
     Stats st_;
 };
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

@@ -8,18 +8,18 @@
 namespace scenic::dp {
 
 class Dcqcn {
-public:
-    static constexpr uint32_t kAlphaOne = 0x8000; // alpha 1.0
+  public:
+    static constexpr uint32_t kAlphaOne = 0x8000;  // alpha 1.0
     struct Params {
         unsigned rate_w = 24, frac = 12, len_w = 14, time_w = 20, byte_w = 24, cnt_w = 32;
     };
     struct Config {
-        uint64_t rate_max = 0, rate_min = 0, rate_ai = 0, rate_hai = 0; // bytes/cycle << FRAC
-        unsigned g_shift = 8;                                           // g = 2^-g_shift
-        uint32_t alpha_period = 0, timer_period = 0;                    // cycles
-        uint64_t byte_thresh = 0;                                       // bytes (0: off)
-        unsigned f = 5;                                                 // fast-recovery stages
-        uint32_t burst = 0;                                             // token cap, bytes
+        uint64_t rate_max = 0, rate_min = 0, rate_ai = 0, rate_hai = 0;  // bytes/cycle << FRAC
+        unsigned g_shift = 8;                                            // g = 2^-g_shift
+        uint32_t alpha_period = 0, timer_period = 0;                     // cycles
+        uint64_t byte_thresh = 0;                                        // bytes (0: off)
+        unsigned f = 5;                                                  // fast-recovery stages
+        uint32_t burst = 0;                                              // token cap, bytes
     };
     struct Inputs {
         bool cnp = false;
@@ -47,11 +47,11 @@ public:
     [[nodiscard]] int64_t tokens() const { return tok_; }
 
     // rules (also used by the device model)
-    static uint64_t cut_rate(uint64_t rc, uint32_t alpha, uint64_t rate_min); // Rc*(1-alpha/2)
+    static uint64_t cut_rate(uint64_t rc, uint32_t alpha, uint64_t rate_min);  // Rc*(1-alpha/2)
     static uint32_t alpha_on_cnp(uint32_t alpha, unsigned g);
     static uint32_t alpha_decay(uint32_t alpha, unsigned g);
 
-private:
+  private:
     Params p_;
     uint64_t rate_mask_, time_mask_, cnt_max_, len_mask_;
     bool init_ = true;
@@ -65,4 +65,4 @@ private:
     Stats st_;
 };
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

@@ -20,12 +20,12 @@ uint32_t crc32_update(uint32_t state, std::span<const uint8_t> data);
 uint32_t roce_icrc(std::span<const uint8_t> packet);
 
 struct IcrcResult {
-    std::vector<uint8_t> packet; // with the ICRC inserted when generating
-    bool ok = false;             // the incoming last 4 bytes equalled the ICRC
+    std::vector<uint8_t> packet;  // with the ICRC inserted when generating
+    bool ok = false;              // the incoming last 4 bytes equalled the ICRC
 };
 
 // generate = true: overwrite the last 4 bytes with the ICRC (TX); false: check only (RX).
 // Packets shorter than 4 bytes pass unchanged with ok = false.
 IcrcResult icrc_process(std::span<const uint8_t> packet, bool generate);
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

@@ -7,20 +7,20 @@
 namespace scenic::dp {
 
 class IrqModerator {
-public:
+  public:
     struct Params {
-        unsigned cnt_w = 16;        // CNT_W
-        unsigned ev_w = 2;          // EV_W: events per cycle up to 2^EV_W-1
-        unsigned time_w = 16;       // TIME_W
-        uint32_t tick_cycles = 250; // TICK_CYCLES (250 = 1 us at 250 MHz)
+        unsigned cnt_w = 16;         // CNT_W
+        unsigned ev_w = 2;           // EV_W: events per cycle up to 2^EV_W-1
+        unsigned time_w = 16;        // TIME_W
+        uint32_t tick_cycles = 250;  // TICK_CYCLES (250 = 1 us at 250 MHz)
     };
     struct Config {
-        uint32_t irq_coal = 0; // 0: count threshold off
-        uint32_t irq_time = 0; // ticks; 0: fire as soon as one event is pending
+        uint32_t irq_coal = 0;  // 0: count threshold off
+        uint32_t irq_time = 0;  // ticks; 0: fire as soon as one event is pending
         bool irq_en = true;
     };
     struct Inputs {
-        uint32_t events = 0; // event_cnt this cycle (only EV_W bits are used)
+        uint32_t events = 0;  // event_cnt this cycle (only EV_W bits are used)
         bool irq_ready = false;
     };
     struct Outputs {
@@ -37,7 +37,7 @@ public:
 
     [[nodiscard]] const Params& params() const { return p_; }
 
-private:
+  private:
     Params p_;
     uint32_t cnt_max_;
     uint32_t time_max_;
@@ -47,4 +47,4 @@ private:
     bool valid_ = false;
 };
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

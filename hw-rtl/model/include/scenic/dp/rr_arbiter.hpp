@@ -9,17 +9,17 @@
 namespace scenic::dp {
 
 class RrArbiter {
-public:
+  public:
     struct Inputs {
-        uint32_t valid = 0; // s_axis_tvalid
-        uint32_t last = 0;  // s_axis_tlast
+        uint32_t valid = 0;  // s_axis_tvalid
+        uint32_t last = 0;   // s_axis_tlast
         bool m_ready = false;
     };
     struct Outputs {
         bool m_valid = false;
         bool m_last = false;
-        unsigned sel = 0;     // m_axis_tid (also while m_valid is low)
-        uint32_t s_ready = 0; // s_axis_tready
+        unsigned sel = 0;      // m_axis_tid (also while m_valid is low)
+        uint32_t s_ready = 0;  // s_axis_tready
     };
 
     explicit RrArbiter(unsigned n);
@@ -32,11 +32,11 @@ public:
     [[nodiscard]] unsigned inputs() const { return n_; }
     [[nodiscard]] bool locked() const { return lock_; }
 
-private:
+  private:
     unsigned n_;
     unsigned last_ = 0;
     unsigned lock_id_ = 0;
     bool lock_ = false;
 };
 
-} // namespace scenic::dp
+}  // namespace scenic::dp

@@ -9,17 +9,17 @@
 namespace scenic::dp {
 
 class Tlb {
-public:
+  public:
     struct Params {
-        unsigned sets = 16;       // SETS (power of two)
-        unsigned ways = 4;        // WAYS 1..8
-        unsigned page_shift = 12; // PAGE_SHIFT 12 or 21
-        unsigned id_w = 16;       // ID_W
-        unsigned va_w = 48;       // VA_W
-        unsigned pa_w = 48;       // PA_W
-        unsigned tag_w = 8;       // TAG_W
-        unsigned miss_depth = 4;  // MISS_DEPTH
-        unsigned cnt_w = 32;      // CNT_W
+        unsigned sets = 16;        // SETS (power of two)
+        unsigned ways = 4;         // WAYS 1..8
+        unsigned page_shift = 12;  // PAGE_SHIFT 12 or 21
+        unsigned id_w = 16;        // ID_W
+        unsigned va_w = 48;        // VA_W
+        unsigned pa_w = 48;        // PA_W
+        unsigned tag_w = 8;        // TAG_W
+        unsigned miss_depth = 4;   // MISS_DEPTH
+        unsigned cnt_w = 32;       // CNT_W
     };
     enum class Op : uint8_t { Fill = 0, InvPage = 1, InvId = 2, Flush = 3 };
 
@@ -64,17 +64,20 @@ public:
         bool hit = false;
         uint64_t pa = 0;
     };
-    Result lookup_now(uint32_t id, uint64_t va); // updates LRU on a hit
-    bool fill(uint32_t id, uint64_t vpn, uint64_t ppn); // returns true if a valid entry was evicted
+    Result lookup_now(uint32_t id, uint64_t va);  // updates LRU on a hit
+    bool fill(uint32_t id, uint64_t vpn,
+              uint64_t ppn);  // returns true if a valid entry was evicted
     void invalidate_page(uint32_t id, uint64_t vpn);
     void invalidate_id(uint32_t id);
     void flush();
     [[nodiscard]] unsigned set_of(uint32_t id, uint64_t vpn) const;
     // way of (id, vpn) or -1; age of a way (0 = MRU)
     [[nodiscard]] int find(uint32_t id, uint64_t vpn) const;
-    [[nodiscard]] unsigned age(unsigned set, unsigned way) const { return ent_[set * p_.ways + way].age; }
+    [[nodiscard]] unsigned age(unsigned set, unsigned way) const {
+        return ent_[set * p_.ways + way].age;
+    }
 
-private:
+  private:
     struct Entry {
         bool v = false;
         uint32_t id = 0;
@@ -109,4 +112,4 @@ private:
     Stats st_;
 };
 
-} // namespace scenic::dp
+}  // namespace scenic::dp
