@@ -74,14 +74,7 @@ class Bench {
     const CcWindow& model() const { return model_; }
 
   private:
-    void edge() {
-        dut_->clk = 0;
-        dut_->eval();
-        dut_->clk = 1;
-        dut_->eval();
-        dut_->clk = 0;
-        dut_->eval();
-    }
+    void edge() { scenic::tb::clock_cycle(*dut_); }
     std::unique_ptr<VerilatedContext> ctx_;
     std::unique_ptr<Vccwin> dut_;
     CcWindow model_;

@@ -16,6 +16,18 @@ namespace scenic::tb {
 
 using Frame = std::vector<uint8_t>;
 
+// One clock cycle of a DUT with a `clk` input: settle the inputs with clk low, rising edge,
+// back to low.
+template <class Dut>
+void clock_cycle(Dut& dut) {
+    dut.clk = 0;
+    dut.eval();
+    dut.clk = 1;
+    dut.eval();
+    dut.clk = 0;
+    dut.eval();
+}
+
 // Seeds for randomised tests: SCENIC_SEED=<n> replays one seed, otherwise `count` fixed ones.
 inline std::vector<uint64_t> seeds(unsigned count, uint64_t base = 1) {
     if (const char* s = std::getenv("SCENIC_SEED"); s && *s) return {std::strtoull(s, nullptr, 0)};

@@ -74,14 +74,7 @@ class Bench {
     const CqCounter& model() const { return model_; }
 
   private:
-    void edge() {
-        dut_->clk = 0;
-        dut_->eval();
-        dut_->clk = 1;
-        dut_->eval();
-        dut_->clk = 0;
-        dut_->eval();
-    }
+    void edge() { scenic::tb::clock_cycle(*dut_); }
     std::unique_ptr<VerilatedContext> ctx_;
     std::unique_ptr<Vcqc> dut_;
     CqCounter model_;

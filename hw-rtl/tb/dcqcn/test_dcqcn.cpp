@@ -101,14 +101,7 @@ class Bench {
     const Dcqcn& model() const { return model_; }
 
   private:
-    void edge() {
-        dut_->clk = 0;
-        dut_->eval();
-        dut_->clk = 1;
-        dut_->eval();
-        dut_->clk = 0;
-        dut_->eval();
-    }
+    void edge() { scenic::tb::clock_cycle(*dut_); }
     std::unique_ptr<VerilatedContext> ctx_;
     std::unique_ptr<Vdcqcn> dut_;
     Dcqcn model_;

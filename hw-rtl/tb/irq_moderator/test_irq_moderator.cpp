@@ -66,14 +66,7 @@ class Bench {
     uint64_t cycles() const { return cycles_; }
 
   private:
-    void edge() {
-        dut_->clk = 0;
-        dut_->eval();
-        dut_->clk = 1;
-        dut_->eval();
-        dut_->clk = 0;
-        dut_->eval();
-    }
+    void edge() { scenic::tb::clock_cycle(*dut_); }
     std::unique_ptr<VerilatedContext> ctx_;
     std::unique_ptr<Vscenic_irq_moderator> dut_;
     IrqModerator model_;

@@ -135,14 +135,7 @@ class Bench {
     V& dut() { return *dut_; }
 
   private:
-    void edge() {
-        dut_->clk = 0;
-        dut_->eval();
-        dut_->clk = 1;
-        dut_->eval();
-        dut_->clk = 0;
-        dut_->eval();
-    }
+    void edge() { scenic::tb::clock_cycle(*dut_); }
     std::unique_ptr<VerilatedContext> ctx_;
     std::unique_ptr<V> dut_;
     Tlb model_;
