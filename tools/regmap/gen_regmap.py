@@ -132,7 +132,9 @@ def gen_c(dev, blocks, vectors) -> str:
          f"#define SCENIC_PCI_SUBSYS_ID 0x{dev['subsystem_id']:04x}",
          f"#define SCENIC_BAR0_SIZE 0x{dev['bar0_size']:x}",
          f"#define SCENIC_MSIX_BAR {dev['msix_bar']}",
-         f"#define SCENIC_MSIX_VECTORS {dev['msix_vectors']}", "",
+         f"#define SCENIC_MSIX_VECTORS {dev['msix_vectors']}",
+         f"#define SCENIC_DB_BAR {dev['db_bar']}",
+         f"#define SCENIC_DB_PAGE_SIZE 0x{dev['db_page_size']:x}", "",
          "/* Every block begins with these three registers. */",
          "#define SCENIC_BLK_TYPE 0x0", "#define SCENIC_BLK_VERSION 0x4", "#define SCENIC_BLK_NEXT 0x8",
          "#define SCENIC_BLK_VERSION_MAJOR(v) ((v) >> 16)",
@@ -178,6 +180,8 @@ def gen_cpp(dev, blocks, vectors) -> str:
          f"inline constexpr uint16_t kDeviceId = 0x{dev['device_id']:04x};",
          f"inline constexpr uint32_t kBar0Size = 0x{dev['bar0_size']:x};",
          f"inline constexpr unsigned kMsixVectors = {dev['msix_vectors']};",
+         f"inline constexpr unsigned kDbBar = {dev['db_bar']};",
+         f"inline constexpr uint32_t kDbPageSize = 0x{dev['db_page_size']:x};",
          "inline constexpr uint32_t kBlkType = 0x0;", "inline constexpr uint32_t kBlkVersion = 0x4;",
          "inline constexpr uint32_t kBlkNext = 0x8;", ""]
     for v in vectors:
@@ -233,7 +237,9 @@ def gen_md(dev, blocks, vectors) -> str:
          f"| subsystem | `0x{dev['subsystem_vendor_id']:04x}:0x{dev['subsystem_id']:04x}` |",
          f"| class | {dev['class']} |",
          f"| BAR0 | registers, {dev['bar0_size'] // 1024} KiB |",
-         f"| BAR{dev['msix_bar']} | MSI-X table and PBA, {dev['msix_vectors']} vectors |", "",
+         f"| BAR{dev['msix_bar']} | MSI-X table and PBA, {dev['msix_vectors']} vectors |",
+         f"| BAR{dev['db_bar']} | RDMA doorbells: one {dev['db_page_size'] // 1024} KiB page per QP "
+         "(RDMA.MAX_QP pages), then one per CQ (RDMA.MAX_CQ pages); layout in uapi/scenic_rdma.h |", "",
          "## Register blocks", "",
          "BAR0 holds a linked list of blocks starting at offset 0. Each block starts with TYPE (0x0),",
          "VERSION (0x4, major in 31:16, minor in 15:0) and NEXT (0x8, BAR0 offset of the next block,",

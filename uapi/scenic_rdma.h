@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * SCENIC RDMA engine: the in-memory and doorbell formats shared by the card
+ * (device model, RTL), the kernel driver (kmod/scenic_rdma*) and the rdma-core
+ * provider (providers/scenic). Registers are in scenic_regs.h (block RDMA).
+ * All multi-byte fields are little endian unless named *_be.
+ *
+ * Set-up (kernel only): the driver writes CMD_ARG0.. and then CMD_OP; the card
+ * executes the command before the write completes and leaves a
+ * SCENIC_RDMA_ERR_* in CMD_STATUS and results in CMD_RES0..3.
+ *
+ * Data path (paper section 7.2):
+ *  - SQ: a ring of 2^n SCENIC_SQ_WQE_BYTES slots in host memory. The provider
+ *    writes WQEs, then writes its free-running producer index (u32) to the
+ *    QP's doorbell page at SCENIC_DB_SQ. The card reads slot (idx mod 2^n).
+ *  - RQ: the same with SCENIC_RQ_WQE_BYTES slots and SCENIC_DB_RQ.
+ *  - Send completions: the card keeps, per QP, the number of SQ WQEs it has
+ *    completed successfully (u64, free-running) and writes it to the QP's
+ *    status page (struct scenic_qp_status) after each completion; no CQE, no
+ *    interrupt (unless the send CQ is armed). WQEs complete in SQ order.
+ *  - A CQ ring of 2^n struct scenic_cqe holds receive completions, and send
+ *    completions in error (including flushes). The card writes a CQE with
+ *    owner bit = phase; phase is 1 on the first pass over the ring, 0 on the
+ *    second, and so on: ((producer index >> n) & 1) ^ 1.
+ *  - For a send-queue CQE (SCENIC_CQE_F_SQ), every WQE before wqe_idx has
+ *    completed successfully: the status-page counter is written first.
+ *
+ * Doorbell BAR (SCENIC_DB_BAR): page q (q < RDMA.MAX_QP) belongs to QP q,
+ * page RDMA.MAX_QP + c to CQ c, SCENIC_DB_PAGE_SIZE bytes each, so that a page
+ * mapped to a process holds only that process's doorbells.
+ *
+ * Memory keys: lkey/rkey = (MR index << 8) | tag; the card checks the whole key.
+ * Translations are kept per 4 KiB page of the MR's iova range in the on-card
+ * TLB; the driver fills them (SCENIC_RDMA_CMD_TLB_FILL), the card raises
+ * SCENIC_RDMA_EV_TLB_MISS when one is missing.
+ */
+#ifndef SCENIC_RDMA_H
+#define SCENIC_RDMA_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+typedef uint8_t __u8;
+typedef uint16_t __le16;
+typedef uint32_t __le32;
+typedef uint64_t __le64;
+typedef uint32_t __be32;
+#endif
+
+#define SCENIC_RDMA_PAGE_SHIFT		12	/* TLB page: 4 KiB */
+#define SCENIC_RDMA_RSVD_QPS		2	/* QPN 0 and 1 are never allocated */
+
+/* ---- doorbell page offsets ---- */
+#define SCENIC_DB_SQ		0x00	/* QP page: u32 SQ producer index */
+#define SCENIC_DB_RQ		0x08	/* QP page: u32 RQ producer index */
+#define SCENIC_DB_CQ_CI		0x00	/* CQ page: u32 consumer index */
+#define SCENIC_DB_CQ_ARM	0x08	/* CQ page: u32 consumer index | flags below */
+#define SCENIC_DB_CQ_ARM_SOLICITED	0x80000000u	/* notify on solicited/error only */
+#define SCENIC_DB_CQ_CI_MASK		0x7fffffffu
+
+/* ---- SQ WQE: 512 bytes, 64-byte header then SGEs or inline data ---- */
+#define SCENIC_SQ_WQE_BYTES	512
+#define SCENIC_SQ_MAX_SGE	16
+#define SCENIC_MAX_INLINE	256
+
+enum scenic_wqe_opcode {
+	SCENIC_WQE_OP_SEND = 0,
+	SCENIC_WQE_OP_SEND_IMM = 1,
+	SCENIC_WQE_OP_WRITE = 2,
+	SCENIC_WQE_OP_WRITE_IMM = 3,
+	SCENIC_WQE_OP_READ = 4,
+	SCENIC_WQE_OP_ATOMIC_CAS = 5,
+	SCENIC_WQE_OP_ATOMIC_FAA = 6,
+};
+
+#define SCENIC_WQE_F_SIGNALED	0x01	/* provider bookkeeping; the card ignores it */
+#define SCENIC_WQE_F_FENCE	0x02	/* wait for earlier READ/atomic responses */
+#define SCENIC_WQE_F_SOLICITED	0x04	/* set SE in the last packet */
+#define SCENIC_WQE_F_INLINE	0x08	/* payload follows the header, len bytes */
+
+struct scenic_sge {
+	__le64 addr;		/* virtual address in the MR */
+	__le32 length;
+	__le32 lkey;
+};
+
+struct scenic_sq_wqe {
+	__u8 opcode;		/* enum scenic_wqe_opcode */
+	__u8 flags;		/* SCENIC_WQE_F_* */
+	__le16 num_sge;		/* 0 .. SCENIC_SQ_MAX_SGE; 0 with F_INLINE */
+	__be32 imm_data_be;	/* SEND_IMM / WRITE_IMM, as on the wire */
+	__le32 length;		/* total payload bytes (sum of SGEs, or inline) */
+	__le32 rkey;		/* WRITE / READ / atomics */
+	__le64 remote_addr;	/* WRITE / READ / atomics (8-byte aligned) */
+	__le64 compare_add;	/* CAS compare value, or FAA addend */
+	__le64 swap;		/* CAS swap value */
+	__u8 reserved[24];	/* zero */
+	union {
+		struct scenic_sge sge[SCENIC_SQ_MAX_SGE];
+		__u8 inline_data[SCENIC_MAX_INLINE];
+	};
+	__u8 pad[SCENIC_SQ_WQE_BYTES - 64 - SCENIC_SQ_MAX_SGE * 16];
+};
+
+/* ---- RQ WQE: 64 bytes ---- */
+#define SCENIC_RQ_WQE_BYTES	64
+#define SCENIC_RQ_MAX_SGE	3
+
+struct scenic_rq_wqe {
+	__le16 num_sge;		/* 0 .. SCENIC_RQ_MAX_SGE */
+	__u8 reserved[14];
+	struct scenic_sge sge[SCENIC_RQ_MAX_SGE];
+};
+
+/* ---- CQE: 32 bytes ---- */
+#define SCENIC_CQE_BYTES	32
+
+enum scenic_cqe_opcode {
+	SCENIC_CQE_OP_SEND = 0,		/* SQ: SEND / SEND_IMM */
+	SCENIC_CQE_OP_WRITE = 1,	/* SQ: WRITE / WRITE_IMM */
+	SCENIC_CQE_OP_READ = 2,
+	SCENIC_CQE_OP_ATOMIC_CAS = 3,
+	SCENIC_CQE_OP_ATOMIC_FAA = 4,
+	SCENIC_CQE_OP_RECV = 5,		/* RQ: SEND / SEND_IMM received */
+	SCENIC_CQE_OP_RECV_WRITE_IMM = 6, /* RQ: WRITE_IMM consumed a receive WQE */
+};
+
+/* CQE status: the values of enum ibv_wc_status / enum ib_wc_status. */
+#define SCENIC_CQE_F_OWNER	0x01	/* phase bit, see above */
+#define SCENIC_CQE_F_SQ		0x02	/* send-queue completion (error or flush) */
+#define SCENIC_CQE_F_IMM	0x04	/* imm_data_be valid */
+#define SCENIC_CQE_F_SOLICITED	0x08
+
+struct scenic_cqe {
+	__le32 wqe_idx;		/* free-running SQ or RQ index of the WQE */
+	__le32 qpn;
+	__le32 byte_len;	/* RQ: bytes received */
+	__be32 imm_data_be;
+	__le32 src_qp;		/* RQ: the requester's QPN */
+	__u8 status;		/* ib_wc_status */
+	__u8 opcode;		/* enum scenic_cqe_opcode */
+	__u8 flags;		/* SCENIC_CQE_F_*; written last (with the owner bit) */
+	__u8 syndrome;		/* NAK syndrome or SCENIC_RDMA_ERR_*, for debugging */
+	__le32 vendor_err;
+	__le32 reserved;
+};
+
+/* ---- per-QP status page (4 KiB, read-only to user space) ---- */
+struct scenic_qp_status {
+	__le64 sq_completed;	/* SQ WQEs completed successfully, free-running */
+	__le32 state;		/* enum scenic_qp_state, written when the card changes it */
+	__le32 reserved[13];
+};
+
+enum scenic_qp_state {	/* the values of enum ib_qp_state */
+	SCENIC_QPS_RESET = 0,
+	SCENIC_QPS_INIT = 1,
+	SCENIC_QPS_RTR = 2,
+	SCENIC_QPS_RTS = 3,
+	SCENIC_QPS_SQD = 4,
+	SCENIC_QPS_SQE = 5,
+	SCENIC_QPS_ERR = 6,
+};
+
+/* ---- commands (CMD_OP) and their arguments (CMD_ARGn) ---- */
+enum scenic_rdma_cmd {
+	/* a0 cqn, a1/a2 ring DMA lo/hi, a3 log2(entries) */
+	SCENIC_RDMA_CMD_CREATE_CQ = 1,
+	/* a0 cqn */
+	SCENIC_RDMA_CMD_DESTROY_CQ = 2,
+	/*
+	 * a0 qpn, a1/a2 SQ ring DMA, a3 log2(SQ entries), a4/a5 RQ ring DMA,
+	 * a6 log2(RQ entries), a7 send cqn, a8 recv cqn, a9 pdn, a10 SCU index,
+	 * a11/a12 status page DMA. The QP starts in RESET.
+	 */
+	SCENIC_RDMA_CMD_CREATE_QP = 3,
+	/* a0 qpn, a1 SCENIC_QP_ATTR_* mask, a2.. values (below) */
+	SCENIC_RDMA_CMD_MODIFY_QP = 4,
+	/* a0 qpn -> res0 state, res1 next send PSN, res2 expected PSN, res3 SCU */
+	SCENIC_RDMA_CMD_QUERY_QP = 5,
+	/* a0 qpn */
+	SCENIC_RDMA_CMD_DESTROY_QP = 6,
+	/*
+	 * a0 key, a1 pdn, a2/a3 iova, a4/a5 length, a6 SCENIC_MR_ACCESS_*.
+	 * Translations come separately (TLB_FILL).
+	 */
+	SCENIC_RDMA_CMD_REG_MR = 7,
+	/* a0 key: the MR and all its TLB entries are gone when the command returns */
+	SCENIC_RDMA_CMD_DEREG_MR = 8,
+	/* a0 key, a1/a2 iova of the page (4 KiB aligned), a3/a4 its DMA address */
+	SCENIC_RDMA_CMD_TLB_FILL = 9,
+};
+
+/*
+ * MODIFY_QP arguments. a1 is the mask; each value has a fixed slot and is
+ * read only when its bit is set.
+ */
+#define SCENIC_QP_ATTR_STATE		(1u << 0)	/* a2 enum scenic_qp_state */
+#define SCENIC_QP_ATTR_DEST_QPN		(1u << 1)	/* a3 */
+#define SCENIC_QP_ATTR_SQ_PSN		(1u << 2)	/* a4 */
+#define SCENIC_QP_ATTR_RQ_PSN		(1u << 3)	/* a5 */
+#define SCENIC_QP_ATTR_PATH_MTU		(1u << 4)	/* a6 bytes: 256 .. 4096 */
+#define SCENIC_QP_ATTR_TIMEOUT		(1u << 5)	/* a7 bits 4:0 */
+#define SCENIC_QP_ATTR_RETRY_CNT	(1u << 6)	/* a7 bits 10:8 */
+#define SCENIC_QP_ATTR_RNR_RETRY	(1u << 7)	/* a7 bits 18:16 */
+#define SCENIC_QP_ATTR_MIN_RNR_TIMER	(1u << 8)	/* a7 bits 28:24 */
+#define SCENIC_QP_ATTR_ACCESS		(1u << 9)	/* a8 bits 7:0 SCENIC_MR_ACCESS_REMOTE_* */
+#define SCENIC_QP_ATTR_MAX_RD_ATOMIC	(1u << 10)	/* a8 bits 15:8 (initiator) */
+#define SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC (1u << 11)	/* a8 bits 23:16 (responder) */
+/*
+ * a9..a12 destination GID, a13..a16 source GID (16 bytes each, network
+ * order packed into the words as bytes 0..3 = a9 little-endian, i.e. a plain
+ * memcpy of the GID into four u32), a17 dmac bytes 2..5 (byte 2 in bits
+ * 31:24), a18 bits 15:0 dmac bytes 0..1 (byte 0 in 15:8), bits 23:16 hop
+ * limit / TTL, bits 31:24 traffic class, a19 bits 19:0 flow label, bit 31:
+ * 1 = the GIDs are IPv4-mapped (send IPv4), 0 = IPv6.
+ */
+#define SCENIC_QP_ATTR_AV		(1u << 12)
+
+#define SCENIC_MR_ACCESS_LOCAL_WRITE	0x01
+#define SCENIC_MR_ACCESS_REMOTE_WRITE	0x02
+#define SCENIC_MR_ACCESS_REMOTE_READ	0x04
+#define SCENIC_MR_ACCESS_REMOTE_ATOMIC	0x08
+
+/* CMD_STATUS */
+enum scenic_rdma_err {
+	SCENIC_RDMA_OK = 0,
+	SCENIC_RDMA_ERR_BAD_OP = 1,	/* unknown CMD_OP */
+	SCENIC_RDMA_ERR_BAD_INDEX = 2,	/* qpn / cqn / MR index out of range */
+	SCENIC_RDMA_ERR_BUSY = 3,	/* object exists (create) or is in use (destroy) */
+	SCENIC_RDMA_ERR_NOT_FOUND = 4,	/* object does not exist */
+	SCENIC_RDMA_ERR_BAD_ARG = 5,	/* a value out of range, misaligned address */
+	SCENIC_RDMA_ERR_BAD_STATE = 6,	/* transition the card refuses */
+};
+
+/* ---- events (EVENT_POP) ---- */
+#define SCENIC_RDMA_EV_TYPE_SHIFT	28
+#define SCENIC_RDMA_EV_ID_MASK		0x0fffffffu
+enum scenic_rdma_event {
+	SCENIC_RDMA_EV_NONE = 0,
+	SCENIC_RDMA_EV_CQ = 1,		/* id cqn: an armed CQ got a completion */
+	SCENIC_RDMA_EV_QP_ERR = 2,	/* id qpn, arg0 ib_event_type (QP_FATAL, QP_ACCESS_ERR, ...) */
+	SCENIC_RDMA_EV_TLB_MISS = 3,	/* arg0 key, arg1/arg2 iova lo/hi (page aligned) */
+	SCENIC_RDMA_EV_CQ_ERR = 4,	/* id cqn: ring overrun */
+};
+
+#endif /* SCENIC_RDMA_H */
