@@ -44,6 +44,8 @@ typedef struct scenic_model_config {
     uint8_t mac[6];         /* station MAC address (ETH.MAC_LO/MAC_HI) */
     unsigned msix_vectors;  /* 0: card without MSI-X; at most SCENIC_MSIX_VECTORS */
     bool bad_block_version; /* ETH block reports major version 0x7f: drivers must refuse */
+    uint32_t wire_drop_ppm; /* loss injection: received frames dropped per million (0: none) */
+    uint64_t wire_seed;     /* seed of the loss injector's PRNG (replayable drops) */
 } scenic_model_config;
 
 /* Returns NULL if the configuration is invalid or on allocation failure. ops is copied. */
@@ -54,6 +56,13 @@ void scenic_model_destroy(scenic_model *m);
  * register, everything else reads 0 and writes are ignored. */
 uint64_t scenic_model_mmio_read(scenic_model *m, uint64_t offset, unsigned size);
 void scenic_model_mmio_write(scenic_model *m, uint64_t offset, uint64_t value, unsigned size);
+
+/* The RDMA doorbell BAR (SCENIC_DB_BAR): scenic_model_db_size() bytes, one SCENIC_DB_PAGE_SIZE
+ * page per QP then one per CQ (uapi/scenic_rdma.h). Reads return 0; 4- and 8-byte writes at the
+ * SCENIC_DB_* offsets ring a doorbell, anything else is ignored and counted. */
+uint64_t scenic_model_db_size(scenic_model *m);
+uint64_t scenic_model_db_read(scenic_model *m, uint64_t offset, unsigned size);
+void scenic_model_db_write(scenic_model *m, uint64_t offset, uint64_t value, unsigned size);
 
 /* Device (function-level) reset: every register back to its reset value. */
 void scenic_model_reset(scenic_model *m);
