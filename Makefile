@@ -1,5 +1,5 @@
 # scenic: top-level orchestration. The real builds are Kbuild (kmod/), CMake (C++ model and
-# tools), Debian's QEMU source (qemu-device/build-qemu.sh) and rdma-core's tree (provider).
+# tools), Debian's QEMU source (qemu-device/build-qemu.sh) and providers/Makefile (provider).
 #
 #   make demo     install what is missing, build everything, boot two emulated SCENIC nodes
 #   make check    install what is missing, build everything, run unit tests and VM selftests
@@ -14,12 +14,12 @@ BUILD := $(CURDIR)/build
 CMAKE_BUILD := $(BUILD)/cmake
 export KVER KDIR
 
-.PHONY: all setup regmap regmap-check model qemu kmod image demo shell unit vmtest check clean help
+.PHONY: all setup regmap regmap-check model qemu kmod provider image demo shell unit vmtest check clean help
 
 help:
 	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
 
-all: regmap-check model qemu kmod image
+all: regmap-check model qemu kmod provider image
 
 setup:
 	bash tools/setup-host.sh
@@ -42,7 +42,11 @@ qemu: model
 kmod:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
-image: kmod
+# The rdma-core provider, out of tree against Debian's libibverbs (providers/README.md).
+provider:
+	$(MAKE) -C providers
+
+image: kmod provider
 	tools/vm/mkimage
 
 demo: setup all

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Binds the structs of <rdma/scenic-abi.h> to the uverbs commands.
+ * Binds the structs of <rdma/scenic-abi.h> to the uverbs commands: each
+ * command is rdma-core's wrapper of the kernel struct followed by our udata.
  */
 #ifndef __SCENIC_ABI_H__
 #define __SCENIC_ABI_H__
 
 #include <infiniband/kern-abi.h>
-#include <kernel-abi/scenic-abi.h>
 #include <rdma/scenic-abi.h>
 
 DECLARE_DRV_CMD(scenic_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
@@ -16,8 +16,6 @@ DECLARE_DRV_CMD(scenic_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 DECLARE_DRV_CMD(scenic_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 		scenic_ibv_create_cq, scenic_ibv_create_cq_resp);
 DECLARE_DRV_CMD(scenic_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
-		scenic_ibv_create_qp, scenic_ibv_create_qp_resp);
-DECLARE_DRV_CMD(scenic_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,
 		scenic_ibv_create_qp, scenic_ibv_create_qp_resp);
 DECLARE_DRV_CMD(scenic_query_device_ex, IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
 		empty, scenic_ibv_ex_query_device_resp);

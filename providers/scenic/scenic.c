@@ -64,6 +64,25 @@ static int scenic_set_default_scu(struct scenic_context *ctx)
 	return 0;
 }
 
+/*
+ * The rings' formats are fixed by uapi/scenic_rdma.h; a kernel announcing
+ * other sizes speaks another version of the card, which we cannot drive.
+ */
+static int check_formats(struct scenic_context *ctx)
+{
+	if ((ctx->sq_wqe_size && ctx->sq_wqe_size != SCENIC_SQ_WQE_BYTES) ||
+	    (ctx->rq_wqe_size && ctx->rq_wqe_size != SCENIC_RQ_WQE_BYTES) ||
+	    (ctx->cqe_size && ctx->cqe_size != SCENIC_CQE_BYTES)) {
+		verbs_err(&ctx->ibvctx,
+			  "kernel ring formats (SQ %u, RQ %u, CQE %u bytes) differ from ours (%u, %u, %u)\n",
+			  ctx->sq_wqe_size, ctx->rq_wqe_size, ctx->cqe_size,
+			  SCENIC_SQ_WQE_BYTES, SCENIC_RQ_WQE_BYTES,
+			  SCENIC_CQE_BYTES);
+		return EPROTO;
+	}
+	return 0;
+}
+
 static struct verbs_context *scenic_alloc_context(struct ibv_device *vdev,
 						  int cmd_fd,
 						  void *private_data)
@@ -79,20 +98,29 @@ static struct verbs_context *scenic_alloc_context(struct ibv_device *vdev,
 		return NULL;
 
 	if (ibv_cmd_get_context(&ctx->ibvctx, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp)))
+				&resp.ibv_resp, sizeof(resp))) {
+		verbs_err(&ctx->ibvctx, "GET_CONTEXT failed\n");
 		goto err_free_ctx;
+	}
 
-	ctx->cmds_supp_udata_mask = resp.cmds_supp_udata_mask;
-	ctx->max_sq_wr = resp.max_sq_wr;
-	ctx->max_rq_wr = resp.max_rq_wr;
-	ctx->max_sq_sge = resp.max_sq_sge;
-	ctx->max_rq_sge = resp.max_rq_sge;
-	ctx->max_inline_data = resp.max_inline_data;
-	ctx->num_scus = resp.num_scus;
-	ctx->sq_wqe_size = resp.sq_wqe_size;
-	ctx->rq_wqe_size = resp.rq_wqe_size;
-	ctx->cqe_size = resp.cqe_size;
-	ctx->cnt_size = resp.cnt_size;
+	ctx->cmds_supp_udata_mask = resp.drv.cmds_supp_udata_mask;
+	ctx->max_sq_wr = resp.drv.max_sq_wr;
+	ctx->max_rq_wr = resp.drv.max_rq_wr;
+	ctx->max_sq_sge = resp.drv.max_sq_sge;
+	ctx->max_rq_sge = resp.drv.max_rq_sge;
+	ctx->max_inline_data = resp.drv.max_inline_data;
+	ctx->num_scus = resp.drv.num_scus;
+	ctx->sq_wqe_size = resp.drv.sq_wqe_size;
+	ctx->rq_wqe_size = resp.drv.rq_wqe_size;
+	ctx->cqe_size = resp.drv.cqe_size;
+	ctx->cnt_size = resp.drv.cnt_size;
+	ctx->pg_sz = to_scenic_dev(vdev)->pg_sz;
+
+	err = check_formats(ctx);
+	if (err) {
+		errno = err;
+		goto err_free_ctx;
+	}
 
 	err = scenic_set_default_scu(ctx);
 	if (err) {

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * SCENIC rdma-core provider: device and context state.
+ * SCENIC rdma-core provider: device, context, CQ and QP state.
  */
 #ifndef __SCENIC_H__
 #define __SCENIC_H__
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/driver.h>
-#include <util/util.h>
 
+#include "ring.h"
 #include "scenic-abi.h"
 
 #define PCI_VENDOR_ID_XILINX 0x10ee
@@ -36,6 +37,51 @@ struct scenic_context {
 	uint16_t cqe_size;
 	uint32_t cnt_size;
 	uint32_t device_caps;	/* enum scenic_query_device_caps */
+	uint32_t pg_sz;
+};
+
+struct scenic_qp;
+
+struct scenic_cq {
+	struct verbs_cq verbs_cq;
+	pthread_spinlock_t lock;	/* ring, qps[], and the ex-poll state */
+	struct scenic_cq_ring ring;
+	void *ring_map;
+	size_t ring_map_size;
+	void *db_page;			/* the CQ's doorbell page */
+	uint32_t db_off;		/* our doorbell group inside it */
+	uint32_t cqn;
+	/* QPs whose send or receive queue completes here */
+	struct scenic_qp **qps;
+	unsigned int nqps;
+	unsigned int qps_cap;
+	/* ibv_cq_ex polling: the WC that start_poll/next_poll produced */
+	struct ibv_wc cur_wc;
+};
+
+struct scenic_qp {
+	struct verbs_qp verbs_qp;
+	pthread_spinlock_t sq_lock;
+	pthread_spinlock_t rq_lock;
+	struct scenic_sq sq;
+	struct scenic_rq rq;
+	void *sq_map;
+	size_t sq_map_size;
+	void *rq_map;
+	size_t rq_map_size;
+	void *db_page;
+	uint32_t sq_db_off;
+	uint32_t rq_db_off;
+	void *cnt_page;
+	const struct scenic_qp_status *status;	/* card-written, read-only */
+	struct scenic_cq *send_cq;
+	struct scenic_cq *recv_cq;
+	enum ibv_qp_state state;	/* as last set by modify_qp */
+	uint16_t scu_index;
+	/* ibv_wr_* between wr_start and wr_complete (sq_lock held) */
+	int wr_err;
+	uint32_t wr_start_pi;
+	bool wr_open;			/* a WQE started, data not yet set */
 };
 
 static inline struct scenic_dev *to_scenic_dev(struct ibv_device *ibvdev)
@@ -48,6 +94,38 @@ static inline struct scenic_context *to_scenic_context(struct ibv_context *ibvct
 	return container_of(ibvctx, struct scenic_context, ibvctx.context);
 }
 
+static inline struct scenic_cq *to_scenic_cq(struct ibv_cq *ibvcq)
+{
+	return container_of(ibvcq, struct scenic_cq, verbs_cq.cq);
+}
+
+static inline struct scenic_cq *cq_ex_to_scenic_cq(struct ibv_cq_ex *ibvcqx)
+{
+	return container_of(ibvcqx, struct scenic_cq, verbs_cq.cq_ex);
+}
+
+static inline struct scenic_qp *to_scenic_qp(struct ibv_qp *ibvqp)
+{
+	return container_of(ibvqp, struct scenic_qp, verbs_qp.qp);
+}
+
+static inline struct scenic_qp *qp_ex_to_scenic_qp(struct ibv_qp_ex *ibvqpx)
+{
+	return container_of(ibvqpx, struct scenic_qp, verbs_qp.qp_ex);
+}
+
 bool is_scenic_dev(struct ibv_device *device);
+
+/* cq.c: QPs register with their CQs so that poll_cq sees their counters. */
+int scenic_cq_attach_qp(struct scenic_cq *cq, struct scenic_qp *qp);
+void scenic_cq_detach_qp(struct scenic_cq *cq, struct scenic_qp *qp);
+
+/* qp.c / wr.c */
+void scenic_qp_fill_wr_ops(struct scenic_qp *qp, uint64_t send_ops_flags);
+uint64_t scenic_supported_send_ops(void);
+void scenic_qp_ring_sq_db(struct scenic_qp *qp);
+struct ibv_qp *scenic_create_qp_common(struct ibv_context *ibvctx,
+				       struct ibv_qp_init_attr_ex *attr_ex,
+				       uint16_t scu_index);
 
 #endif /* __SCENIC_H__ */

@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * SCENIC verbs.
- *
- * Implemented through the kernel: query_device_ex, query_port, alloc/dealloc
- * PD, reg/dereg MR (plain uverbs commands; the kernel driver fills the card's
- * TLB on reg_mr).
- *
- * Not implemented yet (infrastructure only): CQs, QPs and the data path. They
- * return EOPNOTSUPP explicitly until the kernel driver implements the
- * corresponding commands of <rdma/scenic-abi.h> and the rings exist.
+ * SCENIC verbs that are plain kernel commands: query_device_ex, query_port,
+ * alloc/dealloc PD, reg/dereg MR (the kernel driver pins the memory and fills
+ * the card's TLB), and scenicdv_create_qp_ex's entry point. CQs are in cq.c,
+ * QPs in qp.c, the ibv_wr_* API in wr.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,9 +33,9 @@ int scenic_query_device_ex(struct ibv_context *ibvctx,
 	}
 
 	if (resp_size >= sizeof(resp)) {
-		ctx->device_caps = resp.device_caps;
-		if (resp.num_scus)
-			ctx->num_scus = resp.num_scus;
+		ctx->device_caps = resp.drv.device_caps;
+		if (resp.drv.num_scus)
+			ctx->num_scus = resp.drv.num_scus;
 	}
 	return 0;
 }
@@ -122,102 +117,6 @@ int scenic_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
-/* --- not implemented yet: every entry point fails with EOPNOTSUPP --- */
-
-struct ibv_cq *scenic_create_cq(struct ibv_context *ibvctx, int ncqe,
-				struct ibv_comp_channel *channel, int vec)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
-struct ibv_cq_ex *scenic_create_cq_ex(struct ibv_context *ibvctx,
-				      struct ibv_cq_init_attr_ex *attr_ex)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
-int scenic_destroy_cq(struct ibv_cq *ibvcq)
-{
-	return EOPNOTSUPP;
-}
-
-int scenic_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc)
-{
-	errno = EOPNOTSUPP;
-	return -EOPNOTSUPP;
-}
-
-int scenic_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
-{
-	return EOPNOTSUPP;
-}
-
-/*
- * Common QP creation for ibv_create_qp(), ibv_create_qp_ex() (SCU =
- * ctx->default_scu, from SCENIC_DEFAULT_SCU) and scenicdv_create_qp_ex().
- * Not implemented yet: it will fill struct scenic_ibv_create_qp (with
- * SCENIC_CREATE_QP_CMD_COMP_MASK_SCU and scu_index), call ibv_cmd_create_qp_ex2
- * and mmap the rings, the doorbell page and the counter page.
- */
-static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
-				struct ibv_qp_init_attr_ex *attr_ex,
-				uint16_t scu_index)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-
-struct ibv_qp *scenic_create_qp(struct ibv_pd *ibvpd,
-				struct ibv_qp_init_attr *attr)
-{
-	struct scenic_context *ctx = to_scenic_context(ibvpd->context);
-	struct ibv_qp_init_attr_ex attr_ex = {};
-
-	memcpy(&attr_ex, attr, sizeof(*attr));
-	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
-	attr_ex.pd = ibvpd;
-	return create_qp(ibvpd->context, &attr_ex, ctx->default_scu);
-}
-
-struct ibv_qp *scenic_create_qp_ex(struct ibv_context *ibvctx,
-				   struct ibv_qp_init_attr_ex *attr_ex)
-{
-	return create_qp(ibvctx, attr_ex, to_scenic_context(ibvctx)->default_scu);
-}
-
-int scenic_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
-		     int attr_mask)
-{
-	return EOPNOTSUPP;
-}
-
-int scenic_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
-		    int attr_mask, struct ibv_qp_init_attr *init_attr)
-{
-	return EOPNOTSUPP;
-}
-
-int scenic_destroy_qp(struct ibv_qp *ibvqp)
-{
-	return EOPNOTSUPP;
-}
-
-int scenic_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
-		     struct ibv_send_wr **bad)
-{
-	*bad = wr;
-	return EOPNOTSUPP;
-}
-
-int scenic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
-		     struct ibv_recv_wr **bad)
-{
-	*bad = wr;
-	return EOPNOTSUPP;
-}
-
 /* --- scenicdv --- */
 
 struct ibv_qp *scenicdv_create_qp_ex(struct ibv_context *ibvctx,
@@ -240,5 +139,5 @@ struct ibv_qp *scenicdv_create_qp_ex(struct ibv_context *ibvctx,
 		errno = err;
 		return NULL;
 	}
-	return create_qp(ibvctx, attr_ex, local.scu_index);
+	return scenic_create_qp_common(ibvctx, attr_ex, local.scu_index);
 }

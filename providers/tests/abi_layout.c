@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Compile-time checks of <rdma/scenic-abi.h> and scenic_io_defs.h: every struct a multiple of
+ * Compile-time checks of <rdma/scenic-abi.h> and uapi/scenic_rdma.h: every struct a multiple of
  * 8 bytes, comp_mask first, 64-bit fields 8-byte aligned (with -Wpadded the
  * build also fails on implicit padding).
  */
@@ -27,8 +27,13 @@ _Static_assert(offsetof(struct scenic_ibv_create_qp_resp, sq_mmap_key) % 8 == 0,
 _Static_assert(offsetof(struct scenic_ibv_create_qp_resp, cnt_mmap_key) % 8 == 0,
 	       "qp cnt_mmap_key");
 
-_Static_assert(sizeof(struct scenic_io_cqe) == SCENIC_CQE_SIZE, "CQE size");
-_Static_assert(sizeof(struct scenic_io_qp_counter) == 8, "counter (scenic_cq_counter writes 8 bytes)");
+_Static_assert(sizeof(struct scenic_cqe) == SCENIC_CQE_SIZE, "CQE size (ABI vs data path)");
+_Static_assert(sizeof(struct scenic_cqe) == SCENIC_CQE_BYTES, "CQE size");
+_Static_assert(sizeof(struct scenic_sq_wqe) == SCENIC_SQ_WQE_BYTES, "SQ WQE size");
+_Static_assert(offsetof(struct scenic_sq_wqe, sge) == 64, "SQ WQE header");
+_Static_assert(sizeof(struct scenic_rq_wqe) == SCENIC_RQ_WQE_BYTES, "RQ WQE size");
+_Static_assert(offsetof(struct scenic_qp_status, sq_completed) == 0, "status page counter");
+_Static_assert(offsetof(struct scenic_cqe, flags) == 22, "CQE flags byte");
 
 int main(void)
 {

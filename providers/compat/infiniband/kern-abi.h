@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The part of rdma-core 44.0's private libibverbs/kern-abi.h that the SCENIC
+ * provider uses, written for the out-of-tree build (see providers/README.md).
+ *
+ * rdma-core wraps each kernel uverbs command struct of <rdma/ib_user_verbs.h>
+ * in a header (struct ib_uverbs_cmd_hdr, or struct ex_hdr for extended
+ * commands); the ibv_cmd_*() functions of libibverbs take these wrappers and
+ * find the provider's udata right after them. rdma-core's wrappers also carry
+ * a tagless copy of the kernel fields (generated _STRUCT_* macros); we only
+ * keep the named kernel struct (core_payload), which has the same layout.
+ * Layouts are checked in driver-abi-check.h.
+ */
+#ifndef SCENIC_COMPAT_KERN_ABI_H
+#define SCENIC_COMPAT_KERN_ABI_H
+
+#include <assert.h>
+#include <linux/types.h>
+#include <rdma/ib_user_verbs.h>
+
+struct ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+#define IBV_ABI_REQ(_enum) _ABI_REQ_STRUCT_##_enum
+#define IBV_KABI_REQ(_enum) _KABI_REQ_STRUCT_##_enum
+#define IBV_KABI_RESP(_enum) _KABI_RESP_STRUCT_##_enum
+#define IBV_ABI_ALIGN(_enum) _ABI_ALIGN_##_enum
+
+/* A write() command: uverbs header, then the kernel struct. */
+#define SCENIC_DECLARE_CMD(_enum, _name, _kabi, _kabi_resp)                   \
+	struct _name {                                                         \
+		struct ib_uverbs_cmd_hdr hdr;                                  \
+		struct _kabi core_payload;                                     \
+	};                                                                     \
+	typedef struct _name IBV_ABI_REQ(_enum);                               \
+	typedef struct _kabi_resp IBV_KABI_RESP(_enum);                        \
+	enum { IBV_ABI_ALIGN(_enum) = 4 };                                     \
+	static_assert(sizeof(struct _name) ==                                  \
+		      sizeof(struct ib_uverbs_cmd_hdr) + sizeof(struct _kabi), \
+		      "bad command size")
+
+/* An extended command: both headers, then the kernel struct. */
+#define SCENIC_DECLARE_CMD_EX(_enum, _name, _kabi, _kabi_resp)                \
+	struct _name {                                                         \
+		struct ex_hdr hdr;                                             \
+		struct _kabi core_payload;                                     \
+	};                                                                     \
+	typedef struct _name IBV_ABI_REQ(_enum);                               \
+	typedef struct _kabi_resp IBV_KABI_RESP(_enum);                        \
+	enum { IBV_ABI_ALIGN(_enum) = 8 };                                     \
+	static_assert(sizeof(struct _name) ==                                  \
+		      sizeof(struct ex_hdr) + sizeof(struct _kabi),            \
+		      "bad command size");                                     \
+	static_assert(sizeof(struct _name) % 8 == 0, "bad command alignment")
+
+/* For commands without a response. */
+struct empty {};
+
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_GET_CONTEXT, ibv_get_context,
+		   ib_uverbs_get_context, ib_uverbs_get_context_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_QUERY_PORT, ibv_query_port,
+		   ib_uverbs_query_port, ib_uverbs_query_port_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_ALLOC_PD, ibv_alloc_pd,
+		   ib_uverbs_alloc_pd, ib_uverbs_alloc_pd_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_REG_MR, ibv_reg_mr, ib_uverbs_reg_mr,
+		   ib_uverbs_reg_mr_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_CQ, ibv_create_cq,
+		   ib_uverbs_create_cq, ib_uverbs_create_cq_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_QP, ibv_create_qp,
+		   ib_uverbs_create_qp, ib_uverbs_create_qp_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_MODIFY_QP, ibv_modify_qp,
+		   ib_uverbs_modify_qp, empty);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_QUERY_QP, ibv_query_qp,
+		   ib_uverbs_query_qp, ib_uverbs_query_qp_resp);
+SCENIC_DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_CREATE_CQ, ibv_create_cq_ex,
+		      ib_uverbs_ex_create_cq, ib_uverbs_ex_create_cq_resp);
+SCENIC_DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_CREATE_QP, ibv_create_qp_ex,
+		      ib_uverbs_ex_create_qp, ib_uverbs_ex_create_qp_resp);
+SCENIC_DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_QUERY_DEVICE, ibv_query_device_ex,
+		      ib_uverbs_ex_query_device, ib_uverbs_ex_query_device_resp);
+
+/*
+ * A provider command: rdma-core's command wrapper followed by the driver's
+ * udata struct, and the kernel response followed by the driver's response.
+ * (rdma-core 44 adds an anonymous copy of the driver fields in a union; we
+ * name the payload drv instead.)
+ */
+#define DECLARE_DRV_CMD(_name, _enum, _kabi_req, _kabi_resp)                   \
+	struct _name {                                                         \
+		IBV_ABI_REQ(_enum) ibv_cmd;                                    \
+		struct _kabi_req drv;                                          \
+	};                                                                     \
+	struct _name##_resp {                                                  \
+		IBV_KABI_RESP(_enum) ibv_resp;                                 \
+		struct _kabi_resp drv;                                         \
+	};                                                                     \
+	static_assert(sizeof(struct _name) ==                                  \
+		      sizeof(IBV_ABI_REQ(_enum)) + sizeof(struct _kabi_req),   \
+		      "implicit padding in " #_name);                          \
+	static_assert(sizeof(struct _name) % IBV_ABI_ALIGN(_enum) == 0,        \
+		      "bad alignment of " #_name);                             \
+	static_assert(sizeof(struct _name##_resp) ==                           \
+		      sizeof(IBV_KABI_RESP(_enum)) + sizeof(struct _kabi_resp),\
+		      "implicit padding in " #_name "_resp");                  \
+	static_assert(sizeof(struct _name##_resp) % IBV_ABI_ALIGN(_enum) == 0, \
+		      "bad alignment of " #_name "_resp")
+
+#endif /* SCENIC_COMPAT_KERN_ABI_H */
