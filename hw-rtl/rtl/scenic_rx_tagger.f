@@ -1,0 +1,2 @@
+// scenic_rx_tagger: sources, relative to hw-rtl/, in dependency order
+rtl/scenic_rx_tagger.sv
