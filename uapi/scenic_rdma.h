@@ -25,6 +25,9 @@
  *  - For a send-queue CQE (SCENIC_CQE_F_SQ), every WQE before wqe_idx has
  *    completed successfully: the status-page counter is written first.
  *
+ * A QP starts in RESET with SQ and RQ indices 0 and sq_completed 0; every
+ * transition to RESET returns them to 0 (the provider restarts its rings).
+ *
  * Doorbell BAR (SCENIC_DB_BAR): page q (q < RDMA.MAX_QP) belongs to QP q,
  * page RDMA.MAX_QP + c to CQ c, SCENIC_DB_PAGE_SIZE bytes each, so that a page
  * mapped to a process holds only that process's doorbells.
@@ -37,16 +40,7 @@
 #ifndef SCENIC_RDMA_H
 #define SCENIC_RDMA_H
 
-#ifdef __KERNEL__
 #include <linux/types.h>
-#else
-#include <stdint.h>
-typedef uint8_t __u8;
-typedef uint16_t __le16;
-typedef uint32_t __le32;
-typedef uint64_t __le64;
-typedef uint32_t __be32;
-#endif
 
 #define SCENIC_RDMA_PAGE_SHIFT		12	/* TLB page: 4 KiB */
 #define SCENIC_RDMA_RSVD_QPS		2	/* QPN 0 and 1 are never allocated */

@@ -42,7 +42,7 @@
 #define SCENIC_MAX_SCUS 16
 
 /*
- * Size of one CQ entry (layout: struct scenic_io_cqe in providers/scenic/scenic_io_defs.h).
+ * Size of one CQ entry (layout: struct scenic_cqe in uapi/scenic_rdma.h).
  * A CQ holds receive completions and completions in error only: successful
  * send completions are reported through the per-QP completion counters.
  */
@@ -118,7 +118,8 @@ struct scenic_ibv_create_cq_resp {
 	__aligned_u64 q_mmap_key;	/* CQ ring, cached, read-only */
 	__aligned_u64 q_mmap_size;
 	__aligned_u64 db_mmap_key;	/* arm doorbell page, non-cached */
-	__u32 db_off;		/* byte offset of the arm doorbell in its page */
+	__u32 db_off;		/* offset of the CQ's doorbells in the page: CI at
+				 * db_off + SCENIC_DB_CQ_CI, arm at + SCENIC_DB_CQ_ARM */
 	__u32 cq_entries;	/* ring slots (power of two) */
 };
 
