@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The RDMA device as a user sees it: ibv_devinfo -v, rdma link, RoCE v2 GIDs from the netdev.
+. /selftests/rdma/lib.sh
+
+tap_plan 5
+addr_setup
+if ! wait_rdma; then
+	tap_diag "devices: $(ls /sys/class/infiniband 2>&1); $(dmesg | grep -i scenic | tail -n 5)"
+fi
+info=$($IBV_DEVINFO -v -d "${DEV:-scenic_0}" 2>&1)
+tap_result "ibv_devinfo -v shows $DEV with transport InfiniBand, link layer Ethernet" \
+	"$(echo "$info" | head -n 3)" \
+	sh -c 'echo "$1" | grep -q "hca_id:.*$2" && echo "$1" | grep -q "link_layer:.*Ethernet"' - "$info" "$DEV"
+tap_result "port 1 is PORT_ACTIVE" "$(echo "$info" | grep state)" \
+	sh -c 'echo "$1" | grep -q "state:.*PORT_ACTIVE"' - "$info"
+tap_result "a RoCE v2 GID holds 10.0.0.$NODE (index $GIDX)" "$(echo "$info" | grep GID | head)" \
+	sh -c 'echo "$1" | grep -q "::ffff:10.0.0.$2, RoCE v2"' - "$info" "$NODE"
+link=$($RDMA link show 2>&1)
+tap_result "rdma link: $DEV/1 ACTIVE on $IFACE" "$link" \
+	sh -c 'echo "$1" | grep -q "$2/1 state ACTIVE.*netdev $3"' - "$link" "$DEV" "$IFACE"
+caps=$(echo "$info" | grep -E "max_qp:|atomic_cap|vendor_id")
+tap_result "max_qp, atomic capability and vendor id reported" "$caps" \
+	sh -c 'echo "$1" | grep -q "atomic_cap:.*ATOMIC_HCA" && echo "$1" | grep -q "vendor_id:.*0x10ee"' - "$caps"
+tap_diag "$(echo "$info" | grep -E 'fw_ver|max_qp:|max_cq:|max_mr:|max_qp_wr|active_mtu' | tr -s ' \t' ' ' | tr '\n' ';')"
+tap_done

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers of the RDMA selftests: two nodes on one wire (tools/vm/scenic-vm -n 2); node 1 is the
+# client, node 2 the server, unless a test swaps them. The device is this node's scenic_N, or
+# rxe0 on a virtio-net interop peer. Source it: . /selftests/rdma/lib.sh
+
+. /selftests/eth/lib.sh	# TAP helpers, NODE, IFACE, sync_peer, addresses
+
+IBV_DEVINFO=/usr/bin/ibv_devinfo
+RDMA=/usr/sbin/rdma
+VERIFY=/usr/bin/rdma_verify
+
+# The RDMA device on this node's test interface.
+rdma_dev() {
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d" ] || continue
+		for n in "$d"/ports/1/gid_attrs/ndevs/*; do
+			[ "$(cat "$n" 2>/dev/null)" = "$IFACE" ] && { echo "${d##*/}"; return 0; }
+		done
+	done
+	return 1
+}
+
+# gid_index DEV: the port-1 GID index of type RoCE v2 holding this node's IPv4 address.
+gid_index() {
+	_want=$(printf '0000:0000:0000:0000:0000:ffff:0a00:%04x' "$NODE")
+	for g in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		_i=${g##*/}
+		[ "$(cat "$g" 2>/dev/null)" = "$_want" ] || continue
+		[ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$_i" 2>/dev/null)" = "RoCE v2" ] &&
+			{ echo "$_i"; return 0; }
+	done
+	return 1
+}
+
+# On a virtio-net interop peer, Linux rxe is the RDMA device (created once).
+if ! is_scenic && [ ! -e /sys/class/infiniband/rxe0 ]; then
+	$MODPROBE rdma_rxe 2>/dev/null
+	$RDMA link add rxe0 type rxe netdev "$IFACE" 2>/dev/null
+fi
+
+# wait_rdma: wait (up to 20 s) until this node's device exists with its RoCE v2 IPv4 GID and an
+# ACTIVE port; sets DEV and GIDX.
+wait_rdma() {
+	_n=0
+	while [ $_n -lt 100 ]; do
+		DEV=$(rdma_dev) && GIDX=$(gid_index "$DEV") &&
+			grep -q ACTIVE "/sys/class/infiniband/$DEV/ports/1/state" 2>/dev/null && return 0
+		sleep 0.2
+		_n=$((_n + 1))
+	done
+	return 1
+}
+
+# rstat NAME: one counter of `rdma statistic show` for this node's device (empty if none).
+rstat() {
+	$RDMA statistic show link "$DEV/1" 2>/dev/null |
+		tr ' ' '\n' | awk -v n="$1" 'p { print; exit } $0 == n { p = 1 }'
+}

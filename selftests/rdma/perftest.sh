@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Unmodified perftest between the two nodes: node 2 serves, node 1 is the client (or the other
+# way round with SWAP=1 in the environment). Args: a list of "TEST[:EXTRA ARGS]" items, e.g.
+#   perftest.sh 'ib_write_bw:-a -n 20' 'ib_write_bw:-q 16 -s 65536 -n 20'
+# Every run must exit 0 and print its result table. Bandwidth tests get -N (no peak computation:
+# slow in TCG; the latency tests refuse it); never -F (it makes perftest report 0 on a loaded
+# host); see DESIGN.md 10.
+. /selftests/rdma/lib.sh
+
+tap_plan $#
+addr_setup
+wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
+SERVER=2
+[ "${SWAP:-0}" = 1 ] && SERVER=1
+sync_peer "perf-ready-$SERVER" 60
+port=18600
+for item in "$@"; do
+	t=${item%%:*}
+	args=
+	[ "$item" != "$t" ] && args=${item#*:}
+	port=$((port + 1))
+	case $t in *_bw) args="-N $args" ;; esac
+	if [ "$NODE" = "$SERVER" ]; then
+		# shellcheck disable=SC2086
+		timeout 300 /usr/bin/$t -d "$DEV" -x "$GIDX" -p $port $args >/tmp/perf.out 2>&1 &
+		pid=$!
+		sync_peer "perf-$port" 60
+		wait $pid
+		rc=$?
+	else
+		sync_peer "perf-$port" 60
+		sleep 1
+		# shellcheck disable=SC2086
+		timeout 300 /usr/bin/$t -d "$DEV" -x "$GIDX" -p $port $args "$PEER4" >/tmp/perf.out 2>&1
+		rc=$?
+	fi
+	out=$(cat /tmp/perf.out)
+	rows=$(echo "$out" | grep -cE '^ *[0-9]+ +[0-9]+ ')
+	role=client
+	[ "$NODE" = "$SERVER" ] && role=server
+	tap_diag "$t $args ($role, $DEV): $(echo "$out" | grep -E '^ *[0-9]+ +[0-9]+ ' | tail -n 3 | tr -s ' ' | tr '\n' ';')"
+	tap_result "$t $args as $role: exit 0 with $rows result rows" \
+		"exit $rc: $(echo "$out" | grep -iE 'error|fail|couldn|unable' | head -n 3 | tr '\n' ';')" \
+		[ "$rc" = 0 -a "$rows" -gt 0 ]
+	sync_peer "perf-done-$port" 330
+done
+tap_done
