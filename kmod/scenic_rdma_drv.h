@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SCENIC SmartNIC: scenic_rdma.ko, the ib_device of the card's offloaded
+ * RoCE v2 RC engine (paper section 7.2). Private definitions shared by the
+ * scenic_rdma_*.c files. The hardware formats are in uapi/scenic_rdma.h, the
+ * uverbs ABI with the provider in uapi/rdma/scenic-abi.h.
+ */
+#ifndef _SCENIC_RDMA_DRV_H
+#define _SCENIC_RDMA_DRV_H
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/idr.h>
+#include <linux/io.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/refcount.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "scenic_aux.h"
+#include "scenic_rdma.h"
+#include "rdma/scenic-abi.h"
+
+#define SCENIC_RDMA_DRV_NAME	"scenic_rdma"
+#define SCENIC_RDMA_DRV_VERSION	"1.0"
+
+#define SCENIC_RDMA_PORT	1
+
+/* Limits the driver adds to the card's (rings are one coherent allocation). */
+#define SCENIC_RDMA_MAX_WR	8192	/* 8192 * 512 B SQ slots = 4 MiB, order 10 */
+#define SCENIC_RDMA_MIN_WR	2
+#define SCENIC_RDMA_MAX_CQE	65536	/* 65536 * 32 B = 2 MiB */
+#define SCENIC_RDMA_MIN_CQE	16
+#define SCENIC_RDMA_MAX_PD	65536
+#define SCENIC_RDMA_MAX_RD_ATOM	16
+#define SCENIC_RDMA_GID_TBL_LEN	32
+#define SCENIC_RDMA_MAX_MR_SIZE	BIT_ULL(40)
+#define SCENIC_RDMA_STATUS_BYTES	4096	/* the per-QP status page */
+/* TLB entries prefilled at reg_user_mr: the rest come on misses */
+#define SCENIC_RDMA_PREFILL_DIV	2
+/* Sanity bounds for the card's MAX_* registers. */
+#define SCENIC_RDMA_CARD_MAX_OBJS	BIT(20)
+
+#define SCENIC_PCI_VENDOR_XILINX	0x10ee
+#define SCENIC_PCI_DEVICE		0x5c01
+
+/* Card counter registers shown in `rdma statistic` (scenic_rdma_stats.c). */
+#define SCENIC_RDMA_NUM_HW_STATS	23
+
+/* Driver-side counters, shown with the card's in `rdma statistic`. */
+struct scenic_rdma_sw_stats {
+	atomic64_t cmd_errors;
+	atomic64_t events;
+	atomic64_t events_unknown;
+	atomic64_t tlb_fills;
+	atomic64_t tlb_miss_no_mr;	/* miss for a key we do not hold */
+	atomic64_t tlb_miss_outside;	/* iova outside the MR */
+	atomic64_t bad_requests;	/* user requests refused as invalid */
+};
+
+/**
+ * struct scenic_rdma_dev - one card's RDMA function
+ * @ibdev: the ib_device (allocated with ib_alloc_device)
+ * @sadev: the auxiliary device from scenic.ko
+ * @dmadev: the PCI function, for DMA
+ * @regs: the RDMA register block
+ * @db_phys: BAR4 (doorbell pages) bus address; 0 when the card has none
+ * @max_qp, @max_cq, @max_mr, @tlb_entries: the card's RDMA.MAX_* registers
+ * @num_scus: SCU slots (SCU.NUM_SLOTS, at most SCENIC_MAX_SCUS)
+ * @irq: Linux irq of MSI-X vector SCENIC_VEC_RDMA
+ * @cmd_lock: serializes the command mailbox
+ * @pd_ida, @qp_ida, @cq_ida, @mr_ida: hardware object numbers
+ * @qp_xa, @cq_xa, @mr_xa: objects by number, for events (xa_lock held
+ *	while an event is delivered to a QP or CQ)
+ * @netdev: the sibling scenic_eth netdev (rtnl), NULL while it is absent
+ * @port_active: last port state dispatched (rtnl)
+ * @registered: ib_register_device() succeeded (@reg_lock)
+ * @removing: remove() started: reg_work must not register
+ * @reg_lock: serializes registration against remove
+ * @reg_work: registers the ib_device once the netdev exists
+ * @nb: netdevice notifier
+ * @dead: FLR in progress or failed: every verb fails with -EIO
+ * @sw: driver counters
+ * @hw_stats_lock: protects @hw_total and @hw_last
+ * @hw_total: card counters folded into 64 bits
+ * @hw_last: the card counters at the last fold
+ * @stats_work: folds the card counters periodically
+ */
+struct scenic_rdma_dev {
+	struct ib_device ibdev;
+	struct scenic_aux_dev *sadev;
+	struct device *dmadev;
+	void __iomem *regs;
+	phys_addr_t db_phys;
+	u32 max_qp;
+	u32 max_cq;
+	u32 max_mr;
+	u32 tlb_entries;
+	u16 num_scus;
+	int irq;
+	char irq_name[40];
+
+	struct mutex cmd_lock;	/* the command mailbox */
+
+	struct ida pd_ida;
+	struct ida qp_ida;
+	struct ida cq_ida;
+	struct ida mr_ida;
+	struct xarray qp_xa;
+	struct xarray cq_xa;
+	struct xarray mr_xa;
+
+	struct net_device *netdev;
+	bool port_active;
+	bool registered;
+	bool removing;
+	struct mutex reg_lock;	/* registration state */
+	struct work_struct reg_work;
+	struct notifier_block nb;
+
+	bool dead;
+	struct scenic_rdma_sw_stats sw;
+	spinlock_t hw_stats_lock;	/* hw_total, hw_last */
+	u64 hw_total[SCENIC_RDMA_NUM_HW_STATS];
+	u32 hw_last[SCENIC_RDMA_NUM_HW_STATS];
+	struct delayed_work stats_work;
+};
+
+struct scenic_rdma_ucontext {
+	struct ib_ucontext ibucontext;
+};
+
+struct scenic_rdma_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+/* What an rdma_user_mmap_entry maps. */
+enum scenic_mmap_kind {
+	SCENIC_MMAP_DMA_RW,	/* coherent memory, cached, read-write */
+	SCENIC_MMAP_DMA_RO,	/* coherent memory, cached, read-only */
+	SCENIC_MMAP_IO_NC,	/* BAR4 doorbell page, non-cached */
+};
+
+/*
+ * A mappable object. DMA memory is freed in mmap_free, i.e. only after the
+ * last user mapping is gone, never while a process can still touch it.
+ */
+struct scenic_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	struct scenic_rdma_dev *sdev;
+	enum scenic_mmap_kind kind;
+	void *cpu_addr;		/* DMA kinds */
+	dma_addr_t dma_addr;
+	phys_addr_t phys;	/* IO kind */
+	size_t size;
+};
+
+/* Coherent memory shared with the card and mapped to user space. */
+struct scenic_dma_buf {
+	void *cpu_addr;
+	dma_addr_t dma_addr;
+	size_t size;
+	struct scenic_mmap_entry *entry;	/* owns the memory once inserted */
+};
+
+struct scenic_rdma_cq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	u32 entries;
+	struct scenic_dma_buf ring;
+	struct rdma_user_mmap_entry *db_entry;
+};
+
+struct scenic_rdma_qp {
+	struct ib_qp ibqp;
+	u32 qpn;
+	u16 scu;
+	struct scenic_dma_buf sq;
+	struct scenic_dma_buf rq;
+	struct scenic_dma_buf status;
+	struct rdma_user_mmap_entry *db_entry;
+	u32 sq_entries;
+	u32 rq_entries;
+	struct ib_qp_cap cap;
+	enum ib_sig_type sq_sig_type;
+	struct mutex lock;	/* modify / query against each other */
+	/* attributes last set, for query_qp (ah_attr without its sgid_attr) */
+	struct ib_qp_attr attr;
+};
+
+struct scenic_rdma_mr {
+	struct ib_mr ibmr;
+	u32 index;
+	u32 key;
+	u64 iova;
+	u64 length;
+	struct ib_umem *umem;
+	dma_addr_t *pages;	/* DMA address of each 4 KiB page of the iova range */
+	unsigned long npages;
+	u64 first_page;		/* iova of pages[0] (4 KiB aligned) */
+	refcount_t users;	/* the MR itself + TLB fills in flight */
+	struct completion released;
+};
+
+static inline struct scenic_rdma_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct scenic_rdma_dev, ibdev);
+}
+
+static inline struct scenic_rdma_ucontext *to_suctx(struct ib_ucontext *uc)
+{
+	return container_of(uc, struct scenic_rdma_ucontext, ibucontext);
+}
+
+static inline struct scenic_rdma_pd *to_spd(struct ib_pd *pd)
+{
+	return container_of(pd, struct scenic_rdma_pd, ibpd);
+}
+
+static inline struct scenic_rdma_cq *to_scq(struct ib_cq *cq)
+{
+	return container_of(cq, struct scenic_rdma_cq, ibcq);
+}
+
+static inline struct scenic_rdma_qp *to_sqp(struct ib_qp *qp)
+{
+	return container_of(qp, struct scenic_rdma_qp, ibqp);
+}
+
+static inline struct scenic_rdma_mr *to_smr(struct ib_mr *mr)
+{
+	return container_of(mr, struct scenic_rdma_mr, ibmr);
+}
+
+static inline struct scenic_mmap_entry *
+to_smmap(struct rdma_user_mmap_entry *e)
+{
+	return container_of(e, struct scenic_mmap_entry, rdma_entry);
+}
+
+static inline u32 scenic_rdma_rd(const struct scenic_rdma_dev *sdev, u32 reg)
+{
+	return readl(sdev->regs + reg);
+}
+
+static inline void scenic_rdma_wr(const struct scenic_rdma_dev *sdev, u32 reg,
+				  u32 val)
+{
+	writel(val, sdev->regs + reg);
+}
+
+/* Checked at the start of every verb that touches the card. */
+static inline bool scenic_rdma_dead(const struct scenic_rdma_dev *sdev)
+{
+	return READ_ONCE(sdev->dead);
+}
+
+/* scenic_rdma_cmd.c: the command mailbox */
+#define SCENIC_RDMA_CMD_MAX_ARGS	24
+
+struct scenic_rdma_mbox {
+	u32 arg[SCENIC_RDMA_CMD_MAX_ARGS];
+	unsigned int nargs;	/* CMD_ARG0 .. nargs-1 are written */
+	u32 res[4];
+};
+
+int scenic_rdma_cmd_exec(struct scenic_rdma_dev *sdev, u32 op,
+			 struct scenic_rdma_mbox *cmd);
+const char *scenic_rdma_cmd_name(u32 op);
+
+/* scenic_rdma_verbs.c: device, port, ucontext, PD, mmap */
+int scenic_rdma_query_device(struct ib_device *ibdev,
+			     struct ib_device_attr *attr,
+			     struct ib_udata *udata);
+int scenic_rdma_query_port(struct ib_device *ibdev, u32 port,
+			   struct ib_port_attr *attr);
+int scenic_rdma_get_port_immutable(struct ib_device *ibdev, u32 port,
+				   struct ib_port_immutable *immutable);
+enum rdma_link_layer scenic_rdma_get_link_layer(struct ib_device *ibdev,
+						u32 port);
+int scenic_rdma_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			   u16 *pkey);
+int scenic_rdma_alloc_ucontext(struct ib_ucontext *uctx,
+			       struct ib_udata *udata);
+void scenic_rdma_dealloc_ucontext(struct ib_ucontext *uctx);
+void scenic_rdma_disassociate_ucontext(struct ib_ucontext *uctx);
+int scenic_rdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void scenic_rdma_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+int scenic_rdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int scenic_rdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int scenic_rdma_udata_cmd(struct scenic_rdma_dev *sdev, struct ib_udata *udata,
+			  void *cmd, size_t size, size_t min_size);
+int scenic_rdma_udata_resp(struct scenic_rdma_dev *sdev,
+			   struct ib_udata *udata, void *resp,
+			   size_t size, size_t min_size);
+bool scenic_rdma_zeroed(struct scenic_rdma_dev *sdev, const void *p,
+			size_t len, const char *what);
+
+int scenic_dma_buf_alloc(struct scenic_rdma_dev *sdev,
+			 struct scenic_dma_buf *buf, size_t size);
+int scenic_dma_buf_expose(struct scenic_rdma_dev *sdev,
+			  struct ib_ucontext *uctx, struct scenic_dma_buf *buf,
+			  enum scenic_mmap_kind kind, u64 *key);
+void scenic_dma_buf_release(struct scenic_rdma_dev *sdev,
+			    struct scenic_dma_buf *buf);
+struct rdma_user_mmap_entry *
+scenic_rdma_db_expose(struct scenic_rdma_dev *sdev, struct ib_ucontext *uctx,
+		      u32 page, u64 *key);
+
+/* scenic_rdma_cq.c */
+#ifdef SCENIC_HAVE_CREATE_CQ_ATTRS
+int scenic_rdma_create_cq(struct ib_cq *ibcq,
+			  const struct ib_cq_init_attr *attr,
+			  struct uverbs_attr_bundle *attrs);
+#else
+int scenic_rdma_create_cq(struct ib_cq *ibcq,
+			  const struct ib_cq_init_attr *attr,
+			  struct ib_udata *udata);
+#endif
+int scenic_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int scenic_rdma_req_notify_cq(struct ib_cq *ibcq,
+			      enum ib_cq_notify_flags flags);
+
+/* scenic_rdma_qp.c */
+int scenic_rdma_create_qp(struct ib_qp *ibqp,
+			  struct ib_qp_init_attr *init_attr,
+			  struct ib_udata *udata);
+int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			  int mask, struct ib_udata *udata);
+int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			 int mask, struct ib_qp_init_attr *init_attr);
+int scenic_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* scenic_rdma_mr.c */
+struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
+				      u64 length, u64 iova, int access,
+				      struct ib_udata *udata);
+int scenic_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+void scenic_rdma_tlb_miss(struct scenic_rdma_dev *sdev, u32 key, u64 iova);
+
+/* scenic_rdma_events.c */
+int scenic_rdma_events_init(struct scenic_rdma_dev *sdev);
+void scenic_rdma_events_fini(struct scenic_rdma_dev *sdev);
+
+/* scenic_rdma_stats.c */
+void scenic_rdma_stats_init(struct scenic_rdma_dev *sdev);
+void scenic_rdma_stats_fini(struct scenic_rdma_dev *sdev);
+struct rdma_hw_stats *scenic_rdma_alloc_hw_port_stats(struct ib_device *ibdev,
+						      u32 port);
+int scenic_rdma_get_hw_stats(struct ib_device *ibdev,
+			     struct rdma_hw_stats *stats, u32 port, int index);
+
+#endif /* _SCENIC_RDMA_DRV_H */

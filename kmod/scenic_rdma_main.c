@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SCENIC SmartNIC: scenic_rdma.ko, the RoCE v2 ib_device `scenic_%d` of the
+ * card's offloaded RC engine. Auxiliary driver probe/remove, the
+ * ib_device_ops table, registration once the sibling netdev exists (its
+ * addresses become the RoCE v2 GIDs), port state from its carrier, FLR.
+ */
+
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <rdma/ib_cache.h>
+
+#include "scenic_rdma_drv.h"
+
+static const struct ib_device_ops scenic_rdma_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,	/* the provider matches the modalias */
+	.uverbs_abi_ver = SCENIC_UVERBS_ABI_VERSION,
+
+	.alloc_hw_port_stats = scenic_rdma_alloc_hw_port_stats,
+	.alloc_pd = scenic_rdma_alloc_pd,
+	.alloc_ucontext = scenic_rdma_alloc_ucontext,
+	.create_cq = scenic_rdma_create_cq,
+	.create_qp = scenic_rdma_create_qp,
+	.dealloc_pd = scenic_rdma_dealloc_pd,
+	.dealloc_ucontext = scenic_rdma_dealloc_ucontext,
+	.dereg_mr = scenic_rdma_dereg_mr,
+	.destroy_cq = scenic_rdma_destroy_cq,
+	.destroy_qp = scenic_rdma_destroy_qp,
+	.disassociate_ucontext = scenic_rdma_disassociate_ucontext,
+	.get_hw_stats = scenic_rdma_get_hw_stats,
+	.get_link_layer = scenic_rdma_get_link_layer,
+	.get_port_immutable = scenic_rdma_get_port_immutable,
+	.mmap = scenic_rdma_mmap,
+	.mmap_free = scenic_rdma_mmap_free,
+	.modify_qp = scenic_rdma_modify_qp,
+	.query_device = scenic_rdma_query_device,
+	.query_pkey = scenic_rdma_query_pkey,
+	.query_port = scenic_rdma_query_port,
+	.query_qp = scenic_rdma_query_qp,
+	.reg_user_mr = scenic_rdma_reg_user_mr,
+	.req_notify_cq = scenic_rdma_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, scenic_rdma_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, scenic_rdma_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, scenic_rdma_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, scenic_rdma_ucontext, ibucontext),
+};
+
+/* The netdev of this card: scenic_eth parents it to the PCI function. */
+static bool scenic_rdma_is_our_netdev(struct scenic_rdma_dev *sdev,
+				      struct net_device *ndev)
+{
+	return ndev->dev.parent == &sdev->sadev->pdev->dev;
+}
+
+static bool scenic_rdma_netdev_active(struct net_device *ndev)
+{
+	return ndev && netif_running(ndev) && netif_carrier_ok(ndev);
+}
+
+/* Dispatch PORT_ACTIVE / PORT_ERR when the port state changed. (rtnl) */
+static void scenic_rdma_port_event(struct scenic_rdma_dev *sdev)
+{
+	bool active = scenic_rdma_netdev_active(sdev->netdev) &&
+		      !scenic_rdma_dead(sdev);
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.port_num = SCENIC_RDMA_PORT,
+	};
+
+	if (active == sdev->port_active)
+		return;
+	sdev->port_active = active;
+	if (!READ_ONCE(sdev->registered))
+		return;
+	ev.event = active ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&ev);
+}
+
+/* Take @ndev as the port's netdev (NULL: it went away). (rtnl) */
+static int scenic_rdma_set_netdev(struct scenic_rdma_dev *sdev,
+				  struct net_device *ndev)
+{
+	int err;
+
+	err = ib_device_set_netdev(&sdev->ibdev, ndev, SCENIC_RDMA_PORT);
+	if (err)
+		return err;
+	sdev->netdev = ndev;
+	if (ndev)
+		addrconf_addr_eui48((u8 *)&sdev->ibdev.node_guid,
+				    ndev->dev_addr);
+	scenic_rdma_port_event(sdev);
+	return 0;
+}
+
+/*
+ * Registers the ib_device once the netdev exists; when it comes back after
+ * an unregister, rescans it so ib_core re-adds the GIDs.
+ */
+static void scenic_rdma_reg_work(struct work_struct *work)
+{
+	struct scenic_rdma_dev *sdev = container_of(work, struct scenic_rdma_dev,
+						    reg_work);
+	struct net_device *ndev, *found = NULL;
+	int err;
+
+	mutex_lock(&sdev->reg_lock);
+	if (sdev->removing)
+		goto out;
+
+	rtnl_lock();
+	if (!sdev->netdev) {
+		for_each_netdev(&init_net, ndev) {
+			if (scenic_rdma_is_our_netdev(sdev, ndev)) {
+				found = ndev;
+				break;
+			}
+		}
+		if (found) {
+			err = scenic_rdma_set_netdev(sdev, found);
+			if (err)
+				ibdev_err(&sdev->ibdev, "cannot attach netdev %s (%d)\n",
+					  found->name, err);
+		}
+	}
+	ndev = sdev->netdev;
+	rtnl_unlock();
+	if (!ndev)
+		goto out;
+
+	if (sdev->registered) {
+		rdma_roce_rescan_device(&sdev->ibdev);
+		goto out;
+	}
+	err = ib_register_device(&sdev->ibdev, "scenic_%d", sdev->dmadev);
+	if (err) {
+		dev_err(&sdev->sadev->adev.dev, "cannot register the ib_device (%d)\n",
+			err);
+		goto out;
+	}
+	WRITE_ONCE(sdev->registered, true);
+	rtnl_lock();
+	/* carrier may have changed while we registered */
+	scenic_rdma_port_event(sdev);
+	rtnl_unlock();
+	ibdev_info(&sdev->ibdev, "SCENIC RoCE v2 on %s: %u QPs, %u CQs, %u MRs, %u TLB entries, %u SCUs, vector %d\n",
+		   netdev_name(ndev), sdev->max_qp - SCENIC_RDMA_RSVD_QPS,
+		   sdev->max_cq, sdev->max_mr, sdev->tlb_entries,
+		   sdev->num_scus, SCENIC_VEC_RDMA);
+out:
+	mutex_unlock(&sdev->reg_lock);
+}
+
+static int scenic_rdma_netdev_event(struct notifier_block *nb,
+				    unsigned long event, void *ptr)
+{
+	struct scenic_rdma_dev *sdev = container_of(nb, struct scenic_rdma_dev,
+						    nb);
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+
+	if (!scenic_rdma_is_our_netdev(sdev, ndev))
+		return NOTIFY_DONE;
+
+	switch (event) {
+	case NETDEV_REGISTER:
+		/* registering takes rtnl: do it outside the notifier */
+		if (!sdev->netdev)
+			schedule_work(&sdev->reg_work);
+		break;
+	case NETDEV_UNREGISTER:
+		if (sdev->netdev != ndev)
+			break;
+		/* drop our reference now: unregister_netdev waits for it */
+		if (scenic_rdma_set_netdev(sdev, NULL))
+			ibdev_err(&sdev->ibdev, "cannot detach netdev %s\n",
+				  ndev->name);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		if (sdev->netdev == ndev)
+			scenic_rdma_port_event(sdev);
+		break;
+	default:
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static int scenic_rdma_read_limits(struct scenic_rdma_dev *sdev)
+{
+	struct device *dev = &sdev->sadev->adev.dev;
+	const struct scenic_block *scu;
+	struct pci_dev *pdev = sdev->sadev->pdev;
+	resource_size_t db_need;
+
+	sdev->max_qp = scenic_rdma_rd(sdev, SCENIC_RDMA_MAX_QP);
+	sdev->max_cq = scenic_rdma_rd(sdev, SCENIC_RDMA_MAX_CQ);
+	sdev->max_mr = scenic_rdma_rd(sdev, SCENIC_RDMA_MAX_MR);
+	sdev->tlb_entries = scenic_rdma_rd(sdev, SCENIC_RDMA_TLB_ENTRIES);
+	if (sdev->max_qp <= SCENIC_RDMA_RSVD_QPS ||
+	    sdev->max_qp > SCENIC_RDMA_CARD_MAX_OBJS ||
+	    !sdev->max_cq || sdev->max_cq > SCENIC_RDMA_CARD_MAX_OBJS ||
+	    sdev->max_mr < 2 || sdev->max_mr > SCENIC_RDMA_CARD_MAX_OBJS ||
+	    !sdev->tlb_entries ||
+	    sdev->tlb_entries > SCENIC_RDMA_CARD_MAX_OBJS) {
+		dev_err(dev, "card reports MAX_QP %u MAX_CQ %u MAX_MR %u TLB_ENTRIES %u; refusing\n",
+			sdev->max_qp, sdev->max_cq, sdev->max_mr,
+			sdev->tlb_entries);
+		return -ENODEV;
+	}
+
+	scu = scenic_aux_find_block(sdev->sadev, SCENIC_SCU_BLK_TYPE);
+	if (scu && scu->len >= SCENIC_SCU_BLK_SIZE)
+		sdev->num_scus = min_t(u32, readl(scu->base + SCENIC_SCU_NUM_SLOTS),
+				       SCENIC_MAX_SCUS);
+	/* SCU 0 is the default path: a QP can always name it */
+	if (!sdev->num_scus)
+		sdev->num_scus = 1;
+
+	/* the doorbell pages: QPs first, then CQs */
+	db_need = ((resource_size_t)sdev->max_qp + sdev->max_cq) *
+		  SCENIC_DB_PAGE_SIZE;
+	if ((pci_resource_flags(pdev, SCENIC_DB_BAR) & IORESOURCE_MEM) &&
+	    pci_resource_len(pdev, SCENIC_DB_BAR) >= db_need)
+		sdev->db_phys = pci_resource_start(pdev, SCENIC_DB_BAR);
+	else
+		dev_warn(dev, "no doorbell BAR %d of %llu bytes (have %llu): CQs and QPs cannot be created\n",
+			 SCENIC_DB_BAR, (unsigned long long)db_need,
+			 (unsigned long long)pci_resource_len(pdev, SCENIC_DB_BAR));
+	return 0;
+}
+
+static int scenic_rdma_probe(struct auxiliary_device *adev,
+			     const struct auxiliary_device_id *id)
+{
+	struct scenic_aux_dev *sadev = to_scenic_aux_dev(adev);
+	const struct scenic_block *blk;
+	struct scenic_rdma_dev *sdev;
+	int err;
+
+	blk = scenic_aux_find_block(sadev, SCENIC_RDMA_BLK_TYPE);
+	if (!blk || blk->len < SCENIC_RDMA_BLK_SIZE) {
+		dev_err(&adev->dev, "no usable rdma register block\n");
+		return -ENODEV;
+	}
+
+	sdev = ib_alloc_device(scenic_rdma_dev, ibdev);
+	if (!sdev)
+		return -ENOMEM;
+	sdev->sadev = sadev;
+	sdev->dmadev = &sadev->pdev->dev;
+	sdev->regs = blk->base;
+	mutex_init(&sdev->cmd_lock);
+	mutex_init(&sdev->reg_lock);
+	ida_init(&sdev->pd_ida);
+	ida_init(&sdev->qp_ida);
+	ida_init(&sdev->cq_ida);
+	ida_init(&sdev->mr_ida);
+	xa_init(&sdev->qp_xa);
+	xa_init(&sdev->cq_xa);
+	xa_init(&sdev->mr_xa);
+	INIT_WORK(&sdev->reg_work, scenic_rdma_reg_work);
+	auxiliary_set_drvdata(adev, sdev);
+
+	err = scenic_rdma_read_limits(sdev);
+	if (err)
+		goto err_dealloc;
+
+	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
+	sdev->ibdev.phys_port_cnt = 1;
+	sdev->ibdev.num_comp_vectors = 1;
+	sdev->ibdev.dev.parent = &adev->dev;
+	strscpy(sdev->ibdev.node_desc, "SCENIC RoCE v2",
+		sizeof(sdev->ibdev.node_desc));
+	ib_set_device_ops(&sdev->ibdev, &scenic_rdma_dev_ops);
+
+	/* the engine starts stopped: enable it before the first command */
+	scenic_rdma_wr(sdev, SCENIC_RDMA_CTRL, SCENIC_RDMA_CTRL_ENABLE_MASK);
+
+	scenic_rdma_stats_init(sdev);
+	err = scenic_rdma_events_init(sdev);
+	if (err)
+		goto err_disable;
+
+	/* replays NETDEV_REGISTER for the netdevs that exist already */
+	sdev->nb.notifier_call = scenic_rdma_netdev_event;
+	err = register_netdevice_notifier(&sdev->nb);
+	if (err) {
+		dev_err(&adev->dev, "cannot register the netdevice notifier (%d)\n",
+			err);
+		goto err_events;
+	}
+	if (!sdev->netdev)
+		dev_info(&adev->dev, "waiting for the card's netdev (scenic_eth) to register scenic_%%d\n");
+	return 0;
+
+err_events:
+	scenic_rdma_events_fini(sdev);
+err_disable:
+	scenic_rdma_stats_fini(sdev);
+	scenic_rdma_wr(sdev, SCENIC_RDMA_CTRL, 0);
+err_dealloc:
+	ib_dealloc_device(&sdev->ibdev);
+	return err;
+}
+
+static void scenic_rdma_remove(struct auxiliary_device *adev)
+{
+	struct scenic_rdma_dev *sdev = auxiliary_get_drvdata(adev);
+
+	mutex_lock(&sdev->reg_lock);
+	sdev->removing = true;
+	mutex_unlock(&sdev->reg_lock);
+	unregister_netdevice_notifier(&sdev->nb);
+	cancel_work_sync(&sdev->reg_work);
+
+	/* waits for every user; open contexts are disassociated */
+	if (sdev->registered)
+		ib_unregister_device(&sdev->ibdev);
+	rtnl_lock();
+	if (sdev->netdev)
+		scenic_rdma_set_netdev(sdev, NULL);
+	rtnl_unlock();
+
+	scenic_rdma_events_fini(sdev);
+	scenic_rdma_stats_fini(sdev);
+	if (!scenic_rdma_dead(sdev)) {
+		scenic_rdma_wr(sdev, SCENIC_RDMA_CTRL, 0);
+		scenic_rdma_rd(sdev, SCENIC_RDMA_CTRL);	/* flush */
+	}
+	WARN_ON(!xa_empty(&sdev->qp_xa) || !xa_empty(&sdev->cq_xa) ||
+		!xa_empty(&sdev->mr_xa));
+	xa_destroy(&sdev->qp_xa);
+	xa_destroy(&sdev->cq_xa);
+	xa_destroy(&sdev->mr_xa);
+	ida_destroy(&sdev->pd_ida);
+	ida_destroy(&sdev->qp_ida);
+	ida_destroy(&sdev->cq_ida);
+	ida_destroy(&sdev->mr_ida);
+	mutex_destroy(&sdev->cmd_lock);
+	mutex_destroy(&sdev->reg_lock);
+	ib_dealloc_device(&sdev->ibdev);
+}
+
+/*
+ * FLR: the card forgets every QP, CQ and MR. We do not rebuild them: the
+ * device is marked dead (every verb fails with -EIO) and users get
+ * IB_EVENT_DEVICE_FATAL; unbinding and binding the driver recovers.
+ */
+static void scenic_rdma_reset_prepare(struct scenic_aux_dev *sadev)
+{
+	struct scenic_rdma_dev *sdev = auxiliary_get_drvdata(&sadev->adev);
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+		.element.port_num = SCENIC_RDMA_PORT,
+	};
+
+	mutex_lock(&sdev->cmd_lock);
+	WRITE_ONCE(sdev->dead, true);
+	mutex_unlock(&sdev->cmd_lock);
+	disable_irq(sdev->irq);
+
+	rtnl_lock();
+	scenic_rdma_port_event(sdev);
+	rtnl_unlock();
+	if (READ_ONCE(sdev->registered))
+		ib_dispatch_event(&ev);
+	ibdev_err(&sdev->ibdev, "function-level reset: all RDMA resources are lost; the device stays unusable until the driver is bound again\n");
+}
+
+static void scenic_rdma_reset_done(struct scenic_aux_dev *sadev, int status)
+{
+	struct scenic_rdma_dev *sdev = auxiliary_get_drvdata(&sadev->adev);
+
+	/* registers are at reset values: the engine is off, keep it so */
+	enable_irq(sdev->irq);
+	if (status)
+		ibdev_err(&sdev->ibdev, "card did not come back from the reset (%d)\n",
+			  status);
+}
+
+static const struct auxiliary_device_id scenic_rdma_id_table[] = {
+	{ .name = "scenic." SCENIC_AUX_RDMA },
+	{}
+};
+MODULE_DEVICE_TABLE(auxiliary, scenic_rdma_id_table);
+
+static struct scenic_aux_driver scenic_rdma_driver = {
+	.adrv = {
+		.name = "rdma",
+		.probe = scenic_rdma_probe,
+		.remove = scenic_rdma_remove,
+		.id_table = scenic_rdma_id_table,
+	},
+	.reset_prepare = scenic_rdma_reset_prepare,
+	.reset_done = scenic_rdma_reset_done,
+};
+
+static int __init scenic_rdma_init(void)
+{
+	return auxiliary_driver_register(&scenic_rdma_driver.adrv);
+}
+module_init(scenic_rdma_init);
+
+static void __exit scenic_rdma_exit(void)
+{
+	auxiliary_driver_unregister(&scenic_rdma_driver.adrv);
+}
+module_exit(scenic_rdma_exit);
+
+MODULE_DESCRIPTION("SCENIC SmartNIC RoCE v2 RDMA driver");
+MODULE_AUTHOR("The SCENIC authors");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(SCENIC_RDMA_DRV_VERSION);

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SCENIC SmartNIC: scenic_rdma.ko memory regions and the on-card TLB (paper
+ * section 7.2). reg_user_mr pins the pages, records the DMA address of every
+ * 4 KiB page of the iova range, registers the MR with the card and prefills
+ * part of the TLB; the rest comes on SCENIC_RDMA_EV_TLB_MISS. User space
+ * never sees a DMA address.
+ */
+
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+
+#include "scenic_rdma_drv.h"
+
+#define SCENIC_TLB_PAGE		BIT(SCENIC_RDMA_PAGE_SHIFT)
+
+/* IB access bits the card implements; the optional ones are ignored. */
+#define SCENIC_MR_IB_ACCESS	(IB_ACCESS_LOCAL_WRITE |		\
+				 IB_ACCESS_REMOTE_WRITE |		\
+				 IB_ACCESS_REMOTE_READ |		\
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+static u32 scenic_mr_access(int access)
+{
+	u32 a = 0;
+
+	if (access & IB_ACCESS_LOCAL_WRITE)
+		a |= SCENIC_MR_ACCESS_LOCAL_WRITE;
+	if (access & IB_ACCESS_REMOTE_WRITE)
+		a |= SCENIC_MR_ACCESS_REMOTE_WRITE;
+	if (access & IB_ACCESS_REMOTE_READ)
+		a |= SCENIC_MR_ACCESS_REMOTE_READ;
+	if (access & IB_ACCESS_REMOTE_ATOMIC)
+		a |= SCENIC_MR_ACCESS_REMOTE_ATOMIC;
+	return a;
+}
+
+static int scenic_mr_tlb_fill(struct scenic_rdma_dev *sdev,
+			      struct scenic_rdma_mr *mr, unsigned long page)
+{
+	u64 iova = mr->first_page + ((u64)page << SCENIC_RDMA_PAGE_SHIFT);
+	struct scenic_rdma_mbox hw = {
+		.arg = {
+			mr->key,
+			lower_32_bits(iova), upper_32_bits(iova),
+			lower_32_bits(mr->pages[page]),
+			upper_32_bits(mr->pages[page]),
+		},
+		.nargs = 5,
+	};
+	int err;
+
+	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_TLB_FILL, &hw);
+	if (!err)
+		atomic64_inc(&sdev->sw.tlb_fills);
+	return err;
+}
+
+/* Records the DMA address of each 4 KiB page of the MR. */
+static int scenic_mr_collect_pages(struct scenic_rdma_dev *sdev,
+				   struct scenic_rdma_mr *mr)
+{
+	struct ib_block_iter biter;
+	unsigned long i = 0;
+
+	mr->npages = ib_umem_num_dma_blocks(mr->umem, SCENIC_TLB_PAGE);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	rdma_umem_for_each_dma_block(mr->umem, &biter, SCENIC_TLB_PAGE) {
+		if (WARN_ON_ONCE(i >= mr->npages))
+			return -EINVAL;
+		mr->pages[i++] = rdma_block_iter_dma_address(&biter);
+	}
+	if (i != mr->npages) {
+		ibdev_err(&sdev->ibdev, "reg_mr: %lu pages mapped, expected %lu\n",
+			  i, mr->npages);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void scenic_mr_put(struct scenic_rdma_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->users))
+		complete(&mr->released);
+}
+
+struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
+				      u64 length, u64 iova, int access,
+				      struct ib_udata *udata)
+{
+	struct scenic_rdma_dev *sdev = to_sdev(ibpd->device);
+	struct scenic_rdma_mbox hw = {};
+	struct scenic_rdma_mr *mr;
+	unsigned long i, prefill;
+	int err, id;
+
+	if (scenic_rdma_dead(sdev))
+		return ERR_PTR(-EIO);
+	access &= ~IB_ACCESS_OPTIONAL;
+	if (access & ~SCENIC_MR_IB_ACCESS) {
+		ibdev_dbg(ibpd->device, "reg_mr: access flags 0x%x not supported\n",
+			  access & ~SCENIC_MR_IB_ACCESS);
+		err = -EOPNOTSUPP;
+		goto bad;
+	}
+	if (!length || length > SCENIC_RDMA_MAX_MR_SIZE ||
+	    iova + length < iova) {
+		ibdev_dbg(ibpd->device, "reg_mr: length %llu at iova 0x%llx (1..%llu)\n",
+			  length, iova, SCENIC_RDMA_MAX_MR_SIZE);
+		err = -EINVAL;
+		goto bad;
+	}
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(ibpd->device, "reg_mr: unknown command bytes\n");
+		err = -EINVAL;
+		goto bad;
+	}
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&mr->users, 1);
+	init_completion(&mr->released);
+	mr->iova = iova;
+	mr->length = length;
+	mr->first_page = iova & ~(u64)(SCENIC_TLB_PAGE - 1);
+
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		ibdev_dbg(ibpd->device, "reg_mr: cannot pin %llu bytes at 0x%llx (%d)\n",
+			  length, start, err);
+		goto err_free;
+	}
+	/* 4 KiB translations need iova and address at the same page offset */
+	if (!ib_umem_find_best_pgsz(mr->umem, SCENIC_TLB_PAGE, iova)) {
+		ibdev_dbg(ibpd->device, "reg_mr: iova 0x%llx and address 0x%llx differ in their 4 KiB page offset\n",
+			  iova, start);
+		atomic64_inc(&sdev->sw.bad_requests);
+		err = -EINVAL;
+		goto err_umem;
+	}
+	err = scenic_mr_collect_pages(sdev, mr);
+	if (err)
+		goto err_pages;
+
+	/* index 0 stays unused: key 0 is never valid */
+	id = ida_alloc_range(&sdev->mr_ida, 1, sdev->max_mr - 1, GFP_KERNEL);
+	if (id < 0) {
+		err = id;
+		goto err_pages;
+	}
+	mr->index = id;
+	mr->key = (u32)id << 8 | (get_random_u32() & 0xff);
+
+	hw.arg[0] = mr->key;
+	hw.arg[1] = to_spd(ibpd)->pdn;
+	hw.arg[2] = lower_32_bits(iova);
+	hw.arg[3] = upper_32_bits(iova);
+	hw.arg[4] = lower_32_bits(length);
+	hw.arg[5] = upper_32_bits(length);
+	hw.arg[6] = scenic_mr_access(access);
+	hw.nargs = 7;
+	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_REG_MR, &hw);
+	if (err)
+		goto err_ida;
+	err = xa_insert(&sdev->mr_xa, mr->index, mr, GFP_KERNEL);
+	if (err)
+		goto err_hw;
+
+	/* the rest of the TLB stays for other MRs: misses fill on demand */
+	prefill = min_t(unsigned long, mr->npages,
+			sdev->tlb_entries / SCENIC_RDMA_PREFILL_DIV);
+	for (i = 0; i < prefill; i++) {
+		err = scenic_mr_tlb_fill(sdev, mr, i);
+		if (err == -EIO)
+			goto err_xa;
+		if (err)	/* logged; the card raises a miss later */
+			break;
+	}
+
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = SCENIC_TLB_PAGE;
+	return &mr->ibmr;
+
+err_xa:
+	xa_erase(&sdev->mr_xa, mr->index);
+err_hw:
+	hw = (struct scenic_rdma_mbox){ .arg = { mr->key }, .nargs = 1 };
+	scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DEREG_MR, &hw);
+err_ida:
+	ida_free(&sdev->mr_ida, mr->index);
+err_pages:
+	kvfree(mr->pages);
+err_umem:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+bad:
+	atomic64_inc(&sdev->sw.bad_requests);
+	return ERR_PTR(err);
+}
+
+int scenic_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct scenic_rdma_dev *sdev = to_sdev(ibmr->device);
+	struct scenic_rdma_mr *mr = to_smr(ibmr);
+	struct scenic_rdma_mbox hw = { .arg = { mr->key }, .nargs = 1 };
+	int err;
+
+	/* no new TLB fills, then wait for the ones in flight */
+	xa_erase(&sdev->mr_xa, mr->index);
+	scenic_mr_put(mr);
+	wait_for_completion(&mr->released);
+
+	/* -EIO: the card is dead or was reset and has forgotten the MR */
+	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DEREG_MR, &hw);
+	if (err && err != -EIO) {
+		/* the card still holds it: keep it whole */
+		refcount_set(&mr->users, 1);
+		reinit_completion(&mr->released);
+		if (xa_insert(&sdev->mr_xa, mr->index, mr, GFP_KERNEL))
+			ibdev_err(&sdev->ibdev, "dereg_mr: cannot re-track MR 0x%x\n",
+				  mr->key);
+		return err;
+	}
+	ida_free(&sdev->mr_ida, mr->index);
+	ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree(mr);
+	return 0;
+}
+
+/* SCENIC_RDMA_EV_TLB_MISS: the card needs the translation of @iova. */
+void scenic_rdma_tlb_miss(struct scenic_rdma_dev *sdev, u32 key, u64 iova)
+{
+	struct scenic_rdma_mr *mr;
+	unsigned long page;
+
+	xa_lock(&sdev->mr_xa);
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (mr && (mr->key != key || !refcount_inc_not_zero(&mr->users)))
+		mr = NULL;
+	xa_unlock(&sdev->mr_xa);
+	if (!mr) {
+		atomic64_inc(&sdev->sw.tlb_miss_no_mr);
+		ibdev_dbg(&sdev->ibdev, "TLB miss for unknown key 0x%x\n", key);
+		return;
+	}
+
+	iova &= ~(u64)(SCENIC_TLB_PAGE - 1);
+	if (iova < mr->first_page ||
+	    ((iova - mr->first_page) >> SCENIC_RDMA_PAGE_SHIFT) >= mr->npages) {
+		atomic64_inc(&sdev->sw.tlb_miss_outside);
+		ibdev_dbg(&sdev->ibdev, "TLB miss at 0x%llx outside MR 0x%x\n",
+			  iova, key);
+	} else {
+		page = (iova - mr->first_page) >> SCENIC_RDMA_PAGE_SHIFT;
+		scenic_mr_tlb_fill(sdev, mr, page);
+	}
+	scenic_mr_put(mr);
+}

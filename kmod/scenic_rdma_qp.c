@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SCENIC SmartNIC: scenic_rdma.ko queue pairs. User RC QPs only: SQ and RQ
+ * rings and a 4 KiB status page (send-completion counter, state) in
+ * coherent memory, the QP's doorbell page in BAR4. Modify translates the
+ * ib_qp_attr into the card's MODIFY_QP slots (uapi/scenic_rdma.h).
+ *
+ * Not supported: kernel QPs, UD, UC, GSI (QP1; rdma_cm will need it), SRQ.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/log2.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "scenic_rdma_drv.h"
+
+/* The modify mask bits the card understands. */
+#define SCENIC_QP_MODIFY_MASK (IB_QP_STATE | IB_QP_CUR_STATE |		\
+	IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_AV |	\
+	IB_QP_PATH_MTU | IB_QP_TIMEOUT | IB_QP_RETRY_CNT |		\
+	IB_QP_RNR_RETRY | IB_QP_RQ_PSN | IB_QP_MAX_QP_RD_ATOMIC |	\
+	IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |	\
+	IB_QP_DEST_QPN)
+
+#define SCENIC_PSN_MASK		0xffffff
+#define SCENIC_QPN_MASK		0xffffff
+#define SCENIC_FLOW_LABEL_MASK	0xfffff
+
+static int scenic_rdma_qp_check_init(struct scenic_rdma_dev *sdev,
+				     const struct ib_qp_init_attr *init)
+{
+	struct ib_device *ibdev = &sdev->ibdev;
+
+	if (init->qp_type != IB_QPT_RC) {
+		ibdev_dbg(ibdev, "create_qp: QP type %d not supported (RC only)\n",
+			  init->qp_type);
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags) {
+		ibdev_dbg(ibdev, "create_qp: create_flags 0x%x not supported\n",
+			  init->create_flags);
+		return -EOPNOTSUPP;
+	}
+	if (init->srq) {
+		ibdev_dbg(ibdev, "create_qp: SRQs are not supported\n");
+		return -EOPNOTSUPP;
+	}
+	if (init->cap.max_send_wr > SCENIC_RDMA_MAX_WR ||
+	    init->cap.max_recv_wr > SCENIC_RDMA_MAX_WR ||
+	    init->cap.max_send_sge > SCENIC_SQ_MAX_SGE ||
+	    init->cap.max_recv_sge > SCENIC_RQ_MAX_SGE ||
+	    init->cap.max_inline_data > SCENIC_MAX_INLINE) {
+		ibdev_dbg(ibdev, "create_qp: caps %u/%u WRs, %u/%u SGEs, %u inline exceed %u/%u, %u/%u, %u\n",
+			  init->cap.max_send_wr, init->cap.max_recv_wr,
+			  init->cap.max_send_sge, init->cap.max_recv_sge,
+			  init->cap.max_inline_data, SCENIC_RDMA_MAX_WR,
+			  SCENIC_RDMA_MAX_WR, SCENIC_SQ_MAX_SGE,
+			  SCENIC_RQ_MAX_SGE, SCENIC_MAX_INLINE);
+		return -EINVAL;
+	}
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	return 0;
+}
+
+/* A ring of @bytes, a power of two of @slot-byte slots, >= @wr slots. */
+static int scenic_rdma_ring_entries(struct scenic_rdma_dev *sdev,
+				    const char *name, u32 bytes, u32 slot,
+				    u32 wr, u32 *entries)
+{
+	u32 n = bytes / slot;
+
+	if (!is_power_of_2(bytes) || bytes % slot ||
+	    n < SCENIC_RDMA_MIN_WR || n > SCENIC_RDMA_MAX_WR || n < wr) {
+		ibdev_dbg(&sdev->ibdev, "create_qp: %s ring of %u bytes: need a power of two of %u-byte slots, %u..%u slots and at least %u\n",
+			  name, bytes, slot, SCENIC_RDMA_MIN_WR,
+			  SCENIC_RDMA_MAX_WR, wr);
+		return -EINVAL;
+	}
+	*entries = n;
+	return 0;
+}
+
+static int scenic_rdma_qp_check_cmd(struct scenic_rdma_dev *sdev,
+				    const struct scenic_ibv_create_qp *cmd,
+				    const struct ib_qp_init_attr *init,
+				    struct scenic_rdma_qp *qp)
+{
+	struct ib_device *ibdev = &sdev->ibdev;
+	int err;
+
+	if (cmd->comp_mask & ~SCENIC_CREATE_QP_CMD_COMP_MASK_SCU) {
+		ibdev_dbg(ibdev, "create_qp: unknown comp_mask 0x%x\n",
+			  cmd->comp_mask);
+		return -EINVAL;
+	}
+	if (!scenic_rdma_zeroed(sdev, cmd->reserved_70,
+				sizeof(cmd->reserved_70), "create_qp") ||
+	    !scenic_rdma_zeroed(sdev, cmd->reserved_a0,
+				sizeof(cmd->reserved_a0), "create_qp"))
+		return -EINVAL;
+	if (cmd->flags) {
+		ibdev_dbg(ibdev, "create_qp: unknown flags 0x%x\n", cmd->flags);
+		return -EINVAL;
+	}
+	err = scenic_rdma_ring_entries(sdev, "SQ", cmd->sq_ring_size,
+				       SCENIC_SQ_WQE_BYTES,
+				       init->cap.max_send_wr, &qp->sq_entries);
+	if (err)
+		return err;
+	err = scenic_rdma_ring_entries(sdev, "RQ", cmd->rq_ring_size,
+				       SCENIC_RQ_WQE_BYTES,
+				       init->cap.max_recv_wr, &qp->rq_entries);
+	if (err)
+		return err;
+	qp->scu = 0;
+	if (cmd->comp_mask & SCENIC_CREATE_QP_CMD_COMP_MASK_SCU) {
+		if (cmd->scu_index >= sdev->num_scus) {
+			ibdev_dbg(ibdev, "create_qp: SCU %u, the card has %u\n",
+				  cmd->scu_index, sdev->num_scus);
+			return -EINVAL;
+		}
+		qp->scu = cmd->scu_index;
+	}
+	return 0;
+}
+
+static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
+				     struct ib_ucontext *uctx,
+				     struct scenic_rdma_qp *qp,
+				     struct scenic_ibv_create_qp_resp *resp)
+{
+	int err;
+
+	err = scenic_dma_buf_alloc(sdev, &qp->sq,
+				   (size_t)qp->sq_entries * SCENIC_SQ_WQE_BYTES);
+	if (err)
+		return err;
+	err = scenic_dma_buf_alloc(sdev, &qp->rq,
+				   (size_t)qp->rq_entries * SCENIC_RQ_WQE_BYTES);
+	if (err)
+		return err;
+	err = scenic_dma_buf_alloc(sdev, &qp->status, SCENIC_RDMA_STATUS_BYTES);
+	if (err)
+		return err;
+	err = scenic_dma_buf_expose(sdev, uctx, &qp->sq, SCENIC_MMAP_DMA_RW,
+				    &resp->sq_mmap_key);
+	if (err)
+		return err;
+	err = scenic_dma_buf_expose(sdev, uctx, &qp->rq, SCENIC_MMAP_DMA_RW,
+				    &resp->rq_mmap_key);
+	if (err)
+		return err;
+	err = scenic_dma_buf_expose(sdev, uctx, &qp->status,
+				    SCENIC_MMAP_DMA_RO, &resp->cnt_mmap_key);
+	if (err)
+		return err;
+	qp->db_entry = scenic_rdma_db_expose(sdev, uctx, qp->qpn,
+					     &resp->db_mmap_key);
+	if (IS_ERR(qp->db_entry)) {
+		err = PTR_ERR(qp->db_entry);
+		qp->db_entry = NULL;
+		return err;
+	}
+	return 0;
+}
+
+static void scenic_rdma_qp_free_bufs(struct scenic_rdma_dev *sdev,
+				     struct scenic_rdma_qp *qp)
+{
+	if (qp->db_entry)
+		rdma_user_mmap_entry_remove(qp->db_entry);
+	qp->db_entry = NULL;
+	scenic_dma_buf_release(sdev, &qp->status);
+	scenic_dma_buf_release(sdev, &qp->rq);
+	scenic_dma_buf_release(sdev, &qp->sq);
+}
+
+int scenic_rdma_create_qp(struct ib_qp *ibqp,
+			  struct ib_qp_init_attr *init,
+			  struct ib_udata *udata)
+{
+	struct scenic_rdma_dev *sdev = to_sdev(ibqp->device);
+	struct scenic_rdma_qp *qp = to_sqp(ibqp);
+	struct scenic_ibv_create_qp_resp resp = {};
+	struct scenic_ibv_create_qp cmd = {};
+	struct scenic_rdma_ucontext *suctx;
+	struct scenic_rdma_mbox hw = {};
+	int err, id;
+
+	if (scenic_rdma_dead(sdev))
+		return -EIO;
+	if (!udata) {
+		ibdev_dbg(ibqp->device, "create_qp: kernel QPs are not supported\n");
+		return -EOPNOTSUPP;
+	}
+	if (!sdev->db_phys) {
+		ibdev_dbg(ibqp->device, "create_qp: the card has no doorbell BAR\n");
+		return -EOPNOTSUPP;
+	}
+	err = scenic_rdma_qp_check_init(sdev, init);
+	if (err)
+		goto bad;
+	err = scenic_rdma_udata_cmd(sdev, udata, &cmd, sizeof(cmd),
+				    offsetofend(struct scenic_ibv_create_qp,
+						rq_ring_size));
+	if (err)
+		return err;
+	err = scenic_rdma_qp_check_cmd(sdev, &cmd, init, qp);
+	if (err)
+		goto bad;
+	if (udata->outlen < sizeof(resp)) {
+		ibdev_dbg(ibqp->device, "create_qp: response buffer of %zu bytes, need %zu\n",
+			  udata->outlen, sizeof(resp));
+		err = -EINVAL;
+		goto bad;
+	}
+	suctx = rdma_udata_to_drv_context(udata, struct scenic_rdma_ucontext,
+					  ibucontext);
+	if (!suctx)
+		return -EINVAL;
+
+	id = ida_alloc_range(&sdev->qp_ida, SCENIC_RDMA_RSVD_QPS,
+			     sdev->max_qp - 1, GFP_KERNEL);
+	if (id < 0)
+		return id;
+	qp->qpn = id;
+	mutex_init(&qp->lock);
+
+	err = scenic_rdma_qp_alloc_bufs(sdev, &suctx->ibucontext, qp, &resp);
+	if (err)
+		goto err_bufs;
+
+	hw.arg[0] = qp->qpn;
+	hw.arg[1] = lower_32_bits(qp->sq.dma_addr);
+	hw.arg[2] = upper_32_bits(qp->sq.dma_addr);
+	hw.arg[3] = ilog2(qp->sq_entries);
+	hw.arg[4] = lower_32_bits(qp->rq.dma_addr);
+	hw.arg[5] = upper_32_bits(qp->rq.dma_addr);
+	hw.arg[6] = ilog2(qp->rq_entries);
+	hw.arg[7] = to_scq(init->send_cq)->cqn;
+	hw.arg[8] = to_scq(init->recv_cq)->cqn;
+	hw.arg[9] = to_spd(ibqp->pd)->pdn;
+	hw.arg[10] = qp->scu;
+	hw.arg[11] = lower_32_bits(qp->status.dma_addr);
+	hw.arg[12] = upper_32_bits(qp->status.dma_addr);
+	hw.nargs = 13;
+	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_CREATE_QP, &hw);
+	if (err)
+		goto err_bufs;
+	err = xa_insert(&sdev->qp_xa, qp->qpn, qp, GFP_KERNEL);
+	if (err)
+		goto err_hw;
+
+	resp.qp_idx = qp->qpn;
+	resp.sq_mmap_size = qp->sq.size;
+	resp.rq_mmap_size = qp->rq.size;
+	resp.sq_db_off = SCENIC_DB_SQ;
+	resp.rq_db_off = SCENIC_DB_RQ;
+	resp.cnt_off = 0;
+	resp.scu_index = qp->scu;
+	err = scenic_rdma_udata_resp(sdev, udata, &resp, sizeof(resp),
+				     sizeof(resp));
+	if (err)
+		goto err_xa;
+
+	ibqp->qp_num = qp->qpn;
+	init->cap.max_send_wr = qp->sq_entries;
+	init->cap.max_recv_wr = qp->rq_entries;
+	qp->cap = init->cap;
+	qp->sq_sig_type = init->sq_sig_type;
+	qp->attr.qp_state = IB_QPS_RESET;
+	return 0;
+
+err_xa:
+	xa_erase(&sdev->qp_xa, qp->qpn);
+err_hw:
+	hw = (struct scenic_rdma_mbox){ .arg = { qp->qpn }, .nargs = 1 };
+	scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DESTROY_QP, &hw);
+err_bufs:
+	scenic_rdma_qp_free_bufs(sdev, qp);
+	ida_free(&sdev->qp_ida, qp->qpn);
+	mutex_destroy(&qp->lock);
+	return err;
+bad:
+	atomic64_inc(&sdev->sw.bad_requests);
+	return err;
+}
+
+int scenic_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct scenic_rdma_dev *sdev = to_sdev(ibqp->device);
+	struct scenic_rdma_qp *qp = to_sqp(ibqp);
+	struct scenic_rdma_mbox hw = { .arg = { qp->qpn }, .nargs = 1 };
+	int err;
+
+	/* -EIO: the card is dead or was reset and has forgotten the QP */
+	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DESTROY_QP, &hw);
+	if (err && err != -EIO)
+		return err;
+	/* takes the lock the event handler holds while it calls event_handler */
+	xa_erase(&sdev->qp_xa, qp->qpn);
+	scenic_rdma_qp_free_bufs(sdev, qp);
+	ida_free(&sdev->qp_ida, qp->qpn);
+	mutex_destroy(&qp->lock);
+	return 0;
+}
+
+/* The card's state of the QP, and its PSNs and SCU in @res. */
+static int scenic_rdma_qp_hw_query(struct scenic_rdma_dev *sdev,
+				   struct scenic_rdma_qp *qp, u32 *res)
+{
+	struct scenic_rdma_mbox hw = { .arg = { qp->qpn }, .nargs = 1 };
+	int err;
+
+	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_QUERY_QP, &hw);
+	if (err)
+		return err;
+	if (hw.res[0] > SCENIC_QPS_ERR) {
+		ibdev_err_ratelimited(&sdev->ibdev, "QUERY_QP(%u): card reports state %u\n",
+				      qp->qpn, hw.res[0]);
+		return -EIO;
+	}
+	memcpy(res, hw.res, sizeof(hw.res));
+	return 0;
+}
+
+/* a9..a19 of MODIFY_QP from a RoCE v2 address vector. */
+static int scenic_rdma_qp_av(struct scenic_rdma_dev *sdev,
+			     const struct rdma_ah_attr *ah, u32 *arg)
+{
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *sgid_attr;
+	__le32 w;
+	bool v4;
+	int i;
+
+	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH)) {
+		ibdev_dbg(&sdev->ibdev, "modify_qp: address vector is not RoCE with a GRH\n");
+		return -EINVAL;
+	}
+	grh = rdma_ah_read_grh(ah);
+	sgid_attr = grh->sgid_attr;
+	if (!sgid_attr) {
+		ibdev_dbg(&sdev->ibdev, "modify_qp: no source GID attribute\n");
+		return -EINVAL;
+	}
+	if (sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
+		ibdev_dbg(&sdev->ibdev, "modify_qp: GID type %d, only RoCE v2 is supported\n",
+			  sgid_attr->gid_type);
+		return -EINVAL;
+	}
+	v4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid_attr->gid.raw);
+	if (v4 != ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw)) {
+		ibdev_dbg(&sdev->ibdev, "modify_qp: source %pI6 and destination %pI6 are not the same IP version\n",
+			  sgid_attr->gid.raw, grh->dgid.raw);
+		return -EINVAL;
+	}
+	if (!is_valid_ether_addr(ah->roce.dmac)) {
+		ibdev_dbg(&sdev->ibdev, "modify_qp: destination MAC %pM unresolved\n",
+			  ah->roce.dmac);
+		return -EINVAL;
+	}
+
+	/* GIDs: a plain copy of the 16 bytes into four little-endian words */
+	for (i = 0; i < 4; i++) {
+		memcpy(&w, grh->dgid.raw + 4 * i, sizeof(w));
+		arg[9 + i] = le32_to_cpu(w);
+		memcpy(&w, sgid_attr->gid.raw + 4 * i, sizeof(w));
+		arg[13 + i] = le32_to_cpu(w);
+	}
+	arg[17] = (u32)ah->roce.dmac[2] << 24 | (u32)ah->roce.dmac[3] << 16 |
+		  (u32)ah->roce.dmac[4] << 8 | ah->roce.dmac[5];
+	arg[18] = (u32)ah->roce.dmac[0] << 8 | ah->roce.dmac[1] |
+		  (u32)grh->hop_limit << 16 | (u32)grh->traffic_class << 24;
+	arg[19] = (grh->flow_label & SCENIC_FLOW_LABEL_MASK) |
+		  (v4 ? BIT(31) : 0);
+	return 0;
+}
+
+/* Range checks ib_modify_qp_is_ok() does not do. */
+static int scenic_rdma_qp_check_attr(struct scenic_rdma_dev *sdev,
+				     const struct ib_qp_attr *attr, int mask)
+{
+	struct ib_device *ibdev = &sdev->ibdev;
+
+	if ((mask & IB_QP_PORT) && attr->port_num != SCENIC_RDMA_PORT) {
+		ibdev_dbg(ibdev, "modify_qp: port %u\n", attr->port_num);
+		return -EINVAL;
+	}
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index) {
+		ibdev_dbg(ibdev, "modify_qp: pkey index %u\n", attr->pkey_index);
+		return -EINVAL;
+	}
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)) {
+		ibdev_dbg(ibdev, "modify_qp: path MTU %d\n", attr->path_mtu);
+		return -EINVAL;
+	}
+	if (((mask & IB_QP_TIMEOUT) && attr->timeout > 31) ||
+	    ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7) ||
+	    ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7) ||
+	    ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)) {
+		ibdev_dbg(ibdev, "modify_qp: timeout %u retry %u rnr_retry %u min_rnr_timer %u out of range\n",
+			  attr->timeout, attr->retry_cnt, attr->rnr_retry,
+			  attr->min_rnr_timer);
+		return -EINVAL;
+	}
+	if (((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	     attr->max_rd_atomic > SCENIC_RDMA_MAX_RD_ATOM) ||
+	    ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	     attr->max_dest_rd_atomic > SCENIC_RDMA_MAX_RD_ATOM)) {
+		ibdev_dbg(ibdev, "modify_qp: rd_atomic %u/%u above %u\n",
+			  attr->max_rd_atomic, attr->max_dest_rd_atomic,
+			  SCENIC_RDMA_MAX_RD_ATOM);
+		return -EINVAL;
+	}
+	if (((mask & IB_QP_SQ_PSN) && attr->sq_psn > SCENIC_PSN_MASK) ||
+	    ((mask & IB_QP_RQ_PSN) && attr->rq_psn > SCENIC_PSN_MASK) ||
+	    ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SCENIC_QPN_MASK)) {
+		ibdev_dbg(ibdev, "modify_qp: PSN or QPN wider than 24 bits\n");
+		return -EINVAL;
+	}
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
+				       IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC))) {
+		ibdev_dbg(ibdev, "modify_qp: access flags 0x%x\n",
+			  attr->qp_access_flags);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The MODIFY_QP command for @attr/@mask (uapi/scenic_rdma.h slots). */
+static int scenic_rdma_qp_build_modify(struct scenic_rdma_dev *sdev,
+				       struct scenic_rdma_qp *qp,
+				       const struct ib_qp_attr *attr, int mask,
+				       struct scenic_rdma_mbox *hw)
+{
+	u32 *a = hw->arg;
+	u32 m = 0;
+	int err;
+
+	a[0] = qp->qpn;
+	if (mask & IB_QP_STATE) {
+		m |= SCENIC_QP_ATTR_STATE;
+		a[2] = attr->qp_state;
+	}
+	if (mask & IB_QP_DEST_QPN) {
+		m |= SCENIC_QP_ATTR_DEST_QPN;
+		a[3] = attr->dest_qp_num;
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		m |= SCENIC_QP_ATTR_SQ_PSN;
+		a[4] = attr->sq_psn;
+	}
+	if (mask & IB_QP_RQ_PSN) {
+		m |= SCENIC_QP_ATTR_RQ_PSN;
+		a[5] = attr->rq_psn;
+	}
+	if (mask & IB_QP_PATH_MTU) {
+		m |= SCENIC_QP_ATTR_PATH_MTU;
+		a[6] = ib_mtu_enum_to_int(attr->path_mtu);
+	}
+	if (mask & IB_QP_TIMEOUT) {
+		m |= SCENIC_QP_ATTR_TIMEOUT;
+		a[7] |= attr->timeout & 0x1f;
+	}
+	if (mask & IB_QP_RETRY_CNT) {
+		m |= SCENIC_QP_ATTR_RETRY_CNT;
+		a[7] |= (u32)(attr->retry_cnt & 0x7) << 8;
+	}
+	if (mask & IB_QP_RNR_RETRY) {
+		m |= SCENIC_QP_ATTR_RNR_RETRY;
+		a[7] |= (u32)(attr->rnr_retry & 0x7) << 16;
+	}
+	if (mask & IB_QP_MIN_RNR_TIMER) {
+		m |= SCENIC_QP_ATTR_MIN_RNR_TIMER;
+		a[7] |= (u32)(attr->min_rnr_timer & 0x1f) << 24;
+	}
+	if (mask & IB_QP_ACCESS_FLAGS) {
+		m |= SCENIC_QP_ATTR_ACCESS;
+		if (attr->qp_access_flags & IB_ACCESS_REMOTE_WRITE)
+			a[8] |= SCENIC_MR_ACCESS_REMOTE_WRITE;
+		if (attr->qp_access_flags & IB_ACCESS_REMOTE_READ)
+			a[8] |= SCENIC_MR_ACCESS_REMOTE_READ;
+		if (attr->qp_access_flags & IB_ACCESS_REMOTE_ATOMIC)
+			a[8] |= SCENIC_MR_ACCESS_REMOTE_ATOMIC;
+	}
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC) {
+		m |= SCENIC_QP_ATTR_MAX_RD_ATOMIC;
+		a[8] |= (u32)attr->max_rd_atomic << 8;
+	}
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+		m |= SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC;
+		a[8] |= (u32)attr->max_dest_rd_atomic << 16;
+	}
+	if (mask & IB_QP_AV) {
+		err = scenic_rdma_qp_av(sdev, &attr->ah_attr, a);
+		if (err)
+			return err;
+		m |= SCENIC_QP_ATTR_AV;
+	}
+	a[1] = m;
+	hw->nargs = 20;
+	return 0;
+}
+
+/* Remember what was set, for query_qp. */
+static void scenic_rdma_qp_save_attr(struct scenic_rdma_qp *qp,
+				     const struct ib_qp_attr *attr, int mask)
+{
+	struct ib_qp_attr *s = &qp->attr;
+
+	if (mask & IB_QP_STATE)
+		s->qp_state = attr->qp_state;
+	if (mask & IB_QP_DEST_QPN)
+		s->dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_PATH_MTU)
+		s->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		s->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		s->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		s->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		s->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		s->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		s->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		s->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_AV) {
+		s->ah_attr = attr->ah_attr;
+		/* the core keeps the reference and fills it in on query */
+		s->ah_attr.grh.sgid_attr = NULL;
+	}
+}
+
+int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			  int mask, struct ib_udata *udata)
+{
+	struct scenic_rdma_dev *sdev = to_sdev(ibqp->device);
+	struct scenic_rdma_qp *qp = to_sqp(ibqp);
+	struct scenic_rdma_mbox hw = {};
+	enum ib_qp_state cur, next;
+	u32 res[4];
+	int err;
+
+	if (scenic_rdma_dead(sdev))
+		return -EIO;
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(ibqp->device, "modify_qp: unknown command bytes\n");
+		err = -EOPNOTSUPP;
+		goto bad;
+	}
+	if (mask & ~SCENIC_QP_MODIFY_MASK) {
+		ibdev_dbg(ibqp->device, "modify_qp: unsupported attributes 0x%x\n",
+			  mask & ~SCENIC_QP_MODIFY_MASK);
+		err = -EOPNOTSUPP;
+		goto bad;
+	}
+	err = scenic_rdma_qp_check_attr(sdev, attr, mask);
+	if (err)
+		goto bad;
+
+	mutex_lock(&qp->lock);
+	/* the card moves QPs to SQE or ERR by itself: ask it */
+	err = scenic_rdma_qp_hw_query(sdev, qp, res);
+	if (err)
+		goto out;
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : res[0];
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask)) {
+		ibdev_dbg(ibqp->device, "modify_qp %u: invalid transition %d -> %d with mask 0x%x\n",
+			  qp->qpn, cur, next, mask);
+		atomic64_inc(&sdev->sw.bad_requests);
+		err = -EINVAL;
+		goto out;
+	}
+	err = scenic_rdma_qp_build_modify(sdev, qp, attr, mask, &hw);
+	if (err) {
+		atomic64_inc(&sdev->sw.bad_requests);
+		goto out;
+	}
+	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_MODIFY_QP, &hw);
+	if (err)
+		goto out;
+	scenic_rdma_qp_save_attr(qp, attr, mask);
+out:
+	mutex_unlock(&qp->lock);
+	return err;
+bad:
+	atomic64_inc(&sdev->sw.bad_requests);
+	return err;
+}
+
+int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			 int mask, struct ib_qp_init_attr *init)
+{
+	struct scenic_rdma_dev *sdev = to_sdev(ibqp->device);
+	struct scenic_rdma_qp *qp = to_sqp(ibqp);
+	u32 res[4];
+	int err;
+
+	if (scenic_rdma_dead(sdev))
+		return -EIO;
+	mutex_lock(&qp->lock);
+	err = scenic_rdma_qp_hw_query(sdev, qp, res);
+	if (!err) {
+		*attr = qp->attr;
+		attr->qp_state = res[0];
+		attr->cur_qp_state = res[0];
+		attr->sq_psn = res[1] & SCENIC_PSN_MASK;
+		attr->rq_psn = res[2] & SCENIC_PSN_MASK;
+		qp->attr.qp_state = res[0];
+	}
+	mutex_unlock(&qp->lock);
+	if (err)
+		return err;
+
+	attr->port_num = SCENIC_RDMA_PORT;
+	attr->pkey_index = 0;
+	attr->cap = qp->cap;
+	attr->sq_draining = attr->qp_state == IB_QPS_SQD;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = IB_QPT_RC;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = qp->cap;
+	init->sq_sig_type = qp->sq_sig_type;
+	return 0;
+}

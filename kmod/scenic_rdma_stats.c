@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SCENIC SmartNIC: scenic_rdma.ko port counters for `rdma statistic`: the
+ * RDMA block's 32-bit wrapping counter registers, folded into 64-bit
+ * totals on every read and by a periodic work (so that a wrap is not lost
+ * between two reads), followed by the driver's own counters.
+ */
+
+#include "scenic_rdma_drv.h"
+
+/* How often the card counters are folded even if nobody reads them. */
+#define SCENIC_RDMA_STATS_FOLD_MS	10000
+
+static const u32 scenic_rdma_hw_regs[SCENIC_RDMA_NUM_HW_STATS] = {
+	SCENIC_RDMA_TX_PKTS,
+	SCENIC_RDMA_RX_PKTS,
+	SCENIC_RDMA_RX_DROP_ICRC,
+	SCENIC_RDMA_RX_DROP_QP,
+	SCENIC_RDMA_RX_DROP_MALFORMED,
+	SCENIC_RDMA_RX_DROP_TLB_MISS,
+	SCENIC_RDMA_SEQ_NAK_SENT,
+	SCENIC_RDMA_SEQ_NAK_RCVD,
+	SCENIC_RDMA_RNR_NAK_SENT,
+	SCENIC_RDMA_RNR_NAK_RCVD,
+	SCENIC_RDMA_RETRANSMITS,
+	SCENIC_RDMA_ACK_TIMEOUTS,
+	SCENIC_RDMA_DUP_REQUESTS,
+	SCENIC_RDMA_REM_ACCESS_ERR,
+	SCENIC_RDMA_REM_INV_REQ,
+	SCENIC_RDMA_ACKS_SENT,
+	SCENIC_RDMA_TLB_HITS,
+	SCENIC_RDMA_TLB_MISSES,
+	SCENIC_RDMA_TLB_EVICTIONS,
+	SCENIC_RDMA_CQE_WRITTEN,
+	SCENIC_RDMA_CQ_OVERRUNS,
+	SCENIC_RDMA_WIRE_DROPS,
+	SCENIC_RDMA_EVENT_LOST,
+};
+
+enum scenic_rdma_sw_stat {
+	SCENIC_SW_CMD_ERRORS,
+	SCENIC_SW_EVENTS,
+	SCENIC_SW_EVENTS_UNKNOWN,
+	SCENIC_SW_TLB_FILLS,
+	SCENIC_SW_TLB_MISS_NO_MR,
+	SCENIC_SW_TLB_MISS_OUTSIDE,
+	SCENIC_SW_BAD_REQUESTS,
+	SCENIC_SW_NUM_STATS
+};
+
+/* Card counters first (same order as the registers), then the driver's. */
+static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
+	{ .name = "tx_pkts" },
+	{ .name = "rx_pkts" },
+	{ .name = "rx_drop_icrc" },
+	{ .name = "rx_drop_qp" },
+	{ .name = "rx_drop_malformed" },
+	{ .name = "rx_drop_tlb_miss" },
+	{ .name = "seq_naks_sent" },
+	{ .name = "seq_naks_rcvd" },
+	{ .name = "rnr_naks_sent" },
+	{ .name = "rnr_naks_rcvd" },
+	{ .name = "retransmits" },
+	{ .name = "ack_timeouts" },
+	{ .name = "duplicate_requests" },
+	{ .name = "rem_access_errs" },
+	{ .name = "rem_inv_reqs" },
+	{ .name = "acks_sent" },
+	{ .name = "tlb_hits" },
+	{ .name = "tlb_misses" },
+	{ .name = "tlb_evictions" },
+	{ .name = "cqes_written" },
+	{ .name = "cq_overruns" },
+	{ .name = "wire_drops" },
+	{ .name = "events_lost" },
+	/* driver */
+	{ .name = "cmd_errors" },
+	{ .name = "events" },
+	{ .name = "events_unknown" },
+	{ .name = "tlb_fills" },
+	{ .name = "tlb_miss_no_mr" },
+	{ .name = "tlb_miss_outside_mr" },
+	{ .name = "bad_requests" },
+};
+
+static_assert(ARRAY_SIZE(scenic_rdma_stat_descs) ==
+	      SCENIC_RDMA_NUM_HW_STATS + SCENIC_SW_NUM_STATS);
+
+/* Adds what each card counter moved since the last fold. */
+static void scenic_rdma_stats_fold(struct scenic_rdma_dev *sdev)
+{
+	unsigned int i;
+	u32 now;
+
+	spin_lock(&sdev->hw_stats_lock);
+	if (!scenic_rdma_dead(sdev)) {
+		for (i = 0; i < SCENIC_RDMA_NUM_HW_STATS; i++) {
+			now = scenic_rdma_rd(sdev, scenic_rdma_hw_regs[i]);
+			if (now == ~0U)	/* device gone: keep the totals */
+				break;
+			sdev->hw_total[i] += (u32)(now - sdev->hw_last[i]);
+			sdev->hw_last[i] = now;
+		}
+	}
+	spin_unlock(&sdev->hw_stats_lock);
+}
+
+static void scenic_rdma_stats_work(struct work_struct *work)
+{
+	struct scenic_rdma_dev *sdev =
+		container_of(to_delayed_work(work), struct scenic_rdma_dev,
+			     stats_work);
+
+	scenic_rdma_stats_fold(sdev);
+	schedule_delayed_work(&sdev->stats_work,
+			      msecs_to_jiffies(SCENIC_RDMA_STATS_FOLD_MS));
+}
+
+/* The counters keep their values from before the driver bound. */
+void scenic_rdma_stats_init(struct scenic_rdma_dev *sdev)
+{
+	unsigned int i;
+
+	spin_lock_init(&sdev->hw_stats_lock);
+	for (i = 0; i < SCENIC_RDMA_NUM_HW_STATS; i++)
+		sdev->hw_last[i] = scenic_rdma_rd(sdev, scenic_rdma_hw_regs[i]);
+	INIT_DELAYED_WORK(&sdev->stats_work, scenic_rdma_stats_work);
+	schedule_delayed_work(&sdev->stats_work,
+			      msecs_to_jiffies(SCENIC_RDMA_STATS_FOLD_MS));
+}
+
+void scenic_rdma_stats_fini(struct scenic_rdma_dev *sdev)
+{
+	cancel_delayed_work_sync(&sdev->stats_work);
+}
+
+struct rdma_hw_stats *scenic_rdma_alloc_hw_port_stats(struct ib_device *ibdev,
+						      u32 port)
+{
+	return rdma_alloc_hw_stats_struct(scenic_rdma_stat_descs,
+					  ARRAY_SIZE(scenic_rdma_stat_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int scenic_rdma_get_hw_stats(struct ib_device *ibdev,
+			     struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct scenic_rdma_dev *sdev = to_sdev(ibdev);
+	struct scenic_rdma_sw_stats *sw = &sdev->sw;
+	u64 *v = stats->value;
+	unsigned int i;
+
+	scenic_rdma_stats_fold(sdev);
+	spin_lock(&sdev->hw_stats_lock);
+	for (i = 0; i < SCENIC_RDMA_NUM_HW_STATS; i++)
+		v[i] = sdev->hw_total[i];
+	spin_unlock(&sdev->hw_stats_lock);
+
+	v += SCENIC_RDMA_NUM_HW_STATS;
+	v[SCENIC_SW_CMD_ERRORS] = atomic64_read(&sw->cmd_errors);
+	v[SCENIC_SW_EVENTS] = atomic64_read(&sw->events);
+	v[SCENIC_SW_EVENTS_UNKNOWN] = atomic64_read(&sw->events_unknown);
+	v[SCENIC_SW_TLB_FILLS] = atomic64_read(&sw->tlb_fills);
+	v[SCENIC_SW_TLB_MISS_NO_MR] = atomic64_read(&sw->tlb_miss_no_mr);
+	v[SCENIC_SW_TLB_MISS_OUTSIDE] = atomic64_read(&sw->tlb_miss_outside);
+	v[SCENIC_SW_BAD_REQUESTS] = atomic64_read(&sw->bad_requests);
+	return ARRAY_SIZE(scenic_rdma_stat_descs);
+}
