@@ -38,6 +38,11 @@ scenic_cq_counter|
 scenic_cq_counter|-GQPS=1
 scenic_cq_counter|-GQPS=8 -GEV_W=8 -GADDR_W=48 -GCNT_W=16
 scenic_cq_counter|-GQPS=128 -GEV_W=32
+scenic_rx_tagger|
+scenic_rx_tagger|-GDATA_W=64
+scenic_rx_tagger|-GDATA_W=128 -GCNT_W=16
+scenic_rx_tagger|-GDATA_W=1024
+scenic_rx_tagger|-GDATA_W=1024 -GFIFO_BYTES=65536 -GCNT_W=64
 '
 while IFS='|' read -r blk args; do
   [ -n "$blk" ] || continue
@@ -61,7 +66,9 @@ for neg in "scenic_rr_arbiter|-GN=17" "scenic_rr_arbiter|-GDATA_W=12" "scenic_pr
            "scenic_tlb|-GVA_W=14" "scenic_cc_window|-GQPS=12" "scenic_cc_window|-GQPS=2048" \
            "scenic_cc_window|-GWIN_W=0" "scenic_dcqcn|-GFRAC=24" "scenic_dcqcn|-GLEN_W=17" \
            "scenic_dcqcn|-GBYTE_W=8" "scenic_cq_counter|-GQPS=256" "scenic_cq_counter|-GQPS=6" \
-           "scenic_cq_counter|-GADDR_W=4"; do
+           "scenic_cq_counter|-GADDR_W=4" "scenic_rx_tagger|-GDATA_W=32" \
+           "scenic_rx_tagger|-GDATA_W=96" "scenic_rx_tagger|-GFIFO_BYTES=8192" \
+           "scenic_rx_tagger|-GFIFO_BYTES=20000" "scenic_rx_tagger|-GCNT_W=0"; do
   blk=${neg%%|*}; args=${neg#*|}
   [ -f "rtl/$blk.f" ] || continue
   if verilator --lint-only -Wall --top-module "$blk" "$args" lint/*.vlt -f "rtl/$blk.f" >/dev/null 2>&1; then

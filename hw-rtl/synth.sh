@@ -25,6 +25,8 @@ scenic_cc_window|QPS=256 WIN_W=16
 scenic_dcqcn|RATE_W=24 FRAC=12 LEN_W=14 TIME_W=20 BYTE_W=24
 scenic_cq_counter|QPS=16
 scenic_cq_counter|QPS=64
+scenic_rx_tagger|DATA_W=512
+scenic_rx_tagger|DATA_W=1024
 '
 printf '%-22s %-36s %8s %8s %8s %7s %7s  %s\n' block params LUT FF BRAM36 LUTRAM CARRY "LUT% FF% BRAM% of U55C"
 while IFS='|' read -r blk params; do
