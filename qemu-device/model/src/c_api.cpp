@@ -92,6 +92,8 @@ scenic_model* scenic_model_create(const scenic_model_config* cfg, const scenic_h
         std::copy(std::begin(cfg->mac), std::end(cfg->mac), config.mac.begin());
         config.msix_vectors = cfg->msix_vectors;
         config.bad_block_version = cfg->bad_block_version;
+        config.wire_drop_ppm = cfg->wire_drop_ppm;
+        config.wire_seed = cfg->wire_seed;
         return std::make_unique<scenic_model>(config, *ops).release();
     });
 }
@@ -108,6 +110,18 @@ uint64_t scenic_model_mmio_read(scenic_model* m, uint64_t offset, unsigned size)
 void scenic_model_mmio_write(scenic_model* m, uint64_t offset, uint64_t value, unsigned size) {
     if (m) {
         guarded("mmio_write", [&] { m->device.mmio_write(offset, value, size); });
+    }
+}
+
+uint64_t scenic_model_db_size(scenic_model* m) { return m ? scenic::Device::db_size() : 0; }
+
+uint64_t scenic_model_db_read(scenic_model* /*m*/, uint64_t /*offset*/, unsigned /*size*/) {
+    return 0;  // doorbells are write-only
+}
+
+void scenic_model_db_write(scenic_model* m, uint64_t offset, uint64_t value, unsigned size) {
+    if (m) {
+        guarded("db_write", [&] { m->device.db_write(offset, value, size); });
     }
 }
 

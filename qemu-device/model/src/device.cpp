@@ -9,7 +9,8 @@ namespace {
 
 const Config& checked(const Config& config) {
     if (!config.valid()) {
-        throw std::invalid_argument("scenic: msix_vectors larger than the card's MSI-X table");
+        throw std::invalid_argument(
+            "scenic: msix_vectors larger than the card's MSI-X table, or wire_drop_ppm > 10^6");
     }
     return config;
 }
@@ -20,7 +21,10 @@ Device::Device(const Config& config, Host& host)
     : config_(checked(config)),
       events_(host),
       core_(config_, host, events_, [this] { reset(); }),
-      eth_(config_, host, events_) {
+      eth_(config_, host, events_),
+      rdma_(config_, host, events_, [this](bool en) { eth_.set_roce_steering(en); }),
+      wire_loss_(config_.wire_drop_ppm, config_.wire_seed) {
+    eth_.set_roce_sink([this](std::span<const uint8_t> frame) { rdma_.receive(frame); });
     bus_.attach(core_);
     bus_.attach(eth_);
     bus_.attach(rdma_);
@@ -32,6 +36,7 @@ void Device::reset() {
         b->reset();
     }
     events_.clear();
+    wire_loss_.reset();
 }
 
 }  // namespace scenic

@@ -33,7 +33,7 @@ EthBlock::EthBlock(const Config& config, Host& host, EventQueue& events)
       tx_(host),
       wb_(host),
       irq_(host, events, regs::kVecEth, config.msix_vectors > regs::kVecEth) {
-    prefilter_.set_rdma_enabled(false);  // no RDMA function yet: RoCE v2 takes the fallback path
+    prefilter_.set_rdma_enabled(false);  // until RDMA.CTRL.enable: RoCE v2 takes the fallback path
     reset();
 }
 
@@ -209,7 +209,12 @@ void EthBlock::receive(std::span<const uint8_t> frame) {
         ++cnt_.rx_drop_runt;
         return;
     }
-    const dp::FrameClass cls = prefilter_.process(frame).cls;  // counts RoCE v2 (RX_ROCE)
+    const dp::Prefilter::Verdict verdict = prefilter_.process(frame);  // counts RX_ROCE
+    if (verdict.port == dp::PrefilterPort::Rdma && roce_sink_) {
+        roce_sink_(frame);
+        return;
+    }
+    const dp::FrameClass cls = verdict.cls;
     if (frame.size() > max_frame() || (rx_.valid() && !rx_.fits(frame.size()))) {
         ++cnt_.rx_drop_oversize;
         return;

@@ -15,10 +15,15 @@ struct Config {
     unsigned msix_vectors = regs::kMsixVectors;
     // The ETH block reports major version kBadMajor: a driver must refuse the card.
     bool bad_block_version = false;
+    // Loss injection: received frames (all kinds) dropped per million, replayable from the seed.
+    uint32_t wire_drop_ppm = 0;
+    uint64_t wire_seed = 0;
 
     static constexpr uint32_t kBadMajor = 0x7f;
 
-    [[nodiscard]] bool valid() const { return msix_vectors <= regs::kMsixVectors; }
+    [[nodiscard]] bool valid() const {
+        return msix_vectors <= regs::kMsixVectors && wire_drop_ppm <= 1'000'000;
+    }
 };
 
 }  // namespace scenic

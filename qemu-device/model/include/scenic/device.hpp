@@ -13,6 +13,7 @@
 #include "scenic/event_queue.hpp"
 #include "scenic/host.hpp"
 #include "scenic/rdma_block.hpp"
+#include "scenic/rdma_wire_loss.hpp"
 #include "scenic/register_bus.hpp"
 #include "scenic/scu_block.hpp"
 
@@ -36,8 +37,20 @@ class Device {
     // Function-level reset, power-on, or CORE.CTRL.soft_reset.
     void reset();
 
-    // The wire.
-    void eth_rx(std::span<const uint8_t> frame) { eth_.receive(frame); }
+    // The RDMA doorbell BAR (regs::kDbBar). Reads return 0.
+    [[nodiscard]] static uint64_t db_size() { return RdmaBlock::db_size(); }
+    void db_write(uint64_t offset, uint64_t value, unsigned size) {
+        rdma_.db_write(offset, value, size);
+    }
+
+    // The wire. Loss injection (Config::wire_drop_ppm) drops before the card sees the frame.
+    void eth_rx(std::span<const uint8_t> frame) {
+        if (wire_loss_.drop()) {
+            ++rdma_.counters().wire_drops;
+            return;
+        }
+        eth_.receive(frame);
+    }
     [[nodiscard]] bool can_receive() const { return eth_.can_receive(); }
     void set_link(bool up) { eth_.set_link(up); }
 
@@ -47,6 +60,7 @@ class Device {
     [[nodiscard]] const Config& config() const { return config_; }
     [[nodiscard]] const RegisterBus& bus() const { return bus_; }
     [[nodiscard]] const EthBlock& eth() const { return eth_; }
+    [[nodiscard]] RdmaBlock& rdma() { return rdma_; }
 
   private:
     const Config config_;
@@ -56,6 +70,7 @@ class Device {
     RdmaBlock rdma_;
     ScuBlock scu_;
     RegisterBus bus_;
+    rdma::WireLoss wire_loss_;
 };
 
 }  // namespace scenic

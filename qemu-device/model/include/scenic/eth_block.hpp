@@ -4,15 +4,18 @@
 // command engine EthTx, interrupt moderation of MSI-X vector 1 IrqModerator.
 //
 // RX from the wire, in this order: shorter than 14 bytes -> RX_DROP_RUNT; the prefilter twin
-// (hw-rtl scenic::dp::Prefilter) classifies the frame and counts RoCE v2 in RX_ROCE; longer
+// (hw-rtl scenic::dp::Prefilter) classifies the frame: with RDMA.CTRL.enable RoCE v2 goes to the
+// RDMA engine, otherwise it is counted in RX_ROCE and continues here; longer
 // than MTU + 18 or than the slot -> RX_DROP_OVERSIZE; refused by the MAC filter ->
 // RX_DROP_FILTER; rx_en off, ring unset or invalid, link down -> RX_DROP_DISABLED; ring full ->
 // RX_DROP_RING_FULL; else one DMA of tag + frame, RX_TAIL, writeback, counters, one event.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
+#include <utility>
 
 #include "scenic/block.hpp"
 #include "scenic/config.hpp"
@@ -65,6 +68,12 @@ class EthBlock final : public Block {
     // Carrier from the wire (QEMU: netdev link status). Not a register: survives reset.
     void set_link(bool up) { link_up_ = up; }
     [[nodiscard]] bool link_up() const { return link_up_; }
+    // RDMA.CTRL.enable: the prefilter hands RoCE v2 frames to the sink (the RDMA engine) instead
+    // of the RX ring. Not an ETH register: survives the ETH block's reset.
+    void set_roce_steering(bool enabled) { prefilter_.set_rdma_enabled(enabled); }
+    void set_roce_sink(std::function<void(std::span<const uint8_t>)> sink) {
+        roce_sink_ = std::move(sink);
+    }
 
     [[nodiscard]] const EthCounters& counters() const { return cnt_; }
     [[nodiscard]] uint32_t mtu() const { return mtu_; }
@@ -92,6 +101,7 @@ class EthBlock final : public Block {
     uint32_t ctrl_ = 0;
     uint32_t mtu_ = 0;
     std::optional<EventQueue::Id> tx_event_;
+    std::function<void(std::span<const uint8_t>)> roce_sink_;
 };
 
 }  // namespace scenic

@@ -1,27 +1,53 @@
 // SPDX-License-Identifier: MIT
-// RDMA block: the offloaded RoCE v2 engine. Only its identity for now.
+// RDMA block: the offloaded RoCE v2 engine's registers (identity, limits, CTRL.enable, command
+// mailbox, event queue, counters) and its doorbell BAR. The engine itself is rdma_engine.hpp.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 
 #include "scenic/block.hpp"
+#include "scenic/config.hpp"
+#include "scenic/event_queue.hpp"
+#include "scenic/host.hpp"
+#include "scenic/rdma_engine.hpp"
 #include "scenic/regs.hpp"
 
 namespace scenic {
 
 class RdmaBlock final : public Block {
   public:
-    RdmaBlock()
-        : Block({regs::rdma::kType, regs::rdma::kVersion, regs::rdma::kOffset, regs::rdma::kSize,
-                 regs::rdma::kNext}) {}
+    // on_enable: CTRL.enable changed (the ETH block's prefilter steers RoCE v2 accordingly).
+    RdmaBlock(const Config& config, Host& host, EventQueue& events,
+              std::function<void(bool)> on_enable);
 
-    void reset() override {}
+    void reset() override;
+
+    // Doorbell BAR: (MAX_QP + MAX_CQ) pages.
+    [[nodiscard]] static uint64_t db_size() {
+        return uint64_t{rdma::kMaxQp + rdma::kMaxCq} * regs::kDbPageSize;
+    }
+    void db_write(uint64_t offset, uint64_t value, unsigned size);
+
+    // RoCE v2 frames the prefilter steered here.
+    void receive(std::span<const uint8_t> frame) { engine_.receive(frame); }
+    [[nodiscard]] bool enabled() const { return enabled_; }
+
+    [[nodiscard]] rdma::Engine& engine() { return engine_; }
+    [[nodiscard]] rdma::Counters& counters() { return engine_.counters(); }
 
   protected:
-    uint32_t read_reg(uint32_t offset) override {
-        return offset == regs::rdma::kMaxQp ? regs::rdma::kMaxQpDefault : 0;
-    }
-    void write_reg(uint32_t /*offset*/, uint32_t /*value*/) override {}
+    uint32_t read_reg(uint32_t offset) override;
+    void write_reg(uint32_t offset, uint32_t value) override;
+
+  private:
+    rdma::Engine engine_;
+    std::function<void(bool)> on_enable_;
+    bool enabled_ = false;
+    rdma::CmdArgs args_{};
+    rdma::CmdResults res_{};
+    uint32_t status_ = 0;
 };
 
 }  // namespace scenic

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+// The RDMA engine's on-card state: QP, CQ and MR contexts and the engine counters, as the
+// hardware's context memories hold them. Formats in host memory are uapi/scenic_rdma.h.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "scenic/regs.hpp"
+#include "scenic/roce/packet.hpp"
+#include "uapi/scenic_rdma.h"
+
+namespace scenic::rdma {
+
+inline constexpr uint32_t kMaxQp = regs::rdma::kMaxQpDefault;
+inline constexpr uint32_t kMaxCq = regs::rdma::kMaxCqDefault;
+inline constexpr uint32_t kMaxMr = regs::rdma::kMaxMrDefault;
+inline constexpr uint32_t kTlbEntries = regs::rdma::kTlbEntriesDefault;
+inline constexpr uint64_t kPageSize = uint64_t{1} << SCENIC_RDMA_PAGE_SHIFT;
+
+inline constexpr unsigned kMaxWqRingLog2 = 15;         // SQ / RQ: up to 32768 WQEs
+inline constexpr unsigned kMaxCqRingLog2 = 16;         // CQ: up to 65536 CQEs
+inline constexpr uint32_t kMaxMsgBytes = 0x80000000u;  // IBA: 2^31
+inline constexpr uint32_t kWindowPsns = 128;           // requester: PSNs in flight
+inline constexpr uint32_t kMaxPendingWqes = 128;       // requester: WQEs fetched, not done
+inline constexpr uint32_t kAckReqEvery = 16;           // AckReq at least every N packets
+inline constexpr uint32_t kTxBudget = 64;              // packets per requester run
+inline constexpr uint32_t kRespBudget = 64;            // packets per responder run
+inline constexpr uint32_t kFlushBudget = 64;           // flush CQEs per run
+inline constexpr uint32_t kMaxRespJobs = 32;           // queued READ / atomic responses
+inline constexpr unsigned kSavedAtomics = 16;          // responder: results for duplicates
+inline constexpr uint64_t kTlbRetryNs = 100'000;       // requester: retry a missing page
+inline constexpr uint32_t kPsnMask = 0x00ffffffu;
+
+// ib_wc_status (the CQE status values).
+enum WcStatus : uint8_t {
+    kWcSuccess = 0,
+    kWcLocLenErr = 1,
+    kWcLocQpOpErr = 2,
+    kWcLocProtErr = 4,
+    kWcFlushErr = 5,
+    kWcBadRespErr = 7,
+    kWcRemInvReqErr = 9,
+    kWcRemAccessErr = 10,
+    kWcRemOpErr = 11,
+    kWcRetryExcErr = 12,
+    kWcRnrRetryExcErr = 13,
+};
+
+// ib_event_type values carried in EV_QP_ERR arg0.
+enum IbEvent : uint32_t { kEvQpFatal = 1, kEvQpReqErr = 2, kEvQpAccessErr = 3 };
+
+// The RDMA block's 32-bit counters (registers 0x100..), wrapping as on the card.
+struct Counters {
+    uint32_t tx_pkts = 0;
+    uint32_t rx_pkts = 0;
+    uint32_t rx_drop_icrc = 0;
+    uint32_t rx_drop_qp = 0;
+    uint32_t rx_drop_malformed = 0;
+    uint32_t rx_drop_tlb_miss = 0;
+    uint32_t seq_nak_sent = 0;
+    uint32_t seq_nak_rcvd = 0;
+    uint32_t rnr_nak_sent = 0;
+    uint32_t rnr_nak_rcvd = 0;
+    uint32_t retransmits = 0;
+    uint32_t ack_timeouts = 0;
+    uint32_t dup_requests = 0;
+    uint32_t rem_access_err = 0;
+    uint32_t rem_inv_req = 0;
+    uint32_t acks_sent = 0;
+    uint32_t tlb_hits = 0;
+    uint32_t tlb_misses = 0;
+    uint32_t tlb_evictions = 0;
+    uint32_t cqe_written = 0;
+    uint32_t cq_overruns = 0;
+    uint32_t wire_drops = 0;
+    // Not registers (no slot in the map): kept for tests and the report.
+    uint32_t db_ignored = 0;  // doorbell writes at unknown offsets / sizes / objects
+    uint32_t dma_errors = 0;  // failed DMA accesses of any kind
+};
+
+struct Mr {
+    uint32_t key = 0;
+    uint32_t pdn = 0;
+    uint64_t iova = 0;
+    uint64_t length = 0;
+    uint32_t access = 0;  // SCENIC_MR_ACCESS_*
+};
+
+struct Cq {
+    uint64_t base = 0;
+    unsigned log2 = 0;
+    uint32_t pi = 0;  // next CQE the card writes (free-running)
+    uint32_t ci = 0;  // consumer index from the doorbell
+    bool armed = false;
+    bool solicited_only = false;
+    bool overrun = false;  // in error: CQEs are dropped, EV_CQ_ERR raised once
+    uint32_t users = 0;    // QPs using it
+};
+
+struct Sge {
+    uint64_t addr = 0;
+    uint32_t length = 0;
+    uint32_t lkey = 0;
+};
+
+// One SQ WQE the requester fetched: what it needs to (re)send and complete it.
+struct SendWqe {
+    uint32_t idx = 0;  // free-running SQ index
+    uint8_t opcode = 0;
+    uint8_t flags = 0;
+    uint32_t imm = 0;  // as on the wire
+    uint32_t length = 0;
+    uint32_t rkey = 0;
+    uint64_t remote_addr = 0;
+    uint64_t compare_add = 0;
+    uint64_t swap = 0;
+    uint8_t num_sge = 0;
+    std::array<Sge, SCENIC_SQ_MAX_SGE> sge{};
+    std::vector<uint8_t> inline_data;
+    uint32_t first_psn = 0;
+    uint32_t npsn = 0;      // PSNs the WQE uses (READ: one per response packet)
+    uint8_t local_err = 0;  // ib_wc_status of a WQE refused before it was sent
+    uint8_t syndrome = 0;
+
+    [[nodiscard]] bool is_read() const { return opcode == SCENIC_WQE_OP_READ; }
+    [[nodiscard]] bool is_atomic() const {
+        return opcode == SCENIC_WQE_OP_ATOMIC_CAS || opcode == SCENIC_WQE_OP_ATOMIC_FAA;
+    }
+    [[nodiscard]] bool needs_response() const { return is_read() || is_atomic(); }
+    [[nodiscard]] uint32_t last_psn() const { return (first_psn + npsn - 1) & kPsnMask; }
+};
+
+// Responder output that must leave in PSN order behind READ responses.
+struct RespJob {
+    enum class Kind : uint8_t { kRead, kAtomicAck, kAck };
+    Kind kind = Kind::kAck;
+    uint32_t psn = 0;  // first PSN (READ), the request's PSN (atomic), the acked PSN (ACK)
+    uint32_t key = 0;  // READ: rkey
+    uint64_t va = 0;
+    uint32_t length = 0;
+    uint32_t sent = 0;  // READ: bytes already sent
+    uint64_t orig = 0;  // atomic: original value
+    roce::Aeth aeth;    // ACK / NAK
+};
+
+struct SavedAtomic {
+    bool valid = false;
+    uint32_t psn = 0;
+    uint64_t orig = 0;
+};
+
+struct RequesterState {
+    uint32_t sq_pi = 0;           // doorbell
+    uint32_t sq_next = 0;         // next WQE to fetch
+    uint64_t completed = 0;       // status-page counter
+    std::deque<SendWqe> pending;  // fetched, not completed, in SQ order
+    uint32_t next_psn = 0;        // next PSN to assign
+    uint32_t tx_psn = 0;          // next PSN to transmit (go-back-N rewinds it)
+    uint32_t snd_una = 0;         // oldest PSN not acknowledged / answered
+    uint32_t max_sent = 0;        // highest PSN sent + 1, to count retransmits
+    int retry_left = 0;
+    int rnr_left = 0;
+    bool rnr_wait = false;
+    bool tlb_wait = false;
+    uint32_t tlb_wait_key = 0;
+    bool gap_rewound = false;  // one go-back-N per detected response gap
+    bool ack_timer = false;
+    bool run_scheduled = false;
+    uint64_t last_progress_ns = 0;
+};
+
+struct ResponderState {
+    uint32_t rq_pi = 0;
+    uint32_t rq_ci = 0;
+    uint32_t epsn = 0;
+    uint32_t msn = 0;
+    bool nak_sent = false;  // one sequence NAK per gap
+    enum class Msg : uint8_t { kNone, kSend, kWrite };
+    Msg msg = Msg::kNone;
+    // SEND in progress: the receive WQE being filled
+    bool have_rwqe = false;
+    uint8_t rwqe_nsge = 0;
+    std::array<Sge, SCENIC_RQ_MAX_SGE> rwqe_sge{};
+    uint32_t recv_off = 0;
+    // WRITE in progress
+    uint32_t write_key = 0;
+    uint64_t write_va = 0;
+    uint32_t write_left = 0;
+    uint32_t write_total = 0;
+    std::deque<RespJob> outq;
+    bool run_scheduled = false;
+    std::array<SavedAtomic, kSavedAtomics> atomics{};
+    unsigned atomic_next = 0;
+};
+
+struct Qp {
+    uint32_t qpn = 0;
+    uint64_t generation = 0;  // tells timers of a destroyed / re-created QP apart
+    uint32_t state = SCENIC_QPS_RESET;
+    uint64_t sq_base = 0;
+    unsigned sq_log2 = 0;
+    uint64_t rq_base = 0;
+    unsigned rq_log2 = 0;
+    uint32_t send_cqn = 0;
+    uint32_t recv_cqn = 0;
+    uint32_t pdn = 0;
+    uint32_t scu = 0;
+    uint64_t status_page = 0;
+    // MODIFY_QP attributes
+    uint32_t dest_qpn = 0;
+    uint32_t sq_psn = 0;
+    uint32_t rq_psn = 0;
+    uint32_t pmtu = 1024;
+    uint8_t timeout = 14;
+    uint8_t retry_cnt = 7;
+    uint8_t rnr_retry = 7;
+    uint8_t min_rnr_timer = 1;
+    uint8_t access = 0;
+    uint8_t max_rd_atomic = 1;
+    uint8_t max_dest_rd_atomic = 1;
+    roce::PathContext path;
+    bool flush_pending = false;  // ERR: WQEs still to flush
+    bool flush_scheduled = false;
+    RequesterState req;
+    ResponderState resp;
+
+    [[nodiscard]] uint32_t sq_size() const { return 1u << sq_log2; }
+    [[nodiscard]] uint32_t rq_size() const { return 1u << rq_log2; }
+    [[nodiscard]] bool can_send() const {
+        return state == SCENIC_QPS_RTS || state == SCENIC_QPS_SQD;
+    }
+    [[nodiscard]] bool can_receive() const {
+        return state == SCENIC_QPS_RTR || state == SCENIC_QPS_RTS || state == SCENIC_QPS_SQD ||
+               state == SCENIC_QPS_SQE;
+    }
+};
+
+}  // namespace scenic::rdma

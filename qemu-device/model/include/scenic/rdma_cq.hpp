@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// CQ writer: the CQ table, CQEs into the host rings with the owner (phase) bit, overrun
+// detection (EV_CQ_ERR, the CQ stops), and arm / notify (EV_CQ on MSI-X vector regs::kVecRdma,
+// then the CQ disarms).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "scenic/host.hpp"
+#include "scenic/rdma_context.hpp"
+#include "scenic/rdma_events.hpp"
+
+namespace scenic::rdma {
+
+class CqWriter {
+  public:
+    CqWriter(Host& host, EventFifo& events, Counters& cnt)
+        : host_(host), events_(events), cnt_(cnt) {}
+
+    [[nodiscard]] Cq* find(uint32_t cqn) const {
+        return cqn < cqs_.size() ? cqs_[cqn].get() : nullptr;
+    }
+    bool create(uint32_t cqn, uint64_t base, unsigned log2);
+    void destroy(uint32_t cqn) { cqs_.at(cqn).reset(); }
+    void reset();
+
+    // Writes one CQE (owner bit and flags set here). False if the CQ is gone, overrun or the DMA
+    // failed. An armed CQ notifies (solicited-only: for solicited or error CQEs).
+    bool post(uint32_t cqn, scenic_cqe cqe);
+    // A send completion that produced no CQE (the status-page counter advanced).
+    void send_completion(uint32_t cqn);
+
+    // Doorbells (CQ page).
+    void set_ci(uint32_t cqn, uint32_t value);
+    void arm(uint32_t cqn, uint32_t value);
+
+  private:
+    void notify(uint32_t cqn, Cq& cq);
+
+    Host& host_;
+    EventFifo& events_;
+    Counters& cnt_;
+    std::vector<std::unique_ptr<Cq>> cqs_ = std::vector<std::unique_ptr<Cq>>(kMaxCq);
+};
+
+}  // namespace scenic::rdma

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// The RDMA engine: the blocks of the RoCE v2 RC transport and the state they share.
+//   Memory     MR table, lkey / rkey checks, TLB translation, DMA (rdma_memory)
+//   Tlb        on-card TLB, hw-rtl twin (rdma_tlb)
+//   CqWriter   CQ table, CQEs, arm / notify (rdma_cq)
+//   EventFifo  events for the driver (rdma_events)
+//   Requester  SQ side: fetch, segmentation, PSNs, go-back-N, timers (rdma_requester)
+//   Completer  ACK / NAK / response processing, send completions (rdma_completer)
+//   Responder  request execution, ACK / NAK / READ responses (rdma_responder)
+// This file: the QP table, commands (rdma_commands.cpp), doorbells, RX dispatch, QP state
+// changes with flush, and frame transmission.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "scenic/config.hpp"
+#include "scenic/event_queue.hpp"
+#include "scenic/host.hpp"
+#include "scenic/rdma_completer.hpp"
+#include "scenic/rdma_context.hpp"
+#include "scenic/rdma_cq.hpp"
+#include "scenic/rdma_events.hpp"
+#include "scenic/rdma_memory.hpp"
+#include "scenic/rdma_requester.hpp"
+#include "scenic/rdma_responder.hpp"
+#include "scenic/rdma_tlb.hpp"
+#include "scenic/roce/packet.hpp"
+
+namespace scenic::rdma {
+
+using CmdArgs = std::array<uint32_t, 24>;
+using CmdResults = std::array<uint32_t, 4>;
+
+class Engine {
+  public:
+    Engine(const Config& config, Host& host, EventQueue& events);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    // Mailbox: executes CMD_OP op; returns a SCENIC_RDMA_ERR_*.
+    uint32_t command(uint32_t op, const CmdArgs& a, CmdResults& res);
+    // Doorbell BAR write (offset inside the BAR).
+    void doorbell(uint64_t offset, uint64_t value, unsigned size);
+    // A RoCE v2 frame the prefilter steered to the engine.
+    void receive(std::span<const uint8_t> frame);
+    void reset();
+
+    [[nodiscard]] Counters& counters() { return cnt_; }
+    [[nodiscard]] const Counters& counters() const { return cnt_; }
+    [[nodiscard]] EventFifo& event_fifo() { return fifo_; }
+    [[nodiscard]] Qp* qp(uint32_t qpn) const {
+        return qpn < qps_.size() ? qps_[qpn].get() : nullptr;
+    }
+
+    // ---- shared by the blocks
+    Host& host() { return host_; }
+    Memory& mem() { return mem_; }
+    CqWriter& cqs() { return cqs_; }
+    Requester& requester() { return req_; }
+    Completer& completer() { return comp_; }
+    Responder& responder() { return resp_; }
+    [[nodiscard]] uint64_t now() { return host_.now_ns(); }
+
+    // Builds and sends one packet of qp (BTH dest_qp, pkey, path filled in here).
+    void send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload);
+    // Runs fn(qp) after delay_ns if the QP still exists then (same generation).
+    void defer(Qp& qp, uint64_t delay_ns, std::function<void(Qp&)> fn);
+    // The card moves the QP to ERR: status page, EV_QP_ERR (ev != 0), flush.
+    void enter_error(Qp& qp, uint32_t ev);
+    // SQ completions (status-page counter; CQE for errors and flushes).
+    void complete_send_ok(Qp& qp);
+    void complete_send_err(Qp& qp, uint32_t idx, uint8_t opcode, uint8_t status, uint8_t syndrome);
+    // Flush WQEs of a QP in ERR (bounded; continues from an event).
+    void flush(Qp& qp);
+
+  private:
+    uint32_t create_qp(const CmdArgs& a);
+    uint32_t modify_qp(const CmdArgs& a);
+    uint32_t destroy_qp(const CmdArgs& a);
+    uint32_t reg_mr(const CmdArgs& a);
+    uint32_t tlb_fill(const CmdArgs& a);
+    void set_state(Qp& qp, uint32_t state);
+    void write_status_state(Qp& qp);
+    void reset_qp_queues(Qp& qp);
+
+    const Config& config_;
+    Host& host_;
+    EventQueue& events_;
+    Counters cnt_;
+    EventFifo fifo_;
+    Tlb tlb_;
+    Memory mem_;
+    CqWriter cqs_;
+    Requester req_;
+    Completer comp_;
+    Responder resp_;
+    std::vector<std::unique_ptr<Qp>> qps_ = std::vector<std::unique_ptr<Qp>>(kMaxQp);
+    uint64_t next_generation_ = 1;
+};
+
+}  // namespace scenic::rdma

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// Memory protection and access of the RDMA engine: the MR table (key, PD, iova range, access),
+// lkey / rkey checks, translation through the on-card TLB and the DMA itself. Every access to
+// registered memory goes through here: the range is checked and translated completely before the
+// first byte moves, so a refused access writes nothing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "scenic/host.hpp"
+#include "scenic/rdma_context.hpp"
+#include "scenic/rdma_tlb.hpp"
+
+namespace scenic::rdma {
+
+enum class MemStatus : uint8_t {
+    kOk,
+    kProt,  // key, PD, bounds or access refused
+    kMiss,  // a translation is missing (EV_TLB_MISS raised)
+    kDma,   // the host refused the DMA
+};
+
+class Memory {
+  public:
+    Memory(Host& host, Tlb& tlb, Counters& cnt) : host_(host), tlb_(tlb), cnt_(cnt) {}
+
+    // The MR of a key (the whole key must match), or nullptr.
+    [[nodiscard]] const Mr* find(uint32_t key) const;
+    [[nodiscard]] Mr* find_index(uint32_t index) const;
+    // MR table (commands); the caller validates the arguments.
+    bool add(const Mr& mr);
+    bool remove(uint32_t key);
+    void reset();
+
+    // Checks that [va, va + len) of MR `key` may be accessed by PD pdn with `access` bits.
+    // Zero-length accesses are always allowed (IBA: no key check for 0 bytes).
+    [[nodiscard]] bool allowed(uint32_t key, uint32_t pdn, uint64_t va, uint64_t len,
+                               uint32_t access) const;
+
+    // Remote access: check, translate, then DMA.
+    MemStatus read(uint32_t key, uint32_t pdn, uint32_t access, uint64_t va,
+                   std::span<uint8_t> dst);
+    MemStatus write(uint32_t key, uint32_t pdn, uint32_t access, uint64_t va,
+                    std::span<const uint8_t> src);
+
+    // Local access through a scatter / gather list, starting `offset` bytes into it.
+    MemStatus gather(std::span<const Sge> sgl, uint32_t pdn, uint64_t offset,
+                     std::span<uint8_t> dst);
+    MemStatus scatter(std::span<const Sge> sgl, uint32_t pdn, uint64_t offset,
+                      std::span<const uint8_t> src);
+
+  private:
+    struct Seg {
+        uint64_t dma;
+        size_t len;
+    };
+    // Appends the DMA segments of [va, va + len) of the MR (contiguous pages merged).
+    MemStatus translate(const Mr& mr, uint64_t va, uint64_t len);
+    MemStatus map_sgl(std::span<const Sge> sgl, uint32_t pdn, uint32_t access, uint64_t offset,
+                      uint64_t len);
+    MemStatus dma_in(std::span<uint8_t> dst);
+    MemStatus dma_out(std::span<const uint8_t> src);
+
+    Host& host_;
+    Tlb& tlb_;
+    Counters& cnt_;
+    std::vector<std::unique_ptr<Mr>> mrs_ = std::vector<std::unique_ptr<Mr>>(kMaxMr);
+    std::vector<Seg> segs_;  // scratch, reused
+};
+
+}  // namespace scenic::rdma

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// Requester (IBA ch. 9.5, rxe_req.c's role): fetches SQ WQEs, checks them (opcode, lengths,
+// lkeys), assigns PSNs, segments to the path MTU and transmits within a window of kWindowPsns
+// PSNs (READ / atomics also bounded by max_rd_atomic), with the AckReq bit at the end of each
+// message and every kAckReqEvery packets. Retransmission is go-back-N from a PSN: packets are
+// rebuilt from the WQE context and host memory (no frame copies kept). Owns the local ACK
+// timeout, the RNR wait and the TLB-miss pause of a QP's SQ.
+#pragma once
+
+#include <cstdint>
+
+#include "scenic/rdma_context.hpp"
+
+namespace scenic::rdma {
+
+class Engine;
+
+class Requester {
+  public:
+    explicit Requester(Engine& e) : e_(e) {}
+
+    // Doorbell, ACK progress, end of a wait: send what the QP may send now (bounded), and
+    // continue later from an event if more is left.
+    void kick(Qp& qp);
+    // Go-back-N: transmit again from psn.
+    void rewind(Qp& qp, uint32_t psn);
+    // The QP entered RTS: PSN state from sq_psn.
+    void start(Qp& qp);
+    void rnr_wait(Qp& qp, uint64_t ns);
+    // A TLB fill for key arrived: resume QPs paused on it.
+    void tlb_filled(uint32_t key);
+    void arm_ack_timer(Qp& qp);
+
+  private:
+    void run(Qp& qp);
+    bool fetch(Qp& qp);
+    bool transmit_one(Qp& qp);
+    void on_ack_timeout(Qp& qp);
+    void schedule(Qp& qp);
+    [[nodiscard]] uint64_t timeout_ns(const Qp& qp) const;
+
+    Engine& e_;
+    std::vector<uint8_t> payload_;  // scratch, reused per packet
+};
+
+}  // namespace scenic::rdma

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// The on-card TLB (paper section 7.2): translations of (MR, 4 KiB page of iova) to a DMA address,
+// filled by the driver (CMD_TLB_FILL), LRU replacement. Built from hw-rtl's TLB twin
+// (scenic::dp::Tlb, transaction level): the RTL block holds at most 1024 entries, so the
+// 4096-entry TLB is four banks of 256 sets x 4 ways, the bank chosen by the two index bits above
+// the twin's set index, which is exactly a 1024-set 4-way TLB. The twin's id is the MR index
+// (the MR table checks the key's tag).
+//
+// A miss raises EV_TLB_MISS (key, page iova) once per missing page while it stays missing.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "scenic/dp/tlb.hpp"
+#include "scenic/rdma_context.hpp"
+#include "scenic/rdma_events.hpp"
+
+namespace scenic::rdma {
+
+class Tlb {
+  public:
+    Tlb(Counters& cnt, EventFifo& events);
+
+    // DMA address of the page of iova `page` (4 KiB aligned) of MR `key`, counted as a hit or a
+    // miss; a miss raises the miss event (deduplicated).
+    std::optional<uint64_t> lookup(uint32_t key, uint64_t page);
+    void fill(uint32_t key, uint64_t page, uint64_t dma);
+    // DEREG_MR: every translation of the MR and its pending misses.
+    void invalidate(uint32_t key);
+    void reset();
+
+  private:
+    static constexpr unsigned kBanks = 4;
+    static constexpr unsigned kSetsPerBank = kTlbEntries / kBanks / 4;
+    static constexpr unsigned kMaxPendingMisses = 256;
+    [[nodiscard]] static unsigned bank_of(uint32_t key, uint64_t vpn);
+
+    Counters& cnt_;
+    EventFifo& events_;
+    std::vector<dp::Tlb> banks_;
+    struct Miss {
+        uint32_t key;
+        uint64_t page;
+    };
+    std::vector<Miss> pending_;  // misses reported and not filled yet (dedup)
+};
+
+}  // namespace scenic::rdma

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+#include "scenic/rdma_block.hpp"
+
+#include <utility>
+
+namespace scenic {
+
+namespace r = regs::rdma;
+
+RdmaBlock::RdmaBlock(const Config& config, Host& host, EventQueue& events,
+                     std::function<void(bool)> on_enable)
+    : Block({r::kType, r::kVersion, r::kOffset, r::kSize, r::kNext}),
+      engine_(config, host, events),
+      on_enable_(std::move(on_enable)) {
+    reset();
+}
+
+void RdmaBlock::reset() {
+    engine_.reset();
+    enabled_ = false;
+    if (on_enable_) {
+        on_enable_(false);
+    }
+    args_ = {};
+    res_ = {};
+    status_ = 0;
+}
+
+void RdmaBlock::db_write(uint64_t offset, uint64_t value, unsigned size) {
+    if (offset >= db_size()) {
+        ++engine_.counters().db_ignored;
+        return;
+    }
+    engine_.doorbell(offset, value, size);
+}
+
+uint32_t RdmaBlock::read_reg(uint32_t offset) {
+    const rdma::Counters& c = engine_.counters();
+    if (offset >= r::kCmdArg0 && offset <= r::kCmdArg23) {
+        return args_[(offset - r::kCmdArg0) / 4];
+    }
+    switch (offset) {
+        case r::kMaxQp:
+            return r::kMaxQpDefault;
+        case r::kMaxCq:
+            return r::kMaxCqDefault;
+        case r::kMaxMr:
+            return r::kMaxMrDefault;
+        case r::kTlbEntries:
+            return r::kTlbEntriesDefault;
+        case r::kCtrl:
+            return enabled_ ? r::kCtrlEnable.mask : 0;
+        case r::kCmdStatus:
+            return status_;
+        case r::kCmdRes0:
+        case r::kCmdRes1:
+        case r::kCmdRes2:
+        case r::kCmdRes3:
+            return res_[(offset - r::kCmdRes0) / 4];
+        case r::kEventPop:
+            return engine_.event_fifo().pop();
+        case r::kEventArg0:
+        case r::kEventArg1:
+        case r::kEventArg2:
+            return engine_.event_fifo().args()[(offset - r::kEventArg0) / 4];
+        case r::kEventLost:
+            return engine_.event_fifo().lost();
+        case r::kTxPkts:
+            return c.tx_pkts;
+        case r::kRxPkts:
+            return c.rx_pkts;
+        case r::kRxDropIcrc:
+            return c.rx_drop_icrc;
+        case r::kRxDropQp:
+            return c.rx_drop_qp;
+        case r::kRxDropMalformed:
+            return c.rx_drop_malformed;
+        case r::kRxDropTlbMiss:
+            return c.rx_drop_tlb_miss;
+        case r::kSeqNakSent:
+            return c.seq_nak_sent;
+        case r::kSeqNakRcvd:
+            return c.seq_nak_rcvd;
+        case r::kRnrNakSent:
+            return c.rnr_nak_sent;
+        case r::kRnrNakRcvd:
+            return c.rnr_nak_rcvd;
+        case r::kRetransmits:
+            return c.retransmits;
+        case r::kAckTimeouts:
+            return c.ack_timeouts;
+        case r::kDupRequests:
+            return c.dup_requests;
+        case r::kRemAccessErr:
+            return c.rem_access_err;
+        case r::kRemInvReq:
+            return c.rem_inv_req;
+        case r::kAcksSent:
+            return c.acks_sent;
+        case r::kTlbHits:
+            return c.tlb_hits;
+        case r::kTlbMisses:
+            return c.tlb_misses;
+        case r::kTlbEvictions:
+            return c.tlb_evictions;
+        case r::kCqeWritten:
+            return c.cqe_written;
+        case r::kCqOverruns:
+            return c.cq_overruns;
+        case r::kWireDrops:
+            return c.wire_drops;
+        default:
+            return 0;
+    }
+}
+
+void RdmaBlock::write_reg(uint32_t offset, uint32_t value) {
+    if (offset >= r::kCmdArg0 && offset <= r::kCmdArg23) {
+        args_[(offset - r::kCmdArg0) / 4] = value;
+        return;
+    }
+    switch (offset) {
+        case r::kCtrl:
+            enabled_ = (value & r::kCtrlEnable.mask) != 0;
+            if (on_enable_) {
+                on_enable_(enabled_);
+            }
+            break;
+        case r::kCmdOp:
+            // Executed before the write completes (the driver reads CMD_STATUS next).
+            status_ = engine_.command(value, args_, res_);
+            break;
+        default:
+            break;  // read-only registers and holes
+    }
+}
+
+}  // namespace scenic

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+#include "scenic/rdma_completer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "scenic/rdma_engine.hpp"
+#include "scenic/roce/psn.hpp"
+
+namespace scenic::rdma {
+
+using roce::AethType;
+using roce::NakCode;
+using roce::Opcode;
+using roce::psn_add;
+using roce::psn_diff;
+
+void Completer::complete_ok(Qp& qp) {
+    qp.req.pending.pop_front();
+    e_.complete_send_ok(qp);
+}
+
+void Completer::progress(Qp& qp) {
+    auto& r = qp.req;
+    r.retry_left = qp.retry_cnt;
+    r.rnr_left = qp.rnr_retry;
+    r.last_progress_ns = e_.now();
+    r.gap_rewound = false;
+}
+
+void Completer::gap(Qp& qp) {
+    auto& r = qp.req;
+    if (!r.gap_rewound) {
+        r.gap_rewound = true;
+        e_.requester().rewind(qp, r.snd_una);
+    }
+}
+
+void Completer::fail_head(Qp& qp, uint8_t status, uint8_t syndrome) {
+    auto& r = qp.req;
+    if (!r.pending.empty()) {
+        const SendWqe& w = r.pending.front();
+        e_.complete_send_err(qp, w.idx, w.opcode, status, syndrome);
+        r.pending.pop_front();
+    }
+    e_.enter_error(qp, 0);  // the error is reported by the CQE; the rest is flushed
+}
+
+void Completer::complete_local_errors(Qp& qp) {
+    const auto& r = qp.req;
+    if (!r.pending.empty() && r.pending.front().local_err != 0) {
+        fail_head(qp, r.pending.front().local_err, r.pending.front().syndrome);
+    }
+}
+
+bool Completer::ack_before(Qp& qp, uint32_t psn) {
+    auto& r = qp.req;
+    bool advanced = false;
+    while (!r.pending.empty()) {
+        const SendWqe& w = r.pending.front();
+        if (w.local_err != 0 || w.needs_response()) {
+            break;  // READ / atomic complete with their responses only
+        }
+        if (psn_diff(w.last_psn(), psn) < 0) {
+            r.snd_una = psn_add(w.last_psn(), 1);
+            complete_ok(qp);
+            advanced = true;
+            continue;
+        }
+        if (psn_diff(psn, r.snd_una) > 0) {
+            r.snd_una = psn;  // part of a multi-packet message
+            advanced = true;
+        }
+        break;
+    }
+    if (advanced) {
+        progress(qp);
+    }
+    return r.pending.empty() || !r.pending.front().needs_response() ||
+           psn_diff(psn, r.snd_una) <= 0;
+}
+
+void Completer::receive(Qp& qp, const roce::ParsedPacket& pkt) {
+    auto& r = qp.req;
+    const uint32_t psn = pkt.transport.bth.psn;
+    // Only PSNs in flight: older ones are duplicates, newer ones were never sent.
+    if (r.pending.empty() || psn_diff(psn, r.snd_una) < 0 || psn_diff(psn, r.next_psn) >= 0) {
+        return;
+    }
+    switch (static_cast<Opcode>(pkt.transport.bth.opcode)) {
+        case Opcode::kReadResponseFirst:
+        case Opcode::kReadResponseMiddle:
+        case Opcode::kReadResponseLast:
+        case Opcode::kReadResponseOnly:
+            read_response(qp, pkt);
+            break;
+        case Opcode::kAtomicAck:
+            atomic_ack(qp, pkt);
+            break;
+        case Opcode::kAck: {
+            const roce::Aeth& aeth = *pkt.transport.aeth;
+            switch (aeth.type()) {
+                case AethType::kAck:
+                    if (!ack_before(qp, psn_add(psn, 1))) {
+                        gap(qp);  // implied NAK: a READ / atomic before psn got no response
+                    }
+                    break;
+                case AethType::kRnrNak: {
+                    ++e_.counters().rnr_nak_rcvd;
+                    if (!ack_before(qp, psn)) {
+                        gap(qp);
+                        break;
+                    }
+                    if (qp.rnr_retry != 7) {  // 7: retry for ever
+                        if (r.rnr_left <= 0) {
+                            fail_head(qp, kWcRnrRetryExcErr, aeth.syndrome);
+                            return;
+                        }
+                        --r.rnr_left;
+                    }
+                    if (psn_diff(psn, r.tx_psn) < 0) {
+                        r.tx_psn = psn;
+                    }
+                    e_.requester().rnr_wait(qp, roce::rnr_timer_ns(aeth.value()));
+                    return;
+                }
+                case AethType::kNak: {
+                    const auto code = static_cast<NakCode>(aeth.value());
+                    if (code == NakCode::kPsnSeqError) {
+                        ++e_.counters().seq_nak_rcvd;
+                        if (ack_before(qp, psn)) {
+                            e_.requester().rewind(qp, psn);
+                        } else {
+                            gap(qp);
+                        }
+                        break;
+                    }
+                    ack_before(qp, psn);
+                    uint8_t status = kWcRemOpErr;
+                    if (code == NakCode::kInvalidRequest || code == NakCode::kInvalidRdRequest) {
+                        status = kWcRemInvReqErr;
+                    } else if (code == NakCode::kRemoteAccessError) {
+                        status = kWcRemAccessErr;
+                    }
+                    fail_head(qp, status, aeth.syndrome);
+                    return;
+                }
+                case AethType::kReserved:
+                    return;
+            }
+            break;
+        }
+        default:
+            return;  // a request opcode never reaches the completer
+    }
+    if (qp.state == SCENIC_QPS_ERR) {
+        return;
+    }
+    complete_local_errors(qp);
+    e_.requester().kick(qp);  // the window moved, or a READ / atomic slot freed
+}
+
+void Completer::read_response(Qp& qp, const roce::ParsedPacket& pkt) {
+    auto& r = qp.req;
+    const uint32_t psn = pkt.transport.bth.psn;
+    // A response implies that every request before it arrived.
+    if (!ack_before(qp, psn) || r.pending.empty()) {
+        gap(qp);
+        return;
+    }
+    SendWqe& w = r.pending.front();
+    if (!w.is_read() || w.local_err != 0) {
+        return;  // a response nobody asked for
+    }
+    if (psn != r.snd_una) {
+        gap(qp);  // an earlier response of this READ was lost
+        return;
+    }
+    const auto k = static_cast<uint32_t>(psn_diff(psn, w.first_psn));
+    const uint64_t off = uint64_t{k} * qp.pmtu;
+    const uint64_t expect = std::min<uint64_t>(qp.pmtu, w.length - off);
+    Opcode want = Opcode::kReadResponseMiddle;
+    if (w.npsn == 1) {
+        want = Opcode::kReadResponseOnly;
+    } else if (k == 0) {
+        want = Opcode::kReadResponseFirst;
+    } else if (k + 1 == w.npsn) {
+        want = Opcode::kReadResponseLast;
+    }
+    if (static_cast<Opcode>(pkt.transport.bth.opcode) != want || pkt.payload.size() != expect) {
+        ++e_.counters().rx_drop_malformed;
+        return;
+    }
+    switch (e_.mem().scatter(std::span(w.sge).first(w.num_sge), qp.pdn, off, pkt.payload)) {
+        case MemStatus::kOk:
+            break;
+        case MemStatus::kMiss:
+            return;  // dropped: re-requested after the gap or the ACK timeout
+        case MemStatus::kProt:
+        case MemStatus::kDma:
+            fail_head(qp, kWcLocProtErr, 0);
+            return;
+    }
+    r.snd_una = psn_add(psn, 1);
+    progress(qp);
+    if (k + 1 == w.npsn) {
+        complete_ok(qp);
+    }
+}
+
+void Completer::atomic_ack(Qp& qp, const roce::ParsedPacket& pkt) {
+    auto& r = qp.req;
+    const uint32_t psn = pkt.transport.bth.psn;
+    if (!ack_before(qp, psn) || r.pending.empty()) {
+        gap(qp);
+        return;
+    }
+    SendWqe& w = r.pending.front();
+    if (!w.is_atomic() || w.local_err != 0 || psn != w.first_psn) {
+        return;
+    }
+    std::array<uint8_t, 8> orig{};
+    const uint64_t v = pkt.transport.atomic_ack->orig;
+    std::memcpy(orig.data(), &v, orig.size());
+    switch (e_.mem().scatter(std::span(w.sge).first(w.num_sge), qp.pdn, 0, orig)) {
+        case MemStatus::kOk:
+            break;
+        case MemStatus::kMiss:
+            return;
+        case MemStatus::kProt:
+        case MemStatus::kDma:
+            fail_head(qp, kWcLocProtErr, 0);
+            return;
+    }
+    r.snd_una = psn_add(psn, 1);
+    progress(qp);
+    complete_ok(qp);
+}
+
+}  // namespace scenic::rdma

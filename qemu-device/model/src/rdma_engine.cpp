@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+#include "scenic/rdma_engine.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+
+#include "scenic/regs.hpp"
+
+namespace scenic::rdma {
+
+namespace {
+
+uint8_t cqe_opcode(uint8_t wqe_opcode) {
+    switch (wqe_opcode) {
+        case SCENIC_WQE_OP_WRITE:
+        case SCENIC_WQE_OP_WRITE_IMM:
+            return SCENIC_CQE_OP_WRITE;
+        case SCENIC_WQE_OP_READ:
+            return SCENIC_CQE_OP_READ;
+        case SCENIC_WQE_OP_ATOMIC_CAS:
+            return SCENIC_CQE_OP_ATOMIC_CAS;
+        case SCENIC_WQE_OP_ATOMIC_FAA:
+            return SCENIC_CQE_OP_ATOMIC_FAA;
+        default:
+            return SCENIC_CQE_OP_SEND;
+    }
+}
+
+}  // namespace
+
+Engine::Engine(const Config& config, Host& host, EventQueue& events)
+    : config_(config),
+      host_(host),
+      events_(events),
+      fifo_(host, config.msix_vectors > regs::kVecRdma),
+      tlb_(cnt_, fifo_),
+      mem_(host, tlb_, cnt_),
+      cqs_(host, fifo_, cnt_),
+      req_(*this),
+      comp_(*this),
+      resp_(*this) {}
+
+Engine::~Engine() = default;
+
+void Engine::reset() {
+    for (auto& q : qps_) {
+        q.reset();
+    }
+    cqs_.reset();
+    mem_.reset();
+    tlb_.reset();
+    fifo_.reset();
+    cnt_ = {};
+}
+
+void Engine::send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload) {
+    t.bth.dest_qp = qp.dest_qpn;
+    t.bth.pkey = roce::kDefaultPkey;
+    auto built = roce::build_frame(qp.path, t, payload);
+    if (!built.ok()) {
+        return;  // only reachable with an inconsistent context; never sends garbage
+    }
+    host_.eth_send(built.frame);
+    ++cnt_.tx_pkts;
+}
+
+void Engine::defer(Qp& target, uint64_t delay_ns, std::function<void(Qp&)> fn) {
+    const uint32_t qpn = target.qpn;
+    const uint64_t gen = target.generation;
+    events_.schedule_in(delay_ns, [this, qpn, gen, fn = std::move(fn)] {
+        if (Qp* q = this->qp(qpn); q && q->generation == gen) {
+            fn(*q);
+        }
+    });
+}
+
+void Engine::write_status_state(Qp& qp) {
+    const uint32_t s = qp.state;
+    std::array<uint8_t, 4> raw{};
+    std::memcpy(raw.data(), &s, raw.size());
+    if (!host_.dma_write(qp.status_page + offsetof(scenic_qp_status, state), raw)) {
+        ++cnt_.dma_errors;
+    }
+}
+
+void Engine::set_state(Qp& qp, uint32_t state) {
+    qp.state = state;
+    write_status_state(qp);
+}
+
+void Engine::enter_error(Qp& qp, uint32_t ev) {
+    if (qp.state == SCENIC_QPS_ERR) {
+        return;
+    }
+    set_state(qp, SCENIC_QPS_ERR);
+    if (ev != 0) {
+        fifo_.push(SCENIC_RDMA_EV_QP_ERR, qp.qpn, ev);
+    }
+    qp.resp.outq.clear();
+    qp.flush_pending = true;
+    flush(qp);
+}
+
+void Engine::complete_send_ok(Qp& qp) {
+    ++qp.req.completed;
+    std::array<uint8_t, 8> raw{};
+    std::memcpy(raw.data(), &qp.req.completed, raw.size());
+    if (!host_.dma_write(qp.status_page + offsetof(scenic_qp_status, sq_completed), raw)) {
+        ++cnt_.dma_errors;
+    }
+    cqs_.send_completion(qp.send_cqn);
+}
+
+void Engine::complete_send_err(Qp& qp, uint32_t idx, uint8_t opcode, uint8_t status,
+                               uint8_t syndrome) {
+    scenic_cqe cqe{};
+    cqe.wqe_idx = idx;
+    cqe.qpn = qp.qpn;
+    cqe.status = status;
+    cqe.opcode = cqe_opcode(opcode);
+    cqe.flags = SCENIC_CQE_F_SQ;
+    cqe.syndrome = syndrome;
+    cqs_.post(qp.send_cqn, cqe);
+}
+
+void Engine::flush(Qp& qp) {
+    if (qp.state != SCENIC_QPS_ERR) {
+        return;
+    }
+    auto& rq = qp.req;
+    auto& rs = qp.resp;
+    uint32_t budget = kFlushBudget;
+    for (; budget != 0 && !rq.pending.empty(); --budget) {
+        const SendWqe& w = rq.pending.front();
+        complete_send_err(qp, w.idx, w.opcode, kWcFlushErr, 0);
+        rq.pending.pop_front();
+    }
+    for (; budget != 0 && rq.sq_next != rq.sq_pi; --budget) {
+        uint8_t op = 0;
+        const uint64_t slot =
+            qp.sq_base + uint64_t{rq.sq_next & (qp.sq_size() - 1)} * SCENIC_SQ_WQE_BYTES;
+        if (!host_.dma_read(slot, std::span<uint8_t>(&op, 1))) {
+            ++cnt_.dma_errors;
+        }
+        complete_send_err(qp, rq.sq_next, op, kWcFlushErr, 0);
+        ++rq.sq_next;
+    }
+    rs.have_rwqe = false;
+    rs.msg = ResponderState::Msg::kNone;
+    for (; budget != 0 && rs.rq_ci != rs.rq_pi; --budget) {
+        scenic_cqe cqe{};
+        cqe.wqe_idx = rs.rq_ci;
+        cqe.qpn = qp.qpn;
+        cqe.status = kWcFlushErr;
+        cqe.opcode = SCENIC_CQE_OP_RECV;
+        cqs_.post(qp.recv_cqn, cqe);
+        ++rs.rq_ci;
+    }
+    const bool more = !rq.pending.empty() || rq.sq_next != rq.sq_pi || rs.rq_ci != rs.rq_pi;
+    qp.flush_pending = more;
+    if (more && !qp.flush_scheduled) {
+        qp.flush_scheduled = true;
+        defer(qp, 0, [this](Qp& q) {
+            q.flush_scheduled = false;
+            flush(q);
+        });
+    }
+}
+
+void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
+    const uint64_t page = offset / regs::kDbPageSize;
+    const uint64_t reg = offset % regs::kDbPageSize;
+    const auto v = static_cast<uint32_t>(value);
+    if ((size != 4 && size != 8) || (reg != SCENIC_DB_SQ && reg != SCENIC_DB_RQ)) {
+        ++cnt_.db_ignored;  // SCENIC_DB_SQ == SCENIC_DB_CQ_CI, SCENIC_DB_RQ == SCENIC_DB_CQ_ARM
+        return;
+    }
+    if (page >= kMaxQp) {
+        const uint64_t cqn = page - kMaxQp;
+        if (cqn >= kMaxCq || !cqs_.find(static_cast<uint32_t>(cqn))) {
+            ++cnt_.db_ignored;
+        } else if (reg == SCENIC_DB_CQ_CI) {
+            cqs_.set_ci(static_cast<uint32_t>(cqn), v);
+        } else {
+            cqs_.arm(static_cast<uint32_t>(cqn), v);
+        }
+        return;
+    }
+    Qp* q = qp(static_cast<uint32_t>(page));
+    if (!q || q->state == SCENIC_QPS_RESET) {
+        ++cnt_.db_ignored;
+        return;
+    }
+    if (reg == SCENIC_DB_SQ) {
+        auto& rq = q->req;
+        const uint32_t oldest = rq.pending.empty() ? rq.sq_next : rq.pending.front().idx;
+        if (v - oldest > q->sq_size()) {
+            ++cnt_.db_ignored;  // more WQEs than the ring holds: a confused or hostile guest
+            return;
+        }
+        rq.sq_pi = v;
+        if (q->state == SCENIC_QPS_ERR) {
+            flush(*q);
+        } else {
+            req_.kick(*q);
+        }
+    } else {
+        auto& rs = q->resp;
+        if (v - rs.rq_ci > q->rq_size()) {
+            ++cnt_.db_ignored;
+            return;
+        }
+        rs.rq_pi = v;
+        if (q->state == SCENIC_QPS_ERR) {
+            flush(*q);
+        }
+    }
+}
+
+void Engine::receive(std::span<const uint8_t> frame) {
+    const roce::ParseResult pr = roce::parse_frame(frame);
+    if (!pr.ok()) {
+        ++(pr.reason == roce::DropReason::kBadIcrc ? cnt_.rx_drop_icrc : cnt_.rx_drop_malformed);
+        return;
+    }
+    const roce::ParsedPacket& pkt = pr.packet;
+    if (!pkt.info || !std::ranges::equal(pkt.eth.dst, config_.mac)) {
+        ++cnt_.rx_drop_malformed;  // CNP (no congestion control here) or another station's
+        return;
+    }
+    Qp* q = qp(pkt.transport.bth.dest_qp);
+    if (!q) {
+        ++cnt_.rx_drop_qp;
+        return;
+    }
+    if (pkt.info->request) {
+        if (!q->can_receive()) {
+            ++cnt_.rx_drop_qp;
+            return;
+        }
+        ++cnt_.rx_pkts;
+        resp_.receive(*q, pkt);
+    } else {
+        if (!q->can_send() && q->state != SCENIC_QPS_SQE) {
+            ++cnt_.rx_drop_qp;
+            return;
+        }
+        ++cnt_.rx_pkts;
+        comp_.receive(*q, pkt);
+    }
+}
+
+}  // namespace scenic::rdma

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+#include "scenic/rdma_requester.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "scenic/rdma_engine.hpp"
+#include "scenic/roce/psn.hpp"
+
+namespace scenic::rdma {
+
+using roce::Opcode;
+using roce::psn_add;
+using roce::psn_diff;
+
+namespace {
+
+uint32_t packets(uint32_t length, uint32_t pmtu) {
+    return length == 0 ? 1 : static_cast<uint32_t>((uint64_t{length} + pmtu - 1) / pmtu);
+}
+
+// Opcode of packet k of n of a SEND / WRITE.
+Opcode data_opcode(uint8_t op, uint32_t k, uint32_t n) {
+    const bool send = op == SCENIC_WQE_OP_SEND || op == SCENIC_WQE_OP_SEND_IMM;
+    const bool imm = op == SCENIC_WQE_OP_SEND_IMM || op == SCENIC_WQE_OP_WRITE_IMM;
+    if (n == 1) {
+        return send ? (imm ? Opcode::kSendOnlyImm : Opcode::kSendOnly)
+                    : (imm ? Opcode::kWriteOnlyImm : Opcode::kWriteOnly);
+    }
+    if (k == 0) {
+        return send ? Opcode::kSendFirst : Opcode::kWriteFirst;
+    }
+    if (k + 1 < n) {
+        return send ? Opcode::kSendMiddle : Opcode::kWriteMiddle;
+    }
+    return send ? (imm ? Opcode::kSendLastImm : Opcode::kSendLast)
+                : (imm ? Opcode::kWriteLastImm : Opcode::kWriteLast);
+}
+
+uint32_t rd_atomic_limit(const Qp& qp) { return std::max<uint32_t>(1, qp.max_rd_atomic); }
+
+}  // namespace
+
+uint64_t Requester::timeout_ns(const Qp& qp) const {
+    return uint64_t{4096} << qp.timeout;  // 4.096 us * 2^timeout
+}
+
+void Requester::start(Qp& qp) {
+    auto& r = qp.req;
+    r.next_psn = r.tx_psn = r.snd_una = r.max_sent = qp.sq_psn;
+    r.retry_left = qp.retry_cnt;
+    r.rnr_left = qp.rnr_retry;
+}
+
+void Requester::kick(Qp& qp) { run(qp); }
+
+void Requester::schedule(Qp& qp) {
+    if (qp.req.run_scheduled) {
+        return;
+    }
+    qp.req.run_scheduled = true;
+    e_.defer(qp, 0, [this](Qp& q) {
+        q.req.run_scheduled = false;
+        run(q);
+    });
+}
+
+void Requester::run(Qp& qp) {
+    auto& r = qp.req;
+    for (uint32_t budget = kTxBudget; budget != 0; --budget) {
+        if (!qp.can_send() || r.rnr_wait || r.tlb_wait) {
+            return;
+        }
+        if (psn_diff(r.tx_psn, r.next_psn) < 0) {
+            if (!transmit_one(qp)) {
+                return;
+            }
+        } else if (!fetch(qp)) {
+            return;
+        }
+    }
+    schedule(qp);  // budget used up: continue after the vCPUs and the wire had a turn
+}
+
+void Requester::rewind(Qp& qp, uint32_t psn) {
+    auto& r = qp.req;
+    if (psn_diff(psn, r.tx_psn) < 0 && psn_diff(psn, r.snd_una) >= 0) {
+        r.tx_psn = psn;
+    }
+    if (!r.rnr_wait) {
+        run(qp);
+    }
+}
+
+void Requester::rnr_wait(Qp& qp, uint64_t ns) {
+    qp.req.rnr_wait = true;
+    e_.defer(qp, ns, [this](Qp& q) {
+        q.req.rnr_wait = false;
+        q.req.last_progress_ns = e_.now();
+        run(q);
+    });
+}
+
+void Requester::tlb_filled(uint32_t /*key*/) {
+    // The model does not track which page a paused SQ waits for: any fill resumes it, and a
+    // page still missing pauses it again (the miss event is not repeated).
+    for (uint32_t qpn = SCENIC_RDMA_RSVD_QPS; qpn < kMaxQp; ++qpn) {
+        Qp* q = e_.qp(qpn);
+        if (q && q->req.tlb_wait) {
+            q->req.tlb_wait = false;
+            run(*q);
+        }
+    }
+}
+
+void Requester::arm_ack_timer(Qp& qp) {
+    auto& r = qp.req;
+    if (r.ack_timer || qp.timeout == 0) {
+        return;  // armed already, or no timeout (IBA: 0 = infinite)
+    }
+    r.ack_timer = true;
+    r.last_progress_ns = e_.now();
+    e_.defer(qp, timeout_ns(qp), [this](Qp& q) { on_ack_timeout(q); });
+}
+
+void Requester::on_ack_timeout(Qp& qp) {
+    auto& r = qp.req;
+    r.ack_timer = false;
+    if (!qp.can_send() || r.pending.empty() || psn_diff(r.max_sent, r.snd_una) <= 0) {
+        return;  // nothing outstanding
+    }
+    const uint64_t now = e_.now();
+    const uint64_t t = timeout_ns(qp);
+    if (r.rnr_wait || r.tlb_wait || now - r.last_progress_ns < t) {
+        // progress since the timer was armed (or waiting on purpose): wait a full period more
+        const uint64_t left = (r.rnr_wait || r.tlb_wait) ? t : t - (now - r.last_progress_ns);
+        r.ack_timer = true;
+        e_.defer(qp, left, [this](Qp& q) { on_ack_timeout(q); });
+        return;
+    }
+    ++e_.counters().ack_timeouts;
+    if (r.retry_left <= 0) {
+        e_.completer().fail_head(qp, kWcRetryExcErr, 0);
+        return;
+    }
+    --r.retry_left;
+    r.last_progress_ns = now;
+    r.tx_psn = r.snd_una;
+    run(qp);
+    arm_ack_timer(qp);
+}
+
+bool Requester::fetch(Qp& qp) {
+    auto& r = qp.req;
+    if (qp.state != SCENIC_QPS_RTS || r.sq_next == r.sq_pi || r.pending.size() >= kMaxPendingWqes ||
+        psn_diff(r.next_psn, r.snd_una) >= static_cast<int32_t>(kWindowPsns) ||
+        (!r.pending.empty() && r.pending.back().local_err != 0)) {
+        return false;
+    }
+    const uint64_t slot =
+        qp.sq_base + uint64_t{r.sq_next & (qp.sq_size() - 1)} * SCENIC_SQ_WQE_BYTES;
+    std::array<uint8_t, 64> hdr{};
+    SendWqe w;
+    w.idx = r.sq_next;
+    auto refuse = [&](uint8_t status) {
+        w.local_err = status;
+        w.npsn = 0;
+        w.first_psn = r.next_psn;
+        ++r.sq_next;
+        r.pending.push_back(std::move(w));
+        e_.completer().complete_local_errors(qp);
+        return false;
+    };
+    if (!e_.host().dma_read(slot, hdr)) {
+        ++e_.counters().dma_errors;
+        return refuse(kWcLocQpOpErr);
+    }
+    scenic_sq_wqe raw{};
+    std::memcpy(&raw, hdr.data(), hdr.size());
+    w.opcode = raw.opcode;
+    w.flags = raw.flags;
+    w.imm = __builtin_bswap32(raw.imm_data_be);
+    w.length = raw.length;
+    w.rkey = raw.rkey;
+    w.remote_addr = raw.remote_addr;
+    w.compare_add = raw.compare_add;
+    w.swap = raw.swap;
+    if (w.needs_response()) {
+        const auto outstanding = static_cast<uint32_t>(
+            std::ranges::count_if(r.pending, [](const SendWqe& p) { return p.needs_response(); }));
+        if (outstanding >= rd_atomic_limit(qp)) {
+            return false;  // fetched again when a READ / atomic completes
+        }
+    }
+    const bool inl = (w.flags & SCENIC_WQE_F_INLINE) != 0;
+    if (w.opcode > SCENIC_WQE_OP_ATOMIC_FAA || raw.num_sge > SCENIC_SQ_MAX_SGE ||
+        (inl && (w.needs_response() || w.length > SCENIC_MAX_INLINE))) {
+        return refuse(kWcLocQpOpErr);
+    }
+    if (w.length > kMaxMsgBytes || (w.is_atomic() && w.length != 8)) {
+        return refuse(kWcLocLenErr);
+    }
+    if (inl) {
+        w.inline_data.resize(w.length);
+        if (w.length != 0 && !e_.host().dma_read(slot + 64, w.inline_data)) {
+            ++e_.counters().dma_errors;
+            return refuse(kWcLocQpOpErr);
+        }
+    } else {
+        w.num_sge = static_cast<uint8_t>(raw.num_sge);
+        std::array<uint8_t, SCENIC_SQ_MAX_SGE * sizeof(scenic_sge)> sg{};
+        const auto sg_bytes = std::span(sg).first(w.num_sge * sizeof(scenic_sge));
+        if (!sg_bytes.empty() && !e_.host().dma_read(slot + 64, sg_bytes)) {
+            ++e_.counters().dma_errors;
+            return refuse(kWcLocQpOpErr);
+        }
+        uint64_t total = 0;
+        const uint32_t access = w.needs_response() ? SCENIC_MR_ACCESS_LOCAL_WRITE : 0;
+        bool prot = false;
+        for (unsigned i = 0; i < w.num_sge; ++i) {
+            scenic_sge s{};
+            std::memcpy(&s, sg.data() + i * sizeof(scenic_sge), sizeof(s));
+            w.sge[i] = {s.addr, s.length, s.lkey};
+            total += s.length;
+            prot = prot || !e_.mem().allowed(s.lkey, qp.pdn, s.addr, s.length, access);
+        }
+        if (total != w.length) {
+            return refuse(kWcLocLenErr);
+        }
+        if (prot) {
+            return refuse(kWcLocProtErr);
+        }
+    }
+    w.npsn = w.is_atomic() ? 1 : packets(w.length, qp.pmtu);
+    w.first_psn = r.next_psn;
+    r.next_psn = psn_add(r.next_psn, w.npsn);
+    ++r.sq_next;
+    r.pending.push_back(std::move(w));
+    return true;
+}
+
+bool Requester::transmit_one(Qp& qp) {
+    auto& r = qp.req;
+    if (psn_diff(r.tx_psn, r.snd_una) >= static_cast<int32_t>(kWindowPsns)) {
+        return false;  // window full: wait for ACKs
+    }
+    // The WQE holding tx_psn (usually one of the last).
+    uint32_t rd_before = 0;
+    SendWqe* w = nullptr;
+    for (auto& p : r.pending) {
+        if (p.npsn != 0 && psn_diff(r.tx_psn, p.first_psn) >= 0 &&
+            psn_diff(r.tx_psn, p.last_psn()) <= 0) {
+            w = &p;
+            break;
+        }
+        if (p.needs_response()) {
+            ++rd_before;
+        }
+    }
+    if (!w) {
+        r.tx_psn = r.next_psn;  // nothing left to send in the range (defensive)
+        return true;
+    }
+    if (w->local_err != 0 || ((w->flags & SCENIC_WQE_F_FENCE) && rd_before != 0) ||
+        (w->needs_response() && rd_before >= rd_atomic_limit(qp))) {
+        return false;
+    }
+    const auto k = static_cast<uint32_t>(psn_diff(r.tx_psn, w->first_psn));
+    const uint64_t off = uint64_t{k} * qp.pmtu;
+    roce::Transport t;
+    t.bth.psn = r.tx_psn;
+    std::span<const uint8_t> payload;
+    uint32_t advance = 1;
+    if (w->is_read()) {
+        t.bth.opcode = static_cast<uint8_t>(Opcode::kReadRequest);
+        t.reth = roce::Reth{w->remote_addr + off, w->rkey, static_cast<uint32_t>(w->length - off)};
+        advance = w->npsn - k;
+    } else if (w->is_atomic()) {
+        const bool cas = w->opcode == SCENIC_WQE_OP_ATOMIC_CAS;
+        t.bth.opcode = static_cast<uint8_t>(cas ? Opcode::kCmpSwap : Opcode::kFetchAdd);
+        t.atomic_eth = roce::AtomicEth{w->remote_addr, w->rkey, cas ? w->swap : w->compare_add,
+                                       cas ? w->compare_add : 0};
+    } else {
+        const Opcode op = data_opcode(w->opcode, k, w->npsn);
+        const auto& info = *roce::rc_opcode_info(op);
+        t.bth.opcode = static_cast<uint8_t>(op);
+        const auto len = static_cast<uint32_t>(std::min<uint64_t>(qp.pmtu, w->length - off));
+        if (info.has(roce::kHdrReth)) {
+            t.reth = roce::Reth{w->remote_addr, w->rkey, w->length};
+        }
+        if (info.has(roce::kHdrImmDt)) {
+            t.imm = roce::ImmDt{w->imm};
+        }
+        t.bth.se = info.last && (w->flags & SCENIC_WQE_F_SOLICITED) != 0;
+        t.bth.ackreq = info.last || (k + 1) % kAckReqEvery == 0;
+        if (!w->inline_data.empty()) {
+            payload = std::span(w->inline_data).subspan(off, len);
+        } else {
+            payload_.resize(len);
+            switch (e_.mem().gather(std::span(w->sge).first(w->num_sge), qp.pdn, off, payload_)) {
+                case MemStatus::kOk:
+                    break;
+                case MemStatus::kMiss:
+                    r.tlb_wait = true;
+                    e_.defer(qp, kTlbRetryNs, [this](Qp& q) {
+                        if (q.req.tlb_wait) {
+                            q.req.tlb_wait = false;
+                            run(q);
+                        }
+                    });
+                    return false;
+                case MemStatus::kProt:
+                case MemStatus::kDma:
+                    // MR gone or DMA refused after the fetch checks: the WQE fails when it
+                    // reaches the head of the queue.
+                    w->local_err = kWcLocProtErr;
+                    e_.completer().complete_local_errors(qp);
+                    return false;
+            }
+            payload = payload_;
+        }
+    }
+    e_.send(qp, t, payload);
+    if (psn_diff(r.tx_psn, r.max_sent) < 0) {
+        ++e_.counters().retransmits;
+    }
+    r.tx_psn = psn_add(r.tx_psn, advance);
+    if (psn_diff(r.tx_psn, r.max_sent) > 0) {
+        r.max_sent = r.tx_psn;
+    }
+    arm_ack_timer(qp);
+    return true;
+}
+
+}  // namespace scenic::rdma

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: MIT
+#include "scenic/rdma_responder.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "scenic/rdma_engine.hpp"
+#include "scenic/roce/psn.hpp"
+
+namespace scenic::rdma {
+
+using roce::NakCode;
+using roce::OpClass;
+using roce::Opcode;
+using roce::psn_add;
+using roce::psn_diff;
+
+namespace {
+
+uint32_t packets(uint32_t length, uint32_t pmtu) {
+    return length == 0 ? 1 : static_cast<uint32_t>((uint64_t{length} + pmtu - 1) / pmtu);
+}
+
+}  // namespace
+
+void Responder::receive(Qp& qp, const roce::ParsedPacket& pkt) {
+    auto& s = qp.resp;
+    const int32_t d = psn_diff(pkt.transport.bth.psn, s.epsn);
+    if (d > 0) {
+        // Packets were lost: one sequence NAK per gap, carrying the PSN expected.
+        if (!s.nak_sent) {
+            s.nak_sent = true;
+            ++e_.counters().seq_nak_sent;
+            RespJob j;
+            j.psn = s.epsn;
+            j.aeth = roce::Aeth::nak(s.msn, NakCode::kPsnSeqError);
+            emit(qp, j);
+        }
+        return;
+    }
+    if (d < 0) {
+        duplicate(qp, pkt);
+        return;
+    }
+    execute(qp, pkt);
+}
+
+void Responder::duplicate(Qp& qp, const roce::ParsedPacket& pkt) {
+    auto& s = qp.resp;
+    ++e_.counters().dup_requests;
+    switch (pkt.info->cls) {
+        case OpClass::kRead:
+            do_read(qp, pkt, true);  // READ is re-executed
+            return;
+        case OpClass::kAtomic: {
+            // Never executed twice: answered from the saved original value.
+            const uint32_t psn = pkt.transport.bth.psn;
+            for (const SavedAtomic& a : s.atomics) {
+                if (a.valid && a.psn == psn) {
+                    RespJob j;
+                    j.kind = RespJob::Kind::kAtomicAck;
+                    j.psn = psn;
+                    j.orig = a.orig;
+                    j.aeth = roce::Aeth::ack(s.msn);
+                    emit(qp, j);
+                    return;
+                }
+            }
+            return;  // too old to answer: the requester times out
+        }
+        default:
+            // SEND / WRITE: already executed; re-ACK what we have, no second completion.
+            if (pkt.transport.bth.ackreq) {
+                ack(qp, psn_add(s.epsn, kPsnMask));
+            }
+            return;
+    }
+}
+
+void Responder::execute(Qp& qp, const roce::ParsedPacket& pkt) {
+    auto& s = qp.resp;
+    s.nak_sent = false;
+    const roce::OpcodeInfo& info = *pkt.info;
+    // Opcode sequence (IBA 9.7.5.1.1): a message in progress continues with MIDDLE / LAST of
+    // the same kind; otherwise only FIRST / ONLY / READ / atomics.
+    bool in_order = false;
+    switch (s.msg) {
+        case ResponderState::Msg::kSend:
+            in_order = info.cls == OpClass::kSend && !info.first;
+            break;
+        case ResponderState::Msg::kWrite:
+            in_order = info.cls == OpClass::kWrite && !info.first;
+            break;
+        case ResponderState::Msg::kNone:
+            in_order = info.first;
+            break;
+    }
+    if (!in_order) {
+        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+        return;
+    }
+    bool done = false;
+    switch (info.cls) {
+        case OpClass::kSend:
+            done = do_send(qp, pkt);
+            break;
+        case OpClass::kWrite:
+            done = do_write(qp, pkt);
+            break;
+        case OpClass::kRead:
+            do_read(qp, pkt, false);
+            return;
+        case OpClass::kAtomic:
+            do_atomic(qp, pkt);
+            return;
+        default:
+            ++e_.counters().rx_drop_malformed;
+            return;
+    }
+    if (done && pkt.transport.bth.ackreq) {
+        ack(qp, pkt.transport.bth.psn);
+    }
+}
+
+bool Responder::take_rwqe(Qp& qp) {
+    auto& s = qp.resp;
+    if (s.have_rwqe) {
+        return true;
+    }
+    if (s.rq_ci == s.rq_pi) {
+        return false;
+    }
+    std::array<uint8_t, SCENIC_RQ_WQE_BYTES> raw{};
+    scenic_rq_wqe w{};
+    const uint64_t slot = qp.rq_base + uint64_t{s.rq_ci & (qp.rq_size() - 1)} * raw.size();
+    if (!e_.host().dma_read(slot, raw)) {
+        ++e_.counters().dma_errors;
+        w.num_sge = 0xffff;  // refused below as a malformed WQE
+    } else {
+        std::memcpy(&w, raw.data(), raw.size());
+    }
+    s.have_rwqe = true;
+    s.rwqe_nsge = static_cast<uint8_t>(std::min<unsigned>(w.num_sge, SCENIC_RQ_MAX_SGE + 1));
+    for (unsigned i = 0; i < SCENIC_RQ_MAX_SGE; ++i) {
+        s.rwqe_sge[i] = {w.sge[i].addr, w.sge[i].length, w.sge[i].lkey};
+    }
+    return true;
+}
+
+void Responder::recv_cqe(Qp& qp, uint8_t status, uint8_t opcode, uint32_t byte_len,
+                         const roce::ParsedPacket* pkt) {
+    auto& s = qp.resp;
+    scenic_cqe cqe{};
+    cqe.wqe_idx = s.rq_ci;
+    cqe.qpn = qp.qpn;
+    cqe.byte_len = byte_len;
+    cqe.src_qp = qp.dest_qpn;
+    cqe.status = status;
+    cqe.opcode = opcode;
+    if (pkt && pkt->transport.imm) {
+        cqe.imm_data_be = __builtin_bswap32(pkt->transport.imm->imm);
+        cqe.flags |= SCENIC_CQE_F_IMM;
+    }
+    if (pkt && pkt->transport.bth.se) {
+        cqe.flags |= SCENIC_CQE_F_SOLICITED;
+    }
+    e_.cqs().post(qp.recv_cqn, cqe);
+    ++s.rq_ci;
+    s.have_rwqe = false;
+}
+
+bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
+    auto& s = qp.resp;
+    const roce::OpcodeInfo& info = *pkt.info;
+    if (info.first) {
+        if (!take_rwqe(qp)) {
+            ++e_.counters().rnr_nak_sent;
+            RespJob j;
+            j.psn = s.epsn;
+            j.aeth = roce::Aeth::rnr_nak(s.msn, qp.min_rnr_timer);
+            emit(qp, j);
+            return false;
+        }
+        s.recv_off = 0;
+    }
+    if (s.rwqe_nsge > SCENIC_RQ_MAX_SGE) {
+        recv_cqe(qp, kWcLocQpOpErr, SCENIC_CQE_OP_RECV, 0, nullptr);
+        nak(qp, NakCode::kRemoteOpError, kEvQpFatal);
+        return false;
+    }
+    const auto sgl = std::span(s.rwqe_sge).first(s.rwqe_nsge);
+    uint64_t capacity = 0;
+    for (const Sge& g : sgl) {
+        capacity += g.length;
+    }
+    if (s.recv_off + pkt.payload.size() > capacity) {
+        recv_cqe(qp, kWcLocLenErr, SCENIC_CQE_OP_RECV, s.recv_off, nullptr);
+        nak(qp, NakCode::kInvalidRequest, 0);
+        return false;
+    }
+    switch (e_.mem().scatter(sgl, qp.pdn, s.recv_off, pkt.payload)) {
+        case MemStatus::kOk:
+            break;
+        case MemStatus::kMiss:
+            ++e_.counters().rx_drop_tlb_miss;
+            return false;  // keep the WQE; the retransmission lands here again
+        case MemStatus::kProt:
+        case MemStatus::kDma:
+            recv_cqe(qp, kWcLocProtErr, SCENIC_CQE_OP_RECV, s.recv_off, nullptr);
+            nak(qp, NakCode::kRemoteOpError, kEvQpFatal);
+            return false;
+    }
+    s.recv_off += static_cast<uint32_t>(pkt.payload.size());
+    s.epsn = psn_add(s.epsn, 1);
+    s.msg = info.last ? ResponderState::Msg::kNone : ResponderState::Msg::kSend;
+    if (info.last) {
+        ++s.msn;
+        recv_cqe(qp, kWcSuccess, SCENIC_CQE_OP_RECV, s.recv_off, &pkt);
+    }
+    return true;
+}
+
+bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
+    auto& s = qp.resp;
+    const roce::OpcodeInfo& info = *pkt.info;
+    const auto len = static_cast<uint32_t>(pkt.payload.size());
+    if (info.first) {
+        const roce::Reth& reth = *pkt.transport.reth;
+        if (reth.dma_length != 0 && ((qp.access & SCENIC_MR_ACCESS_REMOTE_WRITE) == 0 ||
+                                     !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length,
+                                                       SCENIC_MR_ACCESS_REMOTE_WRITE))) {
+            nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
+            return false;
+        }
+        s.write_key = reth.rkey;
+        s.write_va = reth.va;
+        s.write_left = reth.dma_length;
+        s.write_total = reth.dma_length;
+    }
+    // FIRST / MIDDLE carry exactly one PMTU; LAST / ONLY the rest of the RETH length.
+    if ((!info.last && (len != qp.pmtu || len >= s.write_left)) ||
+        (info.last && len != s.write_left)) {
+        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+        return false;
+    }
+    const bool imm = info.has(roce::kHdrImmDt);
+    if (imm && !take_rwqe(qp)) {
+        ++e_.counters().rnr_nak_sent;
+        RespJob j;
+        j.psn = s.epsn;
+        j.aeth = roce::Aeth::rnr_nak(s.msn, qp.min_rnr_timer);
+        emit(qp, j);
+        return false;
+    }
+    switch (e_.mem().write(s.write_key, qp.pdn, SCENIC_MR_ACCESS_REMOTE_WRITE, s.write_va,
+                           pkt.payload)) {
+        case MemStatus::kOk:
+            break;
+        case MemStatus::kMiss:
+            ++e_.counters().rx_drop_tlb_miss;
+            return false;
+        case MemStatus::kProt:
+            nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
+            return false;
+        case MemStatus::kDma:
+            nak(qp, NakCode::kRemoteOpError, kEvQpFatal);
+            return false;
+    }
+    s.write_va += len;
+    s.write_left -= len;
+    s.epsn = psn_add(s.epsn, 1);
+    s.msg = info.last ? ResponderState::Msg::kNone : ResponderState::Msg::kWrite;
+    if (info.last) {
+        ++s.msn;
+        if (imm) {
+            // As rxe: byte_len of a WRITE with immediate is the message length.
+            recv_cqe(qp, kWcSuccess, SCENIC_CQE_OP_RECV_WRITE_IMM, s.write_total, &pkt);
+        }
+    }
+    return true;
+}
+
+bool Responder::do_read(Qp& qp, const roce::ParsedPacket& pkt, bool dup) {
+    auto& s = qp.resp;
+    const roce::Reth& reth = *pkt.transport.reth;
+    if (reth.dma_length > kMaxMsgBytes) {
+        if (!dup) {
+            nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+        }
+        return false;
+    }
+    if (reth.dma_length != 0 && ((qp.access & SCENIC_MR_ACCESS_REMOTE_READ) == 0 ||
+                                 !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length,
+                                                   SCENIC_MR_ACCESS_REMOTE_READ))) {
+        nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
+        return false;
+    }
+    if (s.outq.size() >= kMaxRespJobs) {
+        return false;  // more READs than the card holds: dropped, the requester retries
+    }
+    const uint32_t psn = pkt.transport.bth.psn;
+    if (dup) {
+        // A re-requested READ replaces any response of it still queued.
+        std::erase_if(s.outq, [psn](const RespJob& j) {
+            return j.kind == RespJob::Kind::kRead && j.psn == psn && j.sent == 0;
+        });
+    } else {
+        s.epsn = psn_add(s.epsn, packets(reth.dma_length, qp.pmtu));
+        ++s.msn;
+    }
+    RespJob j;
+    j.kind = RespJob::Kind::kRead;
+    j.psn = psn;
+    j.key = reth.rkey;
+    j.va = reth.va;
+    j.length = reth.dma_length;
+    j.aeth = roce::Aeth::ack(s.msn);
+    emit(qp, j);
+    return true;
+}
+
+bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
+    auto& s = qp.resp;
+    const roce::AtomicEth& ae = *pkt.transport.atomic_eth;
+    if ((ae.va & 7) != 0) {
+        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+        return false;
+    }
+    if ((qp.access & SCENIC_MR_ACCESS_REMOTE_ATOMIC) == 0 ||
+        !e_.mem().allowed(ae.rkey, qp.pdn, ae.va, 8, SCENIC_MR_ACCESS_REMOTE_ATOMIC)) {
+        nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
+        return false;
+    }
+    std::array<uint8_t, 8> raw{};
+    MemStatus st =
+        e_.mem().read(ae.rkey, qp.pdn, SCENIC_MR_ACCESS_REMOTE_ATOMIC, ae.va, std::span(raw));
+    uint64_t orig = 0;
+    if (st == MemStatus::kOk) {
+        std::memcpy(&orig, raw.data(), raw.size());
+        const bool cas = pkt.transport.bth.opcode == static_cast<uint8_t>(Opcode::kCmpSwap);
+        const uint64_t next = cas ? (orig == ae.compare ? ae.swap_add : orig) : orig + ae.swap_add;
+        if (next != orig) {
+            std::memcpy(raw.data(), &next, raw.size());
+            st = e_.mem().write(ae.rkey, qp.pdn, SCENIC_MR_ACCESS_REMOTE_ATOMIC, ae.va,
+                                std::span<const uint8_t>(raw));
+        }
+    }
+    switch (st) {
+        case MemStatus::kOk:
+            break;
+        case MemStatus::kMiss:
+            ++e_.counters().rx_drop_tlb_miss;
+            return false;
+        case MemStatus::kProt:
+            nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
+            return false;
+        case MemStatus::kDma:
+            nak(qp, NakCode::kRemoteOpError, kEvQpFatal);
+            return false;
+    }
+    const uint32_t psn = pkt.transport.bth.psn;
+    s.atomics[s.atomic_next] = {true, psn, orig};
+    s.atomic_next = (s.atomic_next + 1) % kSavedAtomics;
+    s.epsn = psn_add(s.epsn, 1);
+    ++s.msn;
+    RespJob j;
+    j.kind = RespJob::Kind::kAtomicAck;
+    j.psn = psn;
+    j.orig = orig;
+    j.aeth = roce::Aeth::ack(s.msn);
+    emit(qp, j);
+    return true;
+}
+
+void Responder::ack(Qp& qp, uint32_t psn) {
+    RespJob j;
+    j.psn = psn;
+    j.aeth = roce::Aeth::ack(qp.resp.msn);
+    emit(qp, j);
+}
+
+void Responder::nak(Qp& qp, NakCode code, uint32_t ev) {
+    // The QP goes to ERR first (its RQ is flushed), then the NAK leaves directly: nothing
+    // queued before it may be sent any more.
+    auto& s = qp.resp;
+    if (code == NakCode::kRemoteAccessError) {
+        ++e_.counters().rem_access_err;
+    } else if (code == NakCode::kInvalidRequest) {
+        ++e_.counters().rem_inv_req;
+    }
+    const uint32_t psn = s.epsn;
+    const roce::Aeth aeth = roce::Aeth::nak(s.msn, code);
+    e_.enter_error(qp, ev);
+    roce::Transport t;
+    t.bth.opcode = static_cast<uint8_t>(Opcode::kAck);
+    t.bth.psn = psn;
+    t.aeth = aeth;
+    e_.send(qp, t, {});
+}
+
+void Responder::emit(Qp& qp, RespJob job) {
+    auto& q = qp.resp.outq;
+    if (job.kind == RespJob::Kind::kAck && !q.empty() && q.back().kind == RespJob::Kind::kAck &&
+        q.back().aeth.type() == roce::AethType::kAck && job.aeth.type() == roce::AethType::kAck) {
+        q.back() = job;  // coalesce: the newer ACK covers the older one
+        return;
+    }
+    q.push_back(job);
+    run(qp);
+}
+
+void Responder::schedule(Qp& qp) {
+    if (qp.resp.run_scheduled) {
+        return;
+    }
+    qp.resp.run_scheduled = true;
+    e_.defer(qp, 0, [this](Qp& q) {
+        q.resp.run_scheduled = false;
+        run(q);
+    });
+}
+
+void Responder::run(Qp& qp) {
+    auto& q = qp.resp.outq;
+    for (uint32_t budget = kRespBudget; budget != 0 && !q.empty(); --budget) {
+        const bool done = send_job(qp, q.front());
+        if (qp.state == SCENIC_QPS_ERR) {
+            q.clear();  // a NAK left instead
+            return;
+        }
+        if (done) {
+            q.pop_front();
+        }
+    }
+    if (!q.empty()) {
+        schedule(qp);
+    }
+}
+
+bool Responder::send_job(Qp& qp, RespJob& job) {
+    roce::Transport t;
+    switch (job.kind) {
+        case RespJob::Kind::kAck:
+            t.bth.opcode = static_cast<uint8_t>(Opcode::kAck);
+            t.bth.psn = job.psn;
+            t.aeth = job.aeth;
+            e_.send(qp, t, {});
+            if (job.aeth.type() == roce::AethType::kAck) {
+                ++e_.counters().acks_sent;
+            }
+            return true;
+        case RespJob::Kind::kAtomicAck:
+            t.bth.opcode = static_cast<uint8_t>(Opcode::kAtomicAck);
+            t.bth.psn = job.psn;
+            t.aeth = job.aeth;
+            t.atomic_ack = roce::AtomicAckEth{job.orig};
+            e_.send(qp, t, {});
+            return true;
+        case RespJob::Kind::kRead:
+            break;
+    }
+    const uint32_t n = packets(job.length, qp.pmtu);
+    const uint32_t k = job.sent / qp.pmtu;
+    const uint32_t len = std::min(qp.pmtu, job.length - job.sent);
+    payload_.resize(len);
+    switch (
+        e_.mem().read(job.key, qp.pdn, SCENIC_MR_ACCESS_REMOTE_READ, job.va + job.sent, payload_)) {
+        case MemStatus::kOk:
+            break;
+        case MemStatus::kMiss:
+            // The rest of the READ is dropped; the requester asks again from the gap.
+            ++e_.counters().rx_drop_tlb_miss;
+            return true;
+        case MemStatus::kProt:
+        case MemStatus::kDma: {
+            // The MR went away (or DMA failed) after the request was checked.
+            t.bth.opcode = static_cast<uint8_t>(Opcode::kAck);
+            t.bth.psn = psn_add(job.psn, k);
+            t.aeth = roce::Aeth::nak(qp.resp.msn, NakCode::kRemoteAccessError);
+            ++e_.counters().rem_access_err;
+            e_.enter_error(qp, kEvQpAccessErr);  // clears outq: job is gone after this
+            e_.send(qp, t, {});
+            return true;
+        }
+    }
+    Opcode op = Opcode::kReadResponseMiddle;
+    if (n == 1) {
+        op = Opcode::kReadResponseOnly;
+    } else if (k == 0) {
+        op = Opcode::kReadResponseFirst;
+    } else if (k + 1 == n) {
+        op = Opcode::kReadResponseLast;
+    }
+    t.bth.opcode = static_cast<uint8_t>(op);
+    t.bth.psn = psn_add(job.psn, k);
+    if (roce::rc_opcode_info(op)->has(roce::kHdrAeth)) {
+        t.aeth = job.aeth;
+    }
+    e_.send(qp, t, payload_);
+    job.sent += len;
+    return k + 1 == n;
+}
+
+}  // namespace scenic::rdma

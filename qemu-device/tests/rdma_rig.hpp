@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: MIT
+// Two SCENIC cards back to back for the RDMA engine's tests. Each card has its own fake host: a
+// flat DMA memory (rings, CQs and status pages at bus addresses) plus "user memory" whose 4 KiB
+// pages are mapped to scattered bus pages, as pinned user pages are. A small driver model sets
+// the card up through the mailbox exactly as the kernel driver does, posts WQEs into the rings
+// and rings the doorbells as the provider does, and answers TLB-miss events. The pump moves
+// frames between the cards (checking that each one parses and passes ICRC) and advances a
+// shared virtual clock to the next timer when the wire is quiet, always within bounds.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "scenic/device.hpp"
+#include "scenic/host.hpp"
+#include "scenic/regs.hpp"
+#include "scenic/roce/packet.hpp"
+#include "uapi/scenic_rdma.h"
+
+namespace scenic::test {
+
+class RdmaHost final : public Host {
+  public:
+    static constexpr uint64_t kBase = 0x2'0000'0000;
+    static constexpr size_t kSize = 12 * 1024 * 1024;
+
+    RdmaHost() : mem(kSize) {}
+
+    bool dma_read(uint64_t addr, std::span<uint8_t> dst) override {
+        if (!ok(addr, dst.size())) {
+            ++dma_faults;
+            return false;
+        }
+        std::memcpy(dst.data(), &mem[addr - kBase], dst.size());
+        return true;
+    }
+    bool dma_write(uint64_t addr, std::span<const uint8_t> src) override {
+        if (!ok(addr, src.size())) {
+            ++dma_faults;
+            return false;
+        }
+        std::memcpy(&mem[addr - kBase], src.data(), src.size());
+        return true;
+    }
+    void msix_notify(unsigned vector) override { irqs.push_back(vector); }
+    void eth_send(std::span<const uint8_t> frame) override {
+        wire.emplace_back(frame.begin(), frame.end());
+    }
+    uint64_t now_ns() override { return now; }
+    void timer_schedule(uint64_t deadline_ns) override { timer = deadline_ns; }
+    void timer_cancel() override { timer.reset(); }
+
+    std::vector<uint8_t> mem;
+    std::vector<unsigned> irqs;
+    std::vector<std::vector<uint8_t>> wire;
+    uint64_t now = 1'000'000;
+    std::optional<uint64_t> timer;
+    unsigned dma_faults = 0;
+
+  private:
+    static bool ok(uint64_t addr, size_t len) {
+        return len != 0 && addr >= kBase && addr - kBase <= kSize && len <= kSize - (addr - kBase);
+    }
+};
+
+struct QpAttrs {
+    uint32_t pmtu = 1024;
+    uint32_t timeout = 10;  // 4.2 ms
+    uint32_t retry_cnt = 7;
+    uint32_t rnr_retry = 7;
+    uint32_t min_rnr_timer = 1;  // 10 us
+    uint32_t access = SCENIC_MR_ACCESS_REMOTE_WRITE | SCENIC_MR_ACCESS_REMOTE_READ |
+                      SCENIC_MR_ACCESS_REMOTE_ATOMIC;
+    uint32_t max_rd_atomic = 16;
+    uint32_t sq_psn = 0x100;
+    uint32_t rq_psn = 0x200;
+};
+
+// One card, its host and a driver / provider model.
+class Node {
+  public:
+    // Bus memory: rings etc. in the first 2 MiB, user pages after.
+    static constexpr uint64_t kUserPhys = RdmaHost::kBase + 2 * 1024 * 1024;
+    static constexpr uint64_t kUserPages = (RdmaHost::kSize - 2 * 1024 * 1024) / 4096;
+    static constexpr uint64_t kVa = 0x7f12'3400'0000;  // user virtual addresses
+    static constexpr uint32_t kPd = 7;
+
+    explicit Node(uint8_t id, uint32_t drop_ppm = 0, uint64_t seed = 1)
+        : mac{0x02, 0x5c, 0x00, 0x00, 0x00, id}, dev(make_config(mac, drop_ppm, seed), host) {
+        w(regs::rdma::kCtrl, 1);
+    }
+
+    static Config make_config(const std::array<uint8_t, 6>& mac, uint32_t ppm, uint64_t seed) {
+        Config c;
+        c.mac = mac;
+        c.wire_drop_ppm = ppm;
+        c.wire_seed = seed;
+        return c;
+    }
+
+    uint32_t r(uint32_t off) const {
+        return static_cast<uint32_t>(dev.mmio_read(regs::rdma::kOffset + off, 4));
+    }
+    void w(uint32_t off, uint32_t v) { dev.mmio_write(regs::rdma::kOffset + off, v, 4); }
+
+    // ---- mailbox
+    uint32_t cmd(uint32_t op, const std::vector<uint32_t>& args) {
+        for (size_t i = 0; i < 24; ++i) {
+            w(regs::rdma::kCmdArg0 + static_cast<uint32_t>(i) * 4, i < args.size() ? args[i] : 0);
+        }
+        w(regs::rdma::kCmdOp, op);
+        return r(regs::rdma::kCmdStatus);
+    }
+    uint32_t res(unsigned i) const { return r(regs::rdma::kCmdRes0 + i * 4); }
+
+    // ---- bus memory
+    uint64_t alloc(uint64_t bytes, uint64_t align = 4096) {
+        bump_ = (bump_ + align - 1) & ~(align - 1);
+        const uint64_t a = bump_;
+        bump_ += bytes;
+        EXPECT_LE(bump_, kUserPhys);
+        return a;
+    }
+    uint8_t* bus(uint64_t addr) { return &host.mem[addr - RdmaHost::kBase]; }
+    template <typename T>
+    T load(uint64_t addr) {
+        T v{};
+        std::memcpy(&v, bus(addr), sizeof v);
+        return v;
+    }
+
+    // ---- user memory: VA page i lives at bus page i ^ 1 (neighbours swapped, never contiguous)
+    static uint64_t va_to_bus(uint64_t va) {
+        const uint64_t page = (va - kVa) / 4096;
+        return kUserPhys + (page ^ 1) * 4096 + (va & 4095);
+    }
+    void write_va(uint64_t va, std::span<const uint8_t> data) {
+        for (size_t i = 0; i < data.size(); ++i) {
+            *bus(va_to_bus(va + i)) = data[i];
+        }
+    }
+    std::vector<uint8_t> read_va(uint64_t va, size_t n) {
+        std::vector<uint8_t> out(n);
+        for (size_t i = 0; i < n; ++i) {
+            out[i] = *bus(va_to_bus(va + i));
+        }
+        return out;
+    }
+    void fill_va(uint64_t va, size_t n, uint8_t seed) {
+        for (size_t i = 0; i < n; ++i) {
+            *bus(va_to_bus(va + i)) = static_cast<uint8_t>(seed + i * 7 + (i >> 8));
+        }
+    }
+
+    // ---- MRs (key = index << 8 | tag)
+    uint32_t reg_mr(uint64_t va, uint64_t len, uint32_t access, bool fill = true,
+                    uint32_t pd = kPd) {
+        const uint32_t key = (next_mr_++ << 8) | 0x5a;
+        EXPECT_EQ(cmd(SCENIC_RDMA_CMD_REG_MR, {key, pd, lo(va), hi(va), lo(len), hi(len), access}),
+                  0u);
+        if (fill && len != 0) {
+            for (uint64_t p = va & ~uint64_t{4095}; p < va + len; p += 4096) {
+                fill_page(key, p);
+            }
+        }
+        return key;
+    }
+    uint32_t fill_page(uint32_t key, uint64_t page) {
+        const uint64_t dma = va_to_bus(page);
+        return cmd(SCENIC_RDMA_CMD_TLB_FILL, {key, lo(page), hi(page), lo(dma), hi(dma)});
+    }
+
+    // ---- CQs
+    struct CqRing {
+        uint64_t base = 0;
+        unsigned log2 = 0;
+        uint32_t ci = 0;
+    };
+    void create_cq(uint32_t cqn, unsigned log2) {
+        const uint64_t base = alloc(uint64_t{SCENIC_CQE_BYTES} << log2);
+        ASSERT_EQ(cmd(SCENIC_RDMA_CMD_CREATE_CQ, {cqn, lo(base), hi(base), log2}), 0u);
+        cqs_.resize(std::max<size_t>(cqs_.size(), cqn + 1));
+        cqs_[cqn] = {base, log2, 0};
+    }
+    // Polls like the provider: owner bit == phase of the consumer index.
+    std::vector<scenic_cqe> poll(uint32_t cqn, size_t max = 1u << 20) {
+        std::vector<scenic_cqe> out;
+        CqRing& c = cqs_.at(cqn);
+        while (out.size() < max) {
+            const uint64_t slot = c.base + uint64_t{c.ci & ((1u << c.log2) - 1)} * 32;
+            const auto cqe = load<scenic_cqe>(slot);
+            const uint8_t phase = ((c.ci >> c.log2) & 1) ^ 1;
+            if ((cqe.flags & SCENIC_CQE_F_OWNER) != phase) {
+                break;
+            }
+            out.push_back(cqe);
+            ++c.ci;
+        }
+        db(cq_page(cqn) + SCENIC_DB_CQ_CI, c.ci & SCENIC_DB_CQ_CI_MASK);
+        return out;
+    }
+    void arm(uint32_t cqn, bool solicited = false) {
+        db(cq_page(cqn) + SCENIC_DB_CQ_ARM,
+           (cqs_.at(cqn).ci & SCENIC_DB_CQ_CI_MASK) | (solicited ? SCENIC_DB_CQ_ARM_SOLICITED : 0));
+    }
+
+    // ---- QPs
+    struct QpRings {
+        uint64_t sq = 0, rq = 0, status = 0;
+        unsigned sq_log2 = 0, rq_log2 = 0;
+        uint32_t sq_pi = 0, rq_pi = 0;
+    };
+    void create_qp(uint32_t qpn, uint32_t scq, uint32_t rcq, unsigned sq_log2 = 8,
+                   unsigned rq_log2 = 8, uint32_t scu = 0) {
+        QpRings q;
+        q.sq = alloc(uint64_t{SCENIC_SQ_WQE_BYTES} << sq_log2);
+        q.rq = alloc(uint64_t{SCENIC_RQ_WQE_BYTES} << rq_log2);
+        q.status = alloc(4096);
+        q.sq_log2 = sq_log2;
+        q.rq_log2 = rq_log2;
+        ASSERT_EQ(cmd(SCENIC_RDMA_CMD_CREATE_QP,
+                      {qpn, lo(q.sq), hi(q.sq), sq_log2, lo(q.rq), hi(q.rq), rq_log2, scq, rcq, kPd,
+                       scu, lo(q.status), hi(q.status)}),
+                  0u);
+        qps_.resize(std::max<size_t>(qps_.size(), qpn + 1));
+        qps_[qpn] = q;
+    }
+    uint32_t modify(uint32_t qpn, uint32_t mask, std::vector<uint32_t> vals) {
+        std::vector<uint32_t> a{qpn, mask};
+        a.insert(a.end(), vals.begin(), vals.end());
+        return cmd(SCENIC_RDMA_CMD_MODIFY_QP, a);
+    }
+    uint32_t set_state(uint32_t qpn, uint32_t state) {
+        return modify(qpn, SCENIC_QP_ATTR_STATE, {state});
+    }
+    // RESET -> INIT -> RTR -> RTS towards peer's QP, as ib_modify_qp from the kernel would.
+    void connect(uint32_t qpn, const Node& peer, uint32_t peer_qpn, const QpAttrs& at,
+                 const QpAttrs& peer_at) {
+        ASSERT_EQ(set_state(qpn, SCENIC_QPS_INIT), 0u);
+        std::vector<uint32_t> v(18, 0);  // a2 .. a19
+        v[0] = SCENIC_QPS_RTR;
+        v[1] = peer_qpn;
+        v[3] = peer_at.sq_psn;  // expected PSN = the peer's send PSN
+        v[4] = at.pmtu;
+        v[5] = at.timeout | at.retry_cnt << 8 | at.rnr_retry << 16 | at.min_rnr_timer << 24;
+        v[6] = at.access | at.max_rd_atomic << 8 | at.max_rd_atomic << 16;
+        const std::array<uint8_t, 16> dgid = ipv4_gid(peer.mac[5]);
+        const std::array<uint8_t, 16> sgid = ipv4_gid(mac[5]);
+        std::memcpy(&v[7], dgid.data(), 16);
+        std::memcpy(&v[11], sgid.data(), 16);
+        const auto& m = peer.mac;
+        v[15] = uint32_t{m[2]} << 24 | uint32_t{m[3]} << 16 | uint32_t{m[4]} << 8 | m[5];
+        v[16] = uint32_t{m[0]} << 8 | m[1] | 64u << 16;
+        v[17] = 0x80000000u;
+        ASSERT_EQ(
+            modify(qpn,
+                   SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_DEST_QPN | SCENIC_QP_ATTR_RQ_PSN |
+                       SCENIC_QP_ATTR_PATH_MTU | SCENIC_QP_ATTR_TIMEOUT | SCENIC_QP_ATTR_RETRY_CNT |
+                       SCENIC_QP_ATTR_RNR_RETRY | SCENIC_QP_ATTR_MIN_RNR_TIMER |
+                       SCENIC_QP_ATTR_ACCESS | SCENIC_QP_ATTR_MAX_RD_ATOMIC |
+                       SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SCENIC_QP_ATTR_AV,
+                   v),
+            0u);
+        ASSERT_EQ(modify(qpn, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_SQ_PSN,
+                         {SCENIC_QPS_RTS, 0, at.sq_psn}),
+                  0u);
+    }
+    static std::array<uint8_t, 16> ipv4_gid(uint8_t host_id) {
+        return {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, host_id};
+    }
+
+    // Writes the WQE into the next SQ slot (does not ring).
+    void put_send(uint32_t qpn, const scenic_sq_wqe& wqe) {
+        QpRings& q = qps_.at(qpn);
+        const uint64_t slot = q.sq + uint64_t{q.sq_pi & ((1u << q.sq_log2) - 1)} * 512;
+        std::memcpy(bus(slot), &wqe, sizeof wqe);
+        ++q.sq_pi;
+    }
+    void ring_sq(uint32_t qpn) { db(uint64_t{qpn} * 4096 + SCENIC_DB_SQ, qps_.at(qpn).sq_pi); }
+    void post_send(uint32_t qpn, const scenic_sq_wqe& wqe) {
+        put_send(qpn, wqe);
+        ring_sq(qpn);
+    }
+    void post_recv(uint32_t qpn, std::vector<scenic_sge> sges) {
+        QpRings& q = qps_.at(qpn);
+        scenic_rq_wqe wqe{};
+        wqe.num_sge = static_cast<uint16_t>(sges.size());
+        std::copy(sges.begin(), sges.end(), wqe.sge);
+        const uint64_t slot = q.rq + uint64_t{q.rq_pi & ((1u << q.rq_log2) - 1)} * 64;
+        std::memcpy(bus(slot), &wqe, sizeof wqe);
+        ++q.rq_pi;
+        db(uint64_t{qpn} * 4096 + SCENIC_DB_RQ, q.rq_pi);
+    }
+    uint64_t sq_completed(uint32_t qpn) { return load<uint64_t>(qps_.at(qpn).status); }
+    uint32_t status_state(uint32_t qpn) { return load<uint32_t>(qps_.at(qpn).status + 8); }
+    uint32_t sq_pi(uint32_t qpn) const { return qps_.at(qpn).sq_pi; }
+
+    void db(uint64_t offset, uint32_t value) { dev.db_write(offset, value, 4); }
+    static uint64_t cq_page(uint32_t cqn) {
+        return uint64_t{regs::rdma::kMaxQpDefault + cqn} * 4096;
+    }
+
+    // Drains the event queue: TLB misses are answered (if auto_fill), others recorded.
+    struct Event {
+        uint32_t type, id, a0, a1, a2;
+    };
+    void service_events() {
+        for (int i = 0; i < 1024; ++i) {
+            const uint32_t word = r(regs::rdma::kEventPop);
+            if (word == 0) {
+                return;
+            }
+            const Event e{word >> 28, word & 0x0fffffff, r(regs::rdma::kEventArg0),
+                          r(regs::rdma::kEventArg1), r(regs::rdma::kEventArg2)};
+            events.push_back(e);
+            if (e.type == SCENIC_RDMA_EV_TLB_MISS && auto_fill) {
+                fill_page(e.a0, uint64_t{e.a2} << 32 | e.a1);
+            }
+        }
+    }
+    size_t count_events(uint32_t type) const {
+        return static_cast<size_t>(
+            std::ranges::count_if(events, [type](const Event& e) { return e.type == type; }));
+    }
+
+    static uint32_t lo(uint64_t v) { return static_cast<uint32_t>(v); }
+    static uint32_t hi(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
+
+    std::array<uint8_t, 6> mac;
+    RdmaHost host;
+    Device dev;
+    bool auto_fill = true;
+    std::vector<Event> events;
+
+  private:
+    uint64_t bump_ = RdmaHost::kBase + 4096;
+    uint32_t next_mr_ = 1;
+    std::vector<CqRing> cqs_;
+    std::vector<QpRings> qps_;
+};
+
+inline scenic_sge sge(uint64_t addr, uint32_t len, uint32_t lkey) { return {addr, len, lkey}; }
+
+inline scenic_sq_wqe make_wqe(uint8_t op, std::vector<scenic_sge> sges, uint64_t raddr = 0,
+                              uint32_t rkey = 0) {
+    scenic_sq_wqe w{};
+    w.opcode = op;
+    w.num_sge = static_cast<uint16_t>(sges.size());
+    uint32_t len = 0;
+    for (size_t i = 0; i < sges.size(); ++i) {
+        w.sge[i] = sges[i];
+        len += sges[i].length;
+    }
+    w.length = len;
+    w.remote_addr = raddr;
+    w.rkey = rkey;
+    return w;
+}
+
+// Two cards A and B wired back to back.
+class RdmaPair {
+  public:
+    enum class Dir { kAtoB, kBtoA };
+    // Return true to drop the frame (it is still checked and counted).
+    using DropFn = std::function<bool(Dir, const roce::ParsedPacket&)>;
+
+    explicit RdmaPair(uint32_t drop_ppm = 0, uint64_t seed = 1)
+        : a(1, drop_ppm, seed), b(2, drop_ppm, seed + 1) {}
+
+    // Standard set-up: CQ 0 (send) and 1 (recv) on each side, QP qa on A <-> qb on B.
+    void setup(uint32_t qa = 2, uint32_t qb = 3, const QpAttrs& at = {}, unsigned cq_log2 = 10) {
+        for (Node* n : {&a, &b}) {
+            n->create_cq(0, cq_log2);
+            n->create_cq(1, cq_log2);
+        }
+        a.create_qp(qa, 0, 1);
+        b.create_qp(qb, 0, 1);
+        QpAttrs bt = at;
+        bt.sq_psn = at.rq_psn;
+        bt.rq_psn = at.sq_psn;
+        a.connect(qa, b, qb, at, bt);
+        b.connect(qb, a, qa, bt, at);
+    }
+
+    // Moves frames and time until both cards are idle; false if a bound was hit.
+    bool run(uint64_t max_ns = 2'000'000'000, size_t max_steps = 2'000'000) {
+        const uint64_t start = a.host.now;
+        for (size_t step = 0; step < max_steps; ++step) {
+            bool moved = deliver(a, b, Dir::kAtoB);
+            moved = deliver(b, a, Dir::kBtoA) || moved;
+            a.service_events();
+            b.service_events();
+            if (moved) {
+                continue;
+            }
+            std::optional<uint64_t> next;
+            for (Node* n : {&a, &b}) {
+                if (n->host.timer && (!next || *n->host.timer < *next)) {
+                    next = n->host.timer;
+                }
+            }
+            if (!next) {
+                return true;
+            }
+            if (*next - start > max_ns) {
+                return false;
+            }
+            const uint64_t t = std::max(*next, a.host.now);
+            for (Node* n : {&a, &b}) {
+                n->host.now = t;
+                if (n->host.timer && *n->host.timer <= t) {
+                    n->host.timer.reset();
+                    n->dev.timer_fire();
+                }
+            }
+        }
+        return false;
+    }
+
+    Node a;
+    Node b;
+    DropFn drop;
+    size_t frames = 0;
+    size_t bad_frames = 0;  // failed to parse or ICRC
+    size_t dropped = 0;
+
+  private:
+    bool deliver(Node& from, Node& to, Dir dir) {
+        if (from.host.wire.empty()) {
+            return false;
+        }
+        auto batch = std::move(from.host.wire);
+        from.host.wire.clear();
+        for (const auto& f : batch) {
+            ++frames;
+            const roce::ParseResult pr = roce::parse_frame(f);
+            if (!pr.ok()) {
+                ++bad_frames;
+                continue;
+            }
+            if (drop && drop(dir, pr.packet)) {
+                ++dropped;
+                continue;
+            }
+            to.dev.eth_rx(f);
+        }
+        return true;
+    }
+};
+
+}  // namespace scenic::test
