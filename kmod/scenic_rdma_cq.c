@@ -140,7 +140,7 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 
 	resp.cq_idx = cq->cqn;
 	resp.q_mmap_size = cq->ring.size;
-	resp.db_off = SCENIC_DB_CQ_CI;
+	resp.db_off = 0;	/* a page per CQ: CI and arm at their SCENIC_DB_CQ_* offsets */
 	resp.cq_entries = entries;
 	err = scenic_rdma_udata_resp(sdev, udata, &resp, sizeof(resp),
 				     sizeof(resp));

@@ -16,7 +16,7 @@
 
 static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_UNKNOWN,	/* the provider matches the modalias */
+	.driver_id = RDMA_DRIVER_UNKNOWN,	/* the provider matches PCI ids */
 	.uverbs_abi_ver = SCENIC_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = scenic_rdma_alloc_hw_port_stats,
@@ -274,7 +274,11 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = 1;
 	sdev->ibdev.num_comp_vectors = 1;
-	sdev->ibdev.dev.parent = &adev->dev;
+	/*
+	 * The PCI function, as irdma and mlx5 do: the auxiliary bus has no
+	 * modalias attribute, and the provider matches the PCI ids.
+	 */
+	sdev->ibdev.dev.parent = &sadev->pdev->dev;
 	strscpy(sdev->ibdev.node_desc, "SCENIC RoCE v2",
 		sizeof(sdev->ibdev.node_desc));
 	ib_set_device_ops(&sdev->ibdev, &scenic_rdma_dev_ops);
