@@ -3,8 +3,9 @@
  *
  * Thin glue between QEMU and the SCENIC device model, a C++ library with no
  * QEMU dependency (see qemu-device/model and scenic/model.h). BAR0 MMIO,
- * bus-master DMA, MSI-X, function-level reset, the Ethernet port (a QEMU NIC)
- * and time are forwarded; the behaviour lives in the model.
+ * the RDMA doorbell BAR, bus-master DMA, MSI-X, function-level reset, the
+ * Ethernet port (a QEMU NIC) and time are forwarded; the behaviour lives in
+ * the model.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -34,6 +35,7 @@ struct ScenicState {
     PCIDevice parent_obj;
 
     MemoryRegion mmio;
+    MemoryRegion db;
     NICState *nic;
     NICConf conf;
     QEMUTimer *timer;
@@ -42,6 +44,8 @@ struct ScenicState {
     /* properties */
     bool msix;
     bool bad_block_version;
+    uint32_t wire_drop_ppm;
+    uint64_t wire_seed;
 };
 
 /* Host side of the model */
@@ -138,6 +142,39 @@ static const MemoryRegionOps scenic_mmio_ops = {
     },
 };
 
+/* Doorbell BAR: RDMA SQ/RQ/CQ doorbells, one page per QP and per CQ */
+
+static uint64_t scenic_db_read(void *opaque, hwaddr addr, unsigned size)
+{
+    ScenicState *s = opaque;
+
+    return scenic_model_db_read(s->model, addr, size);
+}
+
+static void scenic_db_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
+{
+    ScenicState *s = opaque;
+
+    scenic_model_db_write(s->model, addr, val, size);
+}
+
+static const MemoryRegionOps scenic_db_ops = {
+    .read = scenic_db_read,
+    .write = scenic_db_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
 /* Ethernet port */
 
 static bool scenic_can_receive(NetClientState *nc)
@@ -198,6 +235,8 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
     scenic_model_config cfg = {
         .msix_vectors = s->msix ? SCENIC_MSIX_VECTORS : 0,
         .bad_block_version = s->bad_block_version,
+        .wire_drop_ppm = s->wire_drop_ppm,
+        .wire_seed = s->wire_seed,
     };
     int i;
 
@@ -216,6 +255,11 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, SCENIC_BAR0,
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->mmio);
+    memory_region_init_io(&s->db, OBJECT(s), &scenic_db_ops, s,
+                          "scenic-doorbells", scenic_model_db_size(s->model));
+    pci_register_bar(pdev, SCENIC_DB_BAR,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->db);
 
     if (pci_is_express(pdev)) {
         if (pcie_endpoint_cap_init(pdev, SCENIC_PCIE_CAP_OFFSET) < 0) {
@@ -288,6 +332,9 @@ static Property scenic_properties[] = {
     DEFINE_PROP_BOOL("msix", ScenicState, msix, true),
     DEFINE_PROP_BOOL("x-bad-block-version", ScenicState, bad_block_version,
                      false),
+    /* loss injection on the wire: received frames dropped per million */
+    DEFINE_PROP_UINT32("wire-drop-ppm", ScenicState, wire_drop_ppm, 0),
+    DEFINE_PROP_UINT64("wire-seed", ScenicState, wire_seed, 1),
     DEFINE_PROP_END_OF_LIST(),
 };
 
