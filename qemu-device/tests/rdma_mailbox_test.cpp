@@ -1,1 +1,217 @@
+// SPDX-License-Identifier: MIT
+// RDMA block registers and command mailbox: identity and limits, every command's refusals
+// (bad index, busy, not found, bad argument, bad state, bad op), QUERY_QP, DEREG_MR, RoCE
+// steering with CTRL.enable, reset, loss injection, the doorbell BAR through the C API.
 #include <gtest/gtest.h>
+
+#include <vector>
+
+#include "eth_rig.hpp"
+#include "rdma_rig.hpp"
+#include "scenic/model.h"
+
+namespace scenic::test {
+namespace {
+
+namespace rr = regs::rdma;
+
+TEST(RdmaMailbox, IdentityAndLimits) {
+    Node n(1);
+    EXPECT_EQ(n.r(regs::kBlkType), rr::kType);
+    EXPECT_EQ(n.r(rr::kMaxQp), 512u);
+    EXPECT_EQ(n.r(rr::kMaxCq), 512u);
+    EXPECT_EQ(n.r(rr::kMaxMr), 4096u);
+    EXPECT_EQ(n.r(rr::kTlbEntries), 4096u);
+    EXPECT_EQ(n.r(rr::kCtrl), 1u);
+    EXPECT_EQ(n.r(rr::kEventPop), 0u);  // empty
+    EXPECT_EQ(Device::db_size(), uint64_t{1024} * 4096);
+}
+
+TEST(RdmaMailbox, CqCommands) {
+    Node n(1);
+    const uint64_t ring = n.alloc(4096);
+    const uint32_t lo = Node::lo(ring);
+    const uint32_t hi = Node::hi(ring);
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {512, lo, hi, 4}), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo, hi, 17}), uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo + 4, hi, 4}), uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo, hi, 4}), 0u);
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo, hi, 4}), uint32_t{SCENIC_RDMA_ERR_BUSY});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_CQ, {6}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_CQ, {600}), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
+    n.create_cq(6, 3);
+    n.create_qp(2, 5, 6);
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_CQ, {5}), uint32_t{SCENIC_RDMA_ERR_BUSY});  // in use
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_QP, {2}), 0u);
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_CQ, {5}), 0u);
+    EXPECT_EQ(n.cmd(99, {}), uint32_t{SCENIC_RDMA_ERR_BAD_OP});
+}
+
+TEST(RdmaMailbox, QpCommandsAndStates) {
+    Node n(1);
+    n.create_cq(0, 4);
+    const uint64_t ring = n.alloc(65536);
+    const uint64_t st = n.alloc(4096);
+    auto create = [&](uint32_t qpn, uint32_t cq) {
+        return n.cmd(SCENIC_RDMA_CMD_CREATE_QP,
+                     {qpn, Node::lo(ring), Node::hi(ring), 4, Node::lo(ring), Node::hi(ring), 4,
+                      cq, cq, 1, 9, Node::lo(st), Node::hi(st)});
+    };
+    EXPECT_EQ(create(0, 0), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});  // reserved
+    EXPECT_EQ(create(1, 0), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
+    EXPECT_EQ(create(512, 0), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
+    EXPECT_EQ(create(4, 3), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});  // no CQ 3
+    EXPECT_EQ(create(4, 0), 0u);
+    EXPECT_EQ(create(4, 0), uint32_t{SCENIC_RDMA_ERR_BUSY});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_QUERY_QP, {4}), 0u);
+    EXPECT_EQ(n.res(0), uint32_t{SCENIC_QPS_RESET});
+    EXPECT_EQ(n.res(3), 9u);  // the SCU index
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_QUERY_QP, {5}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+
+    EXPECT_EQ(n.set_state(4, SCENIC_QPS_RTS), uint32_t{SCENIC_RDMA_ERR_BAD_STATE});
+    EXPECT_EQ(n.set_state(4, SCENIC_QPS_RTR), uint32_t{SCENIC_RDMA_ERR_BAD_STATE});
+    EXPECT_EQ(n.set_state(4, 7), uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
+    EXPECT_EQ(n.set_state(4, SCENIC_QPS_INIT), 0u);
+    EXPECT_EQ(n.modify(4, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_PATH_MTU, {SCENIC_QPS_RTR, 0, 0, 0, 300}),
+              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
+    EXPECT_EQ(n.modify(4, 1u << 20, {}), uint32_t{SCENIC_RDMA_ERR_BAD_ARG});  // unknown attribute
+    EXPECT_EQ(n.modify(4,
+                       SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_RQ_PSN | SCENIC_QP_ATTR_PATH_MTU |
+                           SCENIC_QP_ATTR_DEST_QPN,
+                       {SCENIC_QPS_RTR, 77, 0, 0xabcdef, 2048}),
+              0u);
+    EXPECT_EQ(n.modify(4, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_SQ_PSN, {SCENIC_QPS_RTS, 0, 0x123456}),
+              0u);
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_QUERY_QP, {4}), 0u);
+    EXPECT_EQ(n.res(0), uint32_t{SCENIC_QPS_RTS});
+    EXPECT_EQ(n.res(1), 0x123456u);
+    EXPECT_EQ(n.res(2), 0xabcdefu);
+    EXPECT_EQ(n.load<uint32_t>(st + 8), uint32_t{SCENIC_QPS_RTS});  // status page state
+    EXPECT_EQ(n.set_state(4, SCENIC_QPS_SQD), 0u);
+    EXPECT_EQ(n.set_state(4, SCENIC_QPS_INIT), uint32_t{SCENIC_RDMA_ERR_BAD_STATE});
+    EXPECT_EQ(n.set_state(4, SCENIC_QPS_RTS), 0u);
+    EXPECT_EQ(n.set_state(4, SCENIC_QPS_ERR), 0u);
+    EXPECT_EQ(n.set_state(4, SCENIC_QPS_RTS), uint32_t{SCENIC_RDMA_ERR_BAD_STATE});
+    EXPECT_EQ(n.set_state(4, SCENIC_QPS_RESET), 0u);
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_QP, {4}), 0u);
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_QP, {4}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+}
+
+TEST(RdmaMailbox, MrAndTlbCommands) {
+    Node n(1);
+    const uint32_t key = (7u << 8) | 3;
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_REG_MR, {4096u << 8, 1, 0, 0, 4096, 0, 0}),
+              uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_REG_MR, {key, 1, 0x1000, 0, 8192, 0, 0x10}),
+              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_REG_MR, {key, 1, 0xfffff000, 0xffffffff, 0x2000, 0, 1}),
+              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});  // wraps
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_REG_MR, {key, 1, 0x1000, 0, 8192, 0, 1}), 0u);
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_REG_MR, {key + 1, 1, 0x1000, 0, 8192, 0, 1}),
+              uint32_t{SCENIC_RDMA_ERR_BUSY});  // same index
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_TLB_FILL, {key + 1, 0x1000, 0, 0x5000, 0}),
+              uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});  // whole key checked
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_TLB_FILL, {key, 0x1800, 0, 0x5000, 0}),
+              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});  // not page aligned
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_TLB_FILL, {key, 0x3000, 0, 0x5000, 0}),
+              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});  // outside the MR
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_TLB_FILL, {key, 0x2000, 0, 0x5000, 0}), 0u);
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DEREG_MR, {key + 1}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DEREG_MR, {key}), 0u);
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DEREG_MR, {key}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+}
+
+TEST(RdmaMailbox, DeregRemovesTranslations) {
+    // After DEREG and a new registration at the same index, the old translations are gone: the
+    // transfer misses (and is served once the driver fills the new ones).
+    RdmaPair p;
+    p.setup();
+    const uint32_t all = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE;
+    const uint32_t ak = p.a.reg_mr(Node::kVa, 4096, all);
+    const uint32_t bk = p.b.reg_mr(Node::kVa, 4096, all);
+    ASSERT_EQ(p.b.cmd(SCENIC_RDMA_CMD_DEREG_MR, {bk}), 0u);
+    ASSERT_EQ(p.b.cmd(SCENIC_RDMA_CMD_REG_MR, {bk, Node::kPd, Node::lo(Node::kVa), Node::hi(Node::kVa), 4096, 0, all}), 0u);
+    p.a.fill_va(Node::kVa, 100, 3);
+    p.a.post_send(2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 100, ak)}, Node::kVa, bk));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.b.count_events(SCENIC_RDMA_EV_TLB_MISS), 1u);
+    EXPECT_EQ(p.a.sq_completed(2), 1u);
+    EXPECT_EQ(p.b.read_va(Node::kVa, 100), p.a.read_va(Node::kVa, 100));
+}
+
+TEST(RdmaMailbox, SteeringFollowsCtrlEnable) {
+    RdmaPair p;
+    p.setup();
+    const uint32_t all = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE;
+    const uint32_t ak = p.a.reg_mr(Node::kVa, 4096, all);
+    const uint32_t bk = p.b.reg_mr(Node::kVa, 4096, all);
+    p.b.w(rr::kCtrl, 0);  // B's RoCE frames take the fallback path (dropped there: no ring)
+    p.a.post_send(2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 8, ak)}, Node::kVa, bk));
+    p.run(1'000'000);
+    EXPECT_GT(rd(p.b.dev, regs::eth::kOffset + regs::eth::kRxRoce), 0u);
+    EXPECT_EQ(p.b.r(rr::kRxPkts), 0u);
+    EXPECT_EQ(p.a.sq_completed(2), 0u);
+    p.b.w(rr::kCtrl, 1);  // now the retransmission reaches the engine
+    ASSERT_TRUE(p.run());
+    EXPECT_GT(p.b.r(rr::kRxPkts), 0u);
+    EXPECT_EQ(p.a.sq_completed(2), 1u);
+}
+
+TEST(RdmaMailbox, ResetClearsTheEngine) {
+    Node n(1);
+    n.create_cq(0, 4);
+    n.create_qp(2, 0, 0);
+    n.w(rr::kCtrl, 1);
+    n.dev.reset();
+    EXPECT_EQ(n.r(rr::kCtrl), 0u);
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_QUERY_QP, {2}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_CQ, {0}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+    EXPECT_EQ(n.r(rr::kCqeWritten), 0u);
+}
+
+TEST(RdmaMailbox, WireLossDropsEverythingAtOneMillionPpm) {
+    Node n(1, 1'000'000, 5);
+    for (int i = 0; i < 10; ++i) {
+        n.dev.eth_rx(make_frame(64));
+    }
+    EXPECT_EQ(n.r(rr::kWireDrops), 10u);
+    EXPECT_EQ(rd(n.dev, regs::eth::kOffset + regs::eth::kRxDropDisabled), 0u);  // never reached ETH
+}
+
+TEST(RdmaMailbox, WireLossIsReplayableFromTheSeed) {
+    auto pattern = [](uint64_t seed) {
+        Node n(1, 100'000, seed);
+        std::vector<uint32_t> drops;
+        for (int i = 0; i < 200; ++i) {
+            n.dev.eth_rx(make_frame(64));
+            drops.push_back(n.r(rr::kWireDrops));
+        }
+        return drops;
+    };
+    EXPECT_EQ(pattern(9), pattern(9));
+    EXPECT_NE(pattern(9), pattern(10));
+    EXPECT_GT(pattern(9).back(), 5u);
+    EXPECT_LT(pattern(9).back(), 50u);
+}
+
+TEST(RdmaMailbox, CApiDoorbellBarAndLossConfig) {
+    scenic_model_config cfg{};
+    cfg.msix_vectors = 32;
+    cfg.wire_drop_ppm = 2'000'000;  // > 10^6: refused
+    scenic_host_ops ops{};
+    EXPECT_EQ(scenic_model_create(&cfg, &ops), nullptr);
+    cfg.wire_drop_ppm = 1'000'000;
+    scenic_model* m = scenic_model_create(&cfg, &ops);
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(scenic_model_db_size(m), uint64_t{1024} * 4096);
+    EXPECT_EQ(scenic_model_db_read(m, 0, 4), 0u);
+    scenic_model_db_write(m, 2 * 4096, 5, 4);  // no such QP: ignored, no crash
+    scenic_model_db_write(m, ~uint64_t{0}, 5, 8);
+    const auto f = make_frame(64);
+    scenic_model_eth_rx(m, f.data(), f.size());
+    EXPECT_EQ(scenic_model_mmio_read(m, rr::kOffset + rr::kWireDrops, 4), 1u);
+    scenic_model_destroy(m);
+}
+
+}  // namespace
+}  // namespace scenic::test
