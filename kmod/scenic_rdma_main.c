@@ -299,8 +299,7 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 			err);
 		goto err_events;
 	}
-	if (!sdev->netdev)
-		dev_info(&adev->dev, "waiting for the card's netdev (scenic_eth) to register scenic_%%d\n");
+	/* scenic_%d appears when the card's netdev (scenic_eth) registers */
 	return 0;
 
 err_events:
@@ -370,11 +369,11 @@ static void scenic_rdma_reset_prepare(struct scenic_aux_dev *sadev)
 	mutex_unlock(&sdev->cmd_lock);
 	disable_irq(sdev->irq);
 
+	if (READ_ONCE(sdev->registered))
+		ib_dispatch_event(&ev);
 	rtnl_lock();
 	scenic_rdma_port_event(sdev);
 	rtnl_unlock();
-	if (READ_ONCE(sdev->registered))
-		ib_dispatch_event(&ev);
 	ibdev_err(&sdev->ibdev, "function-level reset: all RDMA resources are lost; the device stays unusable until the driver is bound again\n");
 }
 
