@@ -31,7 +31,7 @@
 
 /* Limits the driver adds to the card's (rings are one coherent allocation). */
 #define SCENIC_RDMA_MAX_WR	8192	/* 8192 * 512 B SQ slots = 4 MiB, order 10 */
-#define SCENIC_RDMA_MIN_WR	2
+#define SCENIC_RDMA_MIN_WR	1
 #define SCENIC_RDMA_MAX_CQE	65536	/* 65536 * 32 B = 2 MiB */
 #define SCENIC_RDMA_MIN_CQE	16
 #define SCENIC_RDMA_MAX_PD	65536
