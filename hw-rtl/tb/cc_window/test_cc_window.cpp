@@ -9,6 +9,7 @@
 #include <random>
 
 #include "Vccwin.h"
+#include "bench.hpp"
 #include "scenic/dp/cc_window.hpp"
 #include "tb_util.hpp"
 
@@ -22,23 +23,14 @@ using scenic::tb::seeds;
 constexpr CcWindow::Params kP{.qps = 8, .win_w = 4, .cnt_w = 8};
 constexpr unsigned kBudget = 65;  // paper 5.2: 167 ns at 391 MHz
 
-class Bench {
+class Bench : public scenic::tb::DiffBench<Vccwin, CcWindow> {
   public:
-    Bench()
-        : ctx_(std::make_unique<VerilatedContext>()),
-          dut_(std::make_unique<Vccwin>(ctx_.get())),
-          model_(kP) {
-        reset();
-    }
-    ~Bench() { dut_->final(); }
+    Bench() : DiffBench(kP) { reset(); }
     void reset() {
-        dut_->rst = 1;
-        dut_->s_req_valid = 0;
-        dut_->s_ack_valid = 0;
-        edge();
-        edge();
-        dut_->rst = 0;
-        model_.reset();
+        reset_both([](Vccwin& d) {
+            d.s_req_valid = 0;
+            d.s_ack_valid = 0;
+        });
     }
     CcWindow::Outputs cycle(const CcWindow::Inputs& in) {
         dut_->cfg_cwnd = in.cwnd;
@@ -59,26 +51,15 @@ class Bench {
         const bool same = r.req_ready == m.req_ready && r.dec_valid == m.dec_valid &&
                           (!r.dec_valid || (r.dec_send == m.dec_send && r.dec_qpn == m.dec_qpn)) &&
                           dut_->stat_send == s.send && dut_->stat_defer == s.defer;
-        if (!same && ++mismatches_ <= 5)
+        if (report(same))
             ADD_FAILURE() << "cycle " << cycles_ << ": rtl rdy/v/send/qpn=" << r.req_ready << "/"
                           << r.dec_valid << "/" << r.dec_send << "/" << r.dec_qpn << " stats "
                           << unsigned(dut_->stat_send) << "/" << unsigned(dut_->stat_defer)
                           << " | model " << m.req_ready << "/" << m.dec_valid << "/" << m.dec_send
                           << "/" << m.dec_qpn << " stats " << s.send << "/" << s.defer;
-        edge();
-        model_.clock(in);
-        ++cycles_;
+        clock_both(in);
         return r;
     }
-    uint64_t mismatches() const { return mismatches_; }
-    const CcWindow& model() const { return model_; }
-
-  private:
-    void edge() { scenic::tb::clock_cycle(*dut_); }
-    std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<Vccwin> dut_;
-    CcWindow model_;
-    uint64_t mismatches_ = 0, cycles_ = 0;
 };
 
 // ---------------------------------------------------------------- differential + closed loop

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "Vcqc.h"
+#include "bench.hpp"
 #include "scenic/dp/cq_counter.hpp"
 #include "tb_util.hpp"
 
@@ -24,23 +25,14 @@ using scenic::tb::seeds;
 constexpr CqCounter::Params kP{.qps = 8, .ev_w = 8, .addr_w = 48, .cnt_w = 16};
 constexpr uint64_t kBase = 0x7f1234560000ull & ((1ull << 48) - 1);
 
-class Bench {
+class Bench : public scenic::tb::DiffBench<Vcqc, CqCounter> {
   public:
-    Bench()
-        : ctx_(std::make_unique<VerilatedContext>()),
-          dut_(std::make_unique<Vcqc>(ctx_.get())),
-          model_(kP) {
-        reset();
-    }
-    ~Bench() { dut_->final(); }
+    Bench() : DiffBench(kP) { reset(); }
     void reset() {
-        dut_->rst = 1;
-        dut_->s_ev_valid = 0;
-        dut_->m_wr_ready = 0;
-        edge();
-        edge();
-        dut_->rst = 0;
-        model_.reset();
+        reset_both([](Vcqc& d) {
+            d.s_ev_valid = 0;
+            d.m_wr_ready = 0;
+        });
     }
     CqCounter::Outputs cycle(const CqCounter::Inputs& in) {
         dut_->cfg_base = in.base;
@@ -60,25 +52,14 @@ class Bench {
                           (!r.wr_valid || (r.wr_addr == m.wr_addr && r.wr_data == m.wr_data)) &&
                           dut_->stat_events == s.events && dut_->stat_writes == s.writes &&
                           dut_->stat_coalesced == s.coalesced;
-        if (!same && ++mismatches_ <= 5)
+        if (report(same))
             ADD_FAILURE() << "cycle " << cycles_ << ": rtl rdy/v/addr/data=" << r.ev_ready << "/"
                           << r.wr_valid << "/0x" << std::hex << r.wr_addr << "/0x" << r.wr_data
                           << " | model " << m.ev_ready << "/" << m.wr_valid << "/0x" << m.wr_addr
                           << "/0x" << m.wr_data << std::dec;
-        edge();
-        model_.clock(in);
-        ++cycles_;
+        clock_both(in);
         return r;
     }
-    uint64_t mismatches() const { return mismatches_; }
-    const CqCounter& model() const { return model_; }
-
-  private:
-    void edge() { scenic::tb::clock_cycle(*dut_); }
-    std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<Vcqc> dut_;
-    CqCounter model_;
-    uint64_t mismatches_ = 0, cycles_ = 0;
 };
 
 // Every source pause mix x every sink pause mix, and a hot-QP skew (coalescing).

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "Vdcqcn.h"
+#include "bench.hpp"
 #include "scenic/dp/dcqcn.hpp"
 #include "tb_util.hpp"
 
@@ -38,23 +39,14 @@ Dcqcn::Config base_cfg() {
             .burst = 9000};
 }
 
-class Bench {
+class Bench : public scenic::tb::DiffBench<Vdcqcn, Dcqcn> {
   public:
-    Bench()
-        : ctx_(std::make_unique<VerilatedContext>()),
-          dut_(std::make_unique<Vdcqcn>(ctx_.get())),
-          model_(kP) {
-        reset();
-    }
-    ~Bench() { dut_->final(); }
+    Bench() : DiffBench(kP) { reset(); }
     void reset() {
-        dut_->rst = 1;
-        dut_->s_pkt_valid = 0;
-        dut_->s_cnp_valid = 0;
-        edge();
-        edge();
-        dut_->rst = 0;
-        model_.reset();
+        reset_both([](Vdcqcn& d) {
+            d.s_pkt_valid = 0;
+            d.s_cnp_valid = 0;
+        });
     }
     Dcqcn::Outputs cycle(const Dcqcn::Config& cfg, const Dcqcn::Inputs& in) {
         dut_->cfg_rate_max = uint32_t(cfg.rate_max);
@@ -86,26 +78,15 @@ class Bench {
                           r.rate_tgt == m.rate_tgt && r.alpha == m.alpha &&
                           dut_->stat_cnp == s.cnp && dut_->stat_send == s.send &&
                           dut_->stat_defer == s.defer;
-        if (!same && ++mismatches_ <= 5)
+        if (report(same))
             ADD_FAILURE() << "cycle " << cycles_ << ": rtl rdy/v/send=" << r.pkt_ready << "/"
                           << r.dec_valid << "/" << r.dec_send << " rc/rt/alpha=" << r.rate_cur
                           << "/" << r.rate_tgt << "/" << r.alpha << " | model " << m.pkt_ready
                           << "/" << m.dec_valid << "/" << m.dec_send << " " << m.rate_cur << "/"
                           << m.rate_tgt << "/" << m.alpha;
-        edge();
-        model_.clock(cfg, in);
-        ++cycles_;
+        clock_both(cfg, in);
         return r;
     }
-    uint64_t mismatches() const { return mismatches_; }
-    const Dcqcn& model() const { return model_; }
-
-  private:
-    void edge() { scenic::tb::clock_cycle(*dut_); }
-    std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<Vdcqcn> dut_;
-    Dcqcn model_;
-    uint64_t mismatches_ = 0, cycles_ = 0;
 };
 
 // ---------------------------------------------------------------- differential, random

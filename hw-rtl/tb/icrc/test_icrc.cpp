@@ -11,6 +11,7 @@
 
 #include "Vicrc512.h"
 #include "Vicrc64.h"
+#include "bench.hpp"
 #include "scenic/dp/icrc.hpp"
 #include "tb_util.hpp"
 
@@ -97,14 +98,8 @@ TEST(IcrcModel, MaskedFieldsAreInvariant) {
 }
 
 // ------------------------------------------------------------------ RTL bench
-struct Cfg512 {
-    using V = Vicrc512;
-    static constexpr unsigned W = 512;
-};
-struct Cfg64 {
-    using V = Vicrc64;
-    static constexpr unsigned W = 64;
-};
+struct Cfg512 : BusCfg<Vicrc512, 512> {};
+struct Cfg64 : BusCfg<Vicrc64, 64> {};
 
 struct Result {
     std::vector<Frame> out;
@@ -114,13 +109,12 @@ struct Result {
 };
 
 template <class C>
-class Bench {
+class Bench : public scenic::tb::DutBench<typename C::V> {
+    using scenic::tb::DutBench<typename C::V>::dut_;
+    using scenic::tb::DutBench<typename C::V>::edge;
+
   public:
     static constexpr unsigned kLanes = C::W / 8;
-    Bench()
-        : ctx_(std::make_unique<VerilatedContext>()),
-          dut_(std::make_unique<typename C::V>(ctx_.get())) {}
-    ~Bench() { dut_->final(); }
     Result run(const std::vector<Frame>& pkts, bool gen, Pause sp, Pause kp) {
         auto& d = *dut_;
         AxisSource src(kLanes, std::move(sp));
@@ -170,16 +164,6 @@ class Bench {
         r.out = std::move(sink.frames);
         return r;
     }
-
-  private:
-    void edge() {
-        dut_->clk = 1;
-        dut_->eval();
-        dut_->clk = 0;
-        dut_->eval();
-    }
-    std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<typename C::V> dut_;
 };
 
 void check(const std::vector<Frame>& pkts, bool gen, const Result& r) {
@@ -202,13 +186,7 @@ void check(const std::vector<Frame>& pkts, bool gen, const Result& r) {
 template <class C>
 class IcrcTest : public ::testing::Test {};
 using Configs = ::testing::Types<Cfg512, Cfg64>;
-struct CfgNames {
-    template <class T>
-    static std::string GetName(int) {
-        return "w" + std::to_string(T::W);
-    }
-};
-TYPED_TEST_SUITE(IcrcTest, Configs, CfgNames);
+TYPED_TEST_SUITE(IcrcTest, Configs, BusWidthNames);
 
 // Every length 1..3 beats + 8 (every last-beat occupancy, ICRC straddling), good and bad ICRCs,
 // IPv4 (with options) and IPv6, both modes, every 4-cycle pause pattern.

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "Vscenic_irq_moderator.h"
+#include "bench.hpp"
 #include "scenic/dp/irq_moderator.hpp"
 #include "tb_util.hpp"
 
@@ -19,24 +20,15 @@ using scenic::tb::seeds;
 // Must match the -G overrides in CMakeLists.txt.
 constexpr IrqModerator::Params kParams{.cnt_w = 8, .ev_w = 2, .time_w = 8, .tick_cycles = 3};
 
-class Bench {
+class Bench : public scenic::tb::DiffBench<Vscenic_irq_moderator, IrqModerator> {
   public:
-    Bench()
-        : ctx_(std::make_unique<VerilatedContext>()),
-          dut_(std::make_unique<Vscenic_irq_moderator>(ctx_.get())),
-          model_(kParams) {
-        reset();
-    }
-    ~Bench() { dut_->final(); }
+    Bench() : DiffBench(kParams) { reset(); }
 
     void reset() {
-        dut_->rst = 1;
-        dut_->event_cnt = 0;
-        dut_->irq_ready = 0;
-        edge();
-        edge();
-        dut_->rst = 0;
-        model_.reset();
+        reset_both([](Vscenic_irq_moderator& d) {
+            d.event_cnt = 0;
+            d.irq_ready = 0;
+        });
     }
 
     // One cycle: apply inputs, compare registered outputs of RTL and model, clock both.
@@ -50,28 +42,13 @@ class Bench {
         dut_->eval();
         const IrqModerator::Outputs rtl{dut_->irq_valid != 0, dut_->irq_events};
         const auto mdl = model_.outputs();
-        if (rtl.irq_valid != mdl.irq_valid || rtl.irq_events != mdl.irq_events) {
-            ++mismatches_;
-            if (mismatches_ <= 5)
-                ADD_FAILURE() << "cycle " << cycles_ << ": rtl valid=" << rtl.irq_valid
-                              << " events=" << rtl.irq_events << " model valid=" << mdl.irq_valid
-                              << " events=" << mdl.irq_events;
-        }
-        edge();
-        model_.clock(cfg, in);
-        ++cycles_;
+        if (report(rtl.irq_valid == mdl.irq_valid && rtl.irq_events == mdl.irq_events))
+            ADD_FAILURE() << "cycle " << cycles_ << ": rtl valid=" << rtl.irq_valid
+                          << " events=" << rtl.irq_events << " model valid=" << mdl.irq_valid
+                          << " events=" << mdl.irq_events;
+        clock_both(cfg, in);
         return rtl;
     }
-    uint64_t mismatches() const { return mismatches_; }
-    uint64_t cycles() const { return cycles_; }
-
-  private:
-    void edge() { scenic::tb::clock_cycle(*dut_); }
-    std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<Vscenic_irq_moderator> dut_;
-    IrqModerator model_;
-    uint64_t mismatches_ = 0;
-    uint64_t cycles_ = 0;
 };
 
 // ---------------------------------------------------------------- differential, random

@@ -10,6 +10,7 @@
 #include "Vpf1024.h"
 #include "Vpf512.h"
 #include "Vpf64.h"
+#include "bench.hpp"
 #include "scenic/dp/prefilter.hpp"
 #include "tb_util.hpp"
 
@@ -98,18 +99,9 @@ size_t random_len(std::mt19937_64& rng) {
 }
 
 // ------------------------------------------------------------------ bench
-struct Cfg512 {
-    using V = Vpf512;
-    static constexpr unsigned W = 512;
-};
-struct Cfg1024 {
-    using V = Vpf1024;
-    static constexpr unsigned W = 1024;
-};
-struct Cfg64 {
-    using V = Vpf64;
-    static constexpr unsigned W = 64;
-};
+struct Cfg512 : BusCfg<Vpf512, 512> {};
+struct Cfg1024 : BusCfg<Vpf1024, 1024> {};
+struct Cfg64 : BusCfg<Vpf64, 64> {};
 
 struct Result {
     std::vector<Frame> rdma, host;
@@ -123,13 +115,12 @@ struct Result {
 };
 
 template <class C>
-class Bench {
+class Bench : public scenic::tb::DutBench<typename C::V> {
+    using scenic::tb::DutBench<typename C::V>::dut_;
+    using scenic::tb::DutBench<typename C::V>::edge;
+
   public:
     static constexpr unsigned kLanes = C::W / 8;
-    Bench()
-        : ctx_(std::make_unique<VerilatedContext>()),
-          dut_(std::make_unique<typename C::V>(ctx_.get())) {}
-    ~Bench() { dut_->final(); }
 
     Result run(const std::vector<Frame>& frames, bool rdma_en, Pause src_p, Pause rdma_p,
                Pause host_p) {
@@ -200,16 +191,6 @@ class Bench {
                  d.stat_drop_runt};
         return r;
     }
-
-  private:
-    void edge() {
-        dut_->clk = 1;
-        dut_->eval();
-        dut_->clk = 0;
-        dut_->eval();
-    }
-    std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<typename C::V> dut_;
 };
 
 // Compares the RTL's outputs with the model's: per-port frame order and bytes, classes, counters.
@@ -243,13 +224,7 @@ void check_against_model(const std::vector<Frame>& frames, bool rdma_en, const R
 template <class C>
 class PrefilterTest : public ::testing::Test {};
 using Configs = ::testing::Types<Cfg512, Cfg1024, Cfg64>;
-struct CfgNames {
-    template <class T>
-    static std::string GetName(int) {
-        return "w" + std::to_string(T::W);
-    }
-};
-TYPED_TEST_SUITE(PrefilterTest, Configs, CfgNames);
+TYPED_TEST_SUITE(PrefilterTest, Configs, BusWidthNames);
 
 // Constrained-random frames (every kind, runts, truncated headers, jumbos) under every pairing of
 // source/sink pause mixes.

@@ -10,6 +10,7 @@
 #include "Varb16.h"
 #include "Varb3.h"
 #include "Varb4w512.h"
+#include "bench.hpp"
 #include "scenic/dp/rr_arbiter.hpp"
 #include "tb_util.hpp"
 
@@ -40,14 +41,13 @@ struct Stats {
 };
 
 template <class C>
-class Bench {
+class Bench : public scenic::tb::DutBench<typename C::V> {
+    using scenic::tb::DutBench<typename C::V>::dut_;
+    using scenic::tb::DutBench<typename C::V>::edge;
+
   public:
     static constexpr unsigned kLanes = C::W / 8;
-    Bench()
-        : ctx_(std::make_unique<VerilatedContext>()),
-          dut_(std::make_unique<typename C::V>(ctx_.get())),
-          model_(C::N) {}
-    ~Bench() { dut_->final(); }
+    Bench() : model_(C::N) {}
 
     // Runs until every source is empty (or max_cycles). Checks every cycle against the model and
     // every output beat against the beat its source presented.
@@ -141,14 +141,6 @@ class Bench {
     }
 
   private:
-    void edge() {
-        dut_->clk = 1;
-        dut_->eval();
-        dut_->clk = 0;
-        dut_->eval();
-    }
-    std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<typename C::V> dut_;
     RrArbiter model_;
 };
 

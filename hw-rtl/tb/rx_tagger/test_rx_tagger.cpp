@@ -15,6 +15,7 @@
 #include "Vrxt1024.h"
 #include "Vrxt512.h"
 #include "Vrxt64.h"
+#include "bench.hpp"
 #include "scenic/dp/rx_tagger.hpp"
 #include "scenic/eth_rx.hpp"
 #include "scenic/host.hpp"
@@ -42,18 +43,9 @@ Frame random_frame(std::mt19937_64& rng, size_t len) {
 }
 
 // ------------------------------------------------------------------ bench
-struct Cfg512 {
-    using V = Vrxt512;
-    static constexpr unsigned W = 512;
-};
-struct Cfg1024 {
-    using V = Vrxt1024;
-    static constexpr unsigned W = 1024;
-};
-struct Cfg64 {
-    using V = Vrxt64;
-    static constexpr unsigned W = 64;
-};
+struct Cfg512 : BusCfg<Vrxt512, 512> {};
+struct Cfg1024 : BusCfg<Vrxt1024, 1024> {};
+struct Cfg64 : BusCfg<Vrxt64, 64> {};
 
 struct Result {
     std::vector<DmaWrite> writes;
@@ -72,11 +64,13 @@ template <class V>
 using CycleHook = std::function<void(V&, uint64_t)>;
 
 template <class C>
-class Bench {
+class Bench : public scenic::tb::DutBench<typename C::V> {
+    using scenic::tb::DutBench<typename C::V>::dut_;
+
   public:
     static constexpr unsigned kLanes = C::W / 8;
     using V = typename C::V;
-    Bench() : ctx_(std::make_unique<VerilatedContext>()), dut_(std::make_unique<V>(ctx_.get())) {
+    Bench() {
         auto& d = *dut_;
         d.rst = 1;
         d.s_axis_tvalid = 0;
@@ -88,9 +82,6 @@ class Bench {
         clock_cycle(d);
         d.rst = 0;
     }
-    ~Bench() { dut_->final(); }
-    V& dut() { return *dut_; }
-
     // Applies the configuration (registered inside: two idle cycles).
     void configure(const Config& c) {
         auto& d = *dut_;
@@ -206,10 +197,6 @@ class Bench {
         r.tail = d.rx_tail;
         return r;
     }
-
-  private:
-    std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<V> dut_;
 };
 
 RxTagger::Params params(unsigned w) { return {w, 16384, kCntW}; }
@@ -276,13 +263,7 @@ Config good_ring(uint32_t size, uint32_t head = 0) {
 template <class C>
 class RxTaggerTest : public ::testing::Test {};
 using Configs = ::testing::Types<Cfg512, Cfg1024, Cfg64>;
-struct CfgNames {
-    template <class T>
-    static std::string GetName(int) {
-        return "w" + std::to_string(T::W);
-    }
-};
-TYPED_TEST_SUITE(RxTaggerTest, Configs, CfgNames);
+TYPED_TEST_SUITE(RxTaggerTest, Configs, BusWidthNames);
 
 size_t random_len(std::mt19937_64& rng, unsigned w) {
     switch (rng() % 10) {

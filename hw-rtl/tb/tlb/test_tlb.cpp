@@ -13,6 +13,7 @@
 
 #include "Vtlb2m.h"
 #include "Vtlb4k.h"
+#include "bench.hpp"
 #include "scenic/dp/tlb.hpp"
 #include "tb_util.hpp"
 
@@ -54,27 +55,21 @@ struct Cfg<Vtlb2m> {
 };
 
 template <class V>
-class Bench {
+class Bench : public scenic::tb::DiffBench<V, Tlb> {
+    using Base = scenic::tb::DiffBench<V, Tlb>;
+    using Base::clock_both, Base::cycles_, Base::dut_, Base::model_, Base::report, Base::reset_both;
+
   public:
     static constexpr Tlb::Params P = Cfg<V>::p;
-    Bench()
-        : ctx_(std::make_unique<VerilatedContext>()),
-          dut_(std::make_unique<V>(ctx_.get())),
-          model_(P) {
-        reset();
-    }
-    ~Bench() { dut_->final(); }
+    Bench() : Base(P) { reset(); }
 
     void reset() {
-        dut_->rst = 1;
-        dut_->s_lookup_valid = 0;
-        dut_->s_fill_valid = 0;
-        dut_->m_resp_ready = 0;
-        dut_->m_miss_ready = 0;
-        edge();
-        edge();
-        dut_->rst = 0;
-        model_.reset();
+        reset_both([](V& d) {
+            d.s_lookup_valid = 0;
+            d.s_fill_valid = 0;
+            d.m_resp_ready = 0;
+            d.m_miss_ready = 0;
+        });
     }
 
     // One cycle: drive inputs, compare every output with the model, clock both.
@@ -111,7 +106,7 @@ class Bench {
                           r.fill_ready == m.fill_ready && dut_->stat_hit == s.hit &&
                           dut_->stat_miss == s.miss && dut_->stat_evict == s.evict &&
                           dut_->stat_miss_req == s.miss_req && dut_->stat_miss_drop == s.miss_drop;
-        if (!same && ++mismatches_ <= 5)
+        if (report(same))
             ADD_FAILURE() << "cycle " << cycles_ << ": rtl l_rdy=" << r.lookup_ready
                           << " resp v/hit/pa/tag=" << r.resp_valid << "/" << r.resp_hit << "/0x"
                           << std::hex << r.resp_pa << std::dec << "/" << r.resp_tag
@@ -124,23 +119,9 @@ class Bench {
                           << m.resp_tag << " miss " << m.miss_valid << "/" << m.miss_id << "/"
                           << m.miss_vpn << " stats " << s.hit << "/" << s.miss << "/" << s.evict
                           << "/" << s.miss_req << "/" << s.miss_drop;
-        edge();
-        model_.clock(in);
-        ++cycles_;
+        clock_both(in);
         return r;
     }
-    uint64_t mismatches() const { return mismatches_; }
-    uint64_t cycles() const { return cycles_; }
-    const Tlb& model() const { return model_; }
-    V& dut() { return *dut_; }
-
-  private:
-    void edge() { scenic::tb::clock_cycle(*dut_); }
-    std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<V> dut_;
-    Tlb model_;
-    uint64_t mismatches_ = 0;
-    uint64_t cycles_ = 0;
 };
 
 uint64_t mask(unsigned w) { return w >= 64 ? ~0ull : (1ull << w) - 1; }
