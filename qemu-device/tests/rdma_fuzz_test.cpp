@@ -29,7 +29,8 @@ TEST(RdmaFuzz, RandomMailboxDoorbellsWqesAndFrames) {
                 case 0: {  // random command with random (or plausible) arguments
                     std::vector<uint32_t> args(24);
                     for (auto& a : args) {
-                        a = rnd(3) == 0 ? static_cast<uint32_t>(rng()) : static_cast<uint32_t>(rnd(600));
+                        a = rnd(3) == 0 ? static_cast<uint32_t>(rng())
+                                        : static_cast<uint32_t>(rnd(600));
                     }
                     n.cmd(static_cast<uint32_t>(rnd(12)), args);
                     break;
@@ -48,8 +49,9 @@ TEST(RdmaFuzz, RandomMailboxDoorbellsWqesAndFrames) {
                         w.flags &= ~SCENIC_WQE_F_INLINE;
                         w.length = 0;
                         for (unsigned i = 0; i < w.num_sge; ++i) {
-                            w.sge[i] = sge(Node::kVa + rnd(1 << 20), static_cast<uint32_t>(rnd(20000)),
-                                           rnd(4) ? (&n == &p.a ? ak : bk) : static_cast<uint32_t>(rng()));
+                            w.sge[i] =
+                                sge(Node::kVa + rnd(1 << 20), static_cast<uint32_t>(rnd(20000)),
+                                    rnd(4) ? (&n == &p.a ? ak : bk) : static_cast<uint32_t>(rng()));
                             w.length += w.sge[i].length;
                         }
                         w.rkey = rnd(4) ? (&n == &p.a ? bk : ak) : static_cast<uint32_t>(rng());
@@ -60,13 +62,15 @@ TEST(RdmaFuzz, RandomMailboxDoorbellsWqesAndFrames) {
                 }
                 case 3:
                     n.post_recv(&n == &p.a ? 2 : 3,
-                                {sge(Node::kVa + rnd(1 << 20), static_cast<uint32_t>(rnd(9000)), &n == &p.a ? ak : bk)});
+                                {sge(Node::kVa + rnd(1 << 20), static_cast<uint32_t>(rnd(9000)),
+                                     &n == &p.a ? ak : bk)});
                     break;
                 case 4: {  // a corrupted copy of a frame the engine sent, or random bytes
                     std::vector<uint8_t> f;
                     if (!p.a.host.wire.empty() && rnd(2)) {
                         f = p.a.host.wire.front();
-                        for (int k = 0; k < 3; ++k) f[rnd(f.size())] ^= static_cast<uint8_t>(1 + rnd(255));
+                        for (int k = 0; k < 3; ++k)
+                            f[rnd(f.size())] ^= static_cast<uint8_t>(1 + rnd(255));
                     } else {
                         f.resize(rnd(200));
                         for (auto& b : f) b = static_cast<uint8_t>(rng());
@@ -102,7 +106,9 @@ TEST(RdmaFuzz, RingsAtBadAddressesAndHugeLengths) {
     const uint32_t ak = p.a.reg_mr(Node::kVa, 4096, 0xf);
     // A CQ and a QP whose rings are not host memory at all: DMA fails, nothing crashes.
     ASSERT_EQ(p.a.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {9, 0x1000, 0xdead, 4}), 0u);
-    ASSERT_EQ(p.a.cmd(SCENIC_RDMA_CMD_CREATE_QP, {7, 0, 0x7777, 5, 0, 0x7777, 5, 9, 9, 7, 0, 0x40, 0x7777}), 0u);
+    ASSERT_EQ(p.a.cmd(SCENIC_RDMA_CMD_CREATE_QP,
+                      {7, 0, 0x7777, 5, 0, 0x7777, 5, 9, 9, 7, 0, 0x40, 0x7777}),
+              0u);
     ASSERT_EQ(p.a.set_state(7, SCENIC_QPS_INIT), 0u);
     ASSERT_EQ(p.a.modify(7, SCENIC_QP_ATTR_STATE, {SCENIC_QPS_RTR}), 0u);
     ASSERT_EQ(p.a.modify(7, SCENIC_QP_ATTR_STATE, {SCENIC_QPS_RTS}), 0u);

@@ -32,9 +32,11 @@ TEST(RdmaMailbox, CqCommands) {
     const uint64_t ring = n.alloc(4096);
     const uint32_t lo = Node::lo(ring);
     const uint32_t hi = Node::hi(ring);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {512, lo, hi, 4}), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {512, lo, hi, 4}),
+              uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
     EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo, hi, 17}), uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo + 4, hi, 4}), uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
+    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo + 4, hi, 4}),
+              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
     EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo, hi, 4}), 0u);
     EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo, hi, 4}), uint32_t{SCENIC_RDMA_ERR_BUSY});
     EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_CQ, {6}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
@@ -54,8 +56,8 @@ TEST(RdmaMailbox, QpCommandsAndStates) {
     const uint64_t st = n.alloc(4096);
     auto create = [&](uint32_t qpn, uint32_t cq) {
         return n.cmd(SCENIC_RDMA_CMD_CREATE_QP,
-                     {qpn, Node::lo(ring), Node::hi(ring), 4, Node::lo(ring), Node::hi(ring), 4,
-                      cq, cq, 1, 9, Node::lo(st), Node::hi(st)});
+                     {qpn, Node::lo(ring), Node::hi(ring), 4, Node::lo(ring), Node::hi(ring), 4, cq,
+                      cq, 1, 9, Node::lo(st), Node::hi(st)});
     };
     EXPECT_EQ(create(0, 0), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});  // reserved
     EXPECT_EQ(create(1, 0), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
@@ -72,16 +74,18 @@ TEST(RdmaMailbox, QpCommandsAndStates) {
     EXPECT_EQ(n.set_state(4, SCENIC_QPS_RTR), uint32_t{SCENIC_RDMA_ERR_BAD_STATE});
     EXPECT_EQ(n.set_state(4, 7), uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
     EXPECT_EQ(n.set_state(4, SCENIC_QPS_INIT), 0u);
-    EXPECT_EQ(n.modify(4, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_PATH_MTU, {SCENIC_QPS_RTR, 0, 0, 0, 300}),
-              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
+    EXPECT_EQ(
+        n.modify(4, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_PATH_MTU, {SCENIC_QPS_RTR, 0, 0, 0, 300}),
+        uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
     EXPECT_EQ(n.modify(4, 1u << 20, {}), uint32_t{SCENIC_RDMA_ERR_BAD_ARG});  // unknown attribute
     EXPECT_EQ(n.modify(4,
                        SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_RQ_PSN | SCENIC_QP_ATTR_PATH_MTU |
                            SCENIC_QP_ATTR_DEST_QPN,
                        {SCENIC_QPS_RTR, 77, 0, 0xabcdef, 2048}),
               0u);
-    EXPECT_EQ(n.modify(4, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_SQ_PSN, {SCENIC_QPS_RTS, 0, 0x123456}),
-              0u);
+    EXPECT_EQ(
+        n.modify(4, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_SQ_PSN, {SCENIC_QPS_RTS, 0, 0x123456}),
+        0u);
     EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_QUERY_QP, {4}), 0u);
     EXPECT_EQ(n.res(0), uint32_t{SCENIC_QPS_RTS});
     EXPECT_EQ(n.res(1), 0x123456u);
@@ -130,7 +134,9 @@ TEST(RdmaMailbox, DeregRemovesTranslations) {
     const uint32_t ak = p.a.reg_mr(Node::kVa, 4096, all);
     const uint32_t bk = p.b.reg_mr(Node::kVa, 4096, all);
     ASSERT_EQ(p.b.cmd(SCENIC_RDMA_CMD_DEREG_MR, {bk}), 0u);
-    ASSERT_EQ(p.b.cmd(SCENIC_RDMA_CMD_REG_MR, {bk, Node::kPd, Node::lo(Node::kVa), Node::hi(Node::kVa), 4096, 0, all}), 0u);
+    ASSERT_EQ(p.b.cmd(SCENIC_RDMA_CMD_REG_MR,
+                      {bk, Node::kPd, Node::lo(Node::kVa), Node::hi(Node::kVa), 4096, 0, all}),
+              0u);
     p.a.fill_va(Node::kVa, 100, 3);
     p.a.post_send(2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 100, ak)}, Node::kVa, bk));
     ASSERT_TRUE(p.run());

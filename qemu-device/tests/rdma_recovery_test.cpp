@@ -69,8 +69,8 @@ TEST_F(RdmaRecovery, BadRkeyIsRemoteAccessErrorAndNothingWritten) {
 
 TEST_F(RdmaRecovery, OutOfBoundsAndMissingAccessAreRemoteAccessErrors) {
     const uint32_t ro = p.b.reg_mr(Node::kVa + (2 << 20), 4096, SCENIC_MR_ACCESS_REMOTE_READ);
-    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, Node::kVa + (2 << 20),
-                                ro));
+    p.a.post_send(kQa,
+                  make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, Node::kVa + (2 << 20), ro));
     ASSERT_TRUE(p.run());
     auto cqes = p.a.poll(0);
     ASSERT_EQ(cqes.size(), 1u);
@@ -86,6 +86,27 @@ TEST_F(RdmaRecovery, OutOfBoundsAndMissingAccessAreRemoteAccessErrors) {
     ASSERT_EQ(cqes.size(), 1u);
     EXPECT_EQ(cqes[0].status, 10);
     EXPECT_EQ(cqes[0].opcode, SCENIC_CQE_OP_READ);
+}
+
+TEST_F(RdmaRecovery, KeysOfAnotherPdAreRefused) {
+    // Same key, bounds and access, but the MR belongs to another protection domain.
+    const uint64_t va = Node::kVa + (2 << 20);
+    const uint32_t other_b = p.b.reg_mr(va, 4096, kAll, true, Node::kPd + 1);
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, va, other_b));
+    ASSERT_TRUE(p.run());
+    auto cqes = p.a.poll(0);
+    ASSERT_EQ(cqes.size(), 1u);
+    EXPECT_EQ(cqes[0].status, 10);  // remote: IBV_WC_REM_ACCESS_ERR
+
+    RdmaPair q;
+    q.setup(kQa, kQb);
+    const uint32_t other_a = q.a.reg_mr(Node::kVa, 4096, kAll, true, Node::kPd + 1);
+    const uint32_t bk = q.b.reg_mr(Node::kVa, 4096, kAll);
+    q.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 8, other_a)}, Node::kVa, bk));
+    ASSERT_TRUE(q.run());
+    cqes = q.a.poll(0);
+    ASSERT_EQ(cqes.size(), 1u);
+    EXPECT_EQ(cqes[0].status, 4);  // local: IBV_WC_LOC_PROT_ERR
 }
 
 TEST_F(RdmaRecovery, BadLkeyIsLocalProtectionErrorWithNothingSent) {
@@ -139,7 +160,8 @@ TEST_F(RdmaRecovery, RnrWaitsForAReceive) {
     // Deliver a few rounds by hand-less pumping: run until B has sent its RNR NAK, then post.
     p.drop = [&](Dir d, const roce::ParsedPacket& pkt) {
         if (d == Dir::kBtoA && pkt.transport.aeth &&
-            pkt.transport.aeth->type() == roce::AethType::kRnrNak && rb(regs::rdma::kRnrNakSent) == 2) {
+            pkt.transport.aeth->type() == roce::AethType::kRnrNak &&
+            rb(regs::rdma::kRnrNakSent) == 2) {
             p.b.post_recv(kQb, {sge(kDst, 8192, b_key)});
         }
         return false;
@@ -163,7 +185,7 @@ TEST_F(RdmaRecovery, RnrRetryExhausted) {
     ASSERT_TRUE(q.run());
     const auto sc = q.a.poll(0);
     ASSERT_EQ(sc.size(), 1u);
-    EXPECT_EQ(sc[0].status, 13);  // IBV_WC_RNR_RETRY_EXC_ERR
+    EXPECT_EQ(sc[0].status, 13);                    // IBV_WC_RNR_RETRY_EXC_ERR
     EXPECT_EQ(q.a.r(regs::rdma::kRnrNakRcvd), 3u);  // first try + 2 retries
 }
 
@@ -234,8 +256,8 @@ TEST_F(RdmaRecovery, DuplicatesAreAnsweredWithoutExecutingTwice) {
     auto faa = make_wqe(SCENIC_WQE_OP_ATOMIC_FAA, {sge(kSrc + 128, 8, a_key)}, kDst + 4096, b_key);
     faa.compare_add = 10;
     p.a.post_send(kQa, faa);
-    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE_IMM, {sge(kSrc, 32, a_key)}, kDst + 8192,
-                                b_key));
+    p.a.post_send(kQa,
+                  make_wqe(SCENIC_WQE_OP_WRITE_IMM, {sge(kSrc, 32, a_key)}, kDst + 8192, b_key));
     ASSERT_TRUE(p.run());
     EXPECT_EQ(p.a.sq_completed(kQa), 3u);
     EXPECT_GE(rb(regs::rdma::kDupRequests), 1u);
@@ -311,8 +333,8 @@ TEST_F(RdmaRecovery, TlbMissEventFillAndCompletion) {
     const uint32_t ak = q.a.reg_mr(Node::kVa, 8 * 4096, kAll, false);
     const uint32_t bk = q.b.reg_mr(Node::kVa, 8 * 4096, kAll, false);
     q.a.fill_va(Node::kVa + 50, len, 5);
-    q.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa + 50, len, ak)},
-                                Node::kVa + 30, bk));
+    q.a.post_send(
+        kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa + 50, len, ak)}, Node::kVa + 30, bk));
     ASSERT_TRUE(q.run());
     EXPECT_EQ(q.a.sq_completed(kQa), 1u);
     EXPECT_EQ(q.b.read_va(Node::kVa + 30, len), q.a.read_va(Node::kVa + 50, len));
@@ -386,8 +408,8 @@ TEST_P(RdmaLossy, LossEndToEndWithVerifiedData) {
         p.b.post_recv(kQb, {sge(d + 0x20000, len, b_key)});
         p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(s, len, a_key)}, d, b_key));
         p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_SEND, {sge(s, len, a_key)}));
-        p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_READ, {sge(s + 0x40000, len, a_key)},
-                                    d + 0x40000, b_key));
+        p.a.post_send(
+            kQa, make_wqe(SCENIC_WQE_OP_READ, {sge(s + 0x40000, len, a_key)}, d + 0x40000, b_key));
         auto faa = make_wqe(SCENIC_WQE_OP_ATOMIC_FAA, {sge(kSrc + 0x7f000, 8, a_key)},
                             kDst + 0x7f000, b_key);
         faa.compare_add = 1;

@@ -184,9 +184,9 @@ void Completer::read_response(Qp& qp, const roce::ParsedPacket& pkt) {
     // only whether this is the final packet is fixed by the WQE.
     const auto op = static_cast<Opcode>(pkt.transport.bth.opcode);
     const bool final_pkt = k + 1 == w.npsn;
-    const bool op_ok = final_pkt
-                           ? (op == Opcode::kReadResponseLast || op == Opcode::kReadResponseOnly)
-                           : (op == Opcode::kReadResponseFirst || op == Opcode::kReadResponseMiddle);
+    const bool op_ok =
+        final_pkt ? (op == Opcode::kReadResponseLast || op == Opcode::kReadResponseOnly)
+                  : (op == Opcode::kReadResponseFirst || op == Opcode::kReadResponseMiddle);
     if (!op_ok || pkt.payload.size() != expect) {
         ++e_.counters().rx_drop_malformed;
         return;
