@@ -12,6 +12,9 @@ const Config& checked(const Config& config) {
         throw std::invalid_argument(
             "scenic: msix_vectors larger than the card's MSI-X table, or wire_drop_ppm > 10^6");
     }
+    if ((config.rtl_blocks & ~cosim::kRtlAll) != 0) {
+        throw std::invalid_argument("scenic: unknown RTL block in rtl_blocks");
+    }
     return config;
 }
 
@@ -19,12 +22,13 @@ const Config& checked(const Config& config) {
 
 Device::Device(const Config& config, Host& host)
     : config_(checked(config)),
+      icrc_((config_.rtl_blocks & cosim::kRtlIcrc) != 0 ? cosim::make_icrc(true) : nullptr),
       events_(host),
       core_(config_, host, events_, [this] { reset(); }),
       eth_(config_, host, events_),
       rdma_(config_, host, events_, [this](bool en) { eth_.set_roce_steering(en); }),
       wire_loss_(config_.wire_drop_ppm, config_.wire_seed) {
-    eth_.set_roce_sink([this](std::span<const uint8_t> frame) { rdma_.receive(frame); });
+    eth_.set_roce_sink([this](std::span<const uint8_t> frame) { return rdma_.receive(frame); });
     bus_.attach(core_);
     bus_.attach(eth_);
     bus_.attach(rdma_);
@@ -32,6 +36,7 @@ Device::Device(const Config& config, Host& host)
 }
 
 void Device::reset() {
+    const auto scope = icrc_scope();
     for (Block* b : bus_.blocks()) {
         b->reset();
     }

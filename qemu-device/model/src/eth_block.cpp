@@ -32,8 +32,9 @@ EthBlock::EthBlock(const Config& config, Host& host, EventQueue& events)
       rx_(host),
       tx_(host),
       wb_(host),
-      irq_(host, events, regs::kVecEth, config.msix_vectors > regs::kVecEth) {
-    prefilter_.set_rdma_enabled(false);  // until RDMA.CTRL.enable: RoCE v2 takes the fallback path
+      irq_(host, events, regs::kVecEth, config.msix_vectors > regs::kVecEth),
+      prefilter_(cosim::make_prefilter((config.rtl_blocks & cosim::kRtlPrefilter) != 0)) {
+    prefilter_->set_rdma_enabled(false);  // until RDMA.CTRL.enable: RoCE v2 takes the fallback path
     reset();
 }
 
@@ -45,7 +46,7 @@ void EthBlock::reset() {
     tx_.reset();
     wb_.reset();
     irq_.reset();
-    prefilter_.reset();
+    prefilter_->reset();
     cnt_ = {};
     ctrl_ = eth::kCtrlDefault;
     mtu_ = eth::kMtuDefault;
@@ -125,7 +126,7 @@ uint32_t EthBlock::read_reg(uint32_t offset) {
         case eth::kIrqCount:
             return irq_.irq_count();
         case eth::kRxRoce:
-            return static_cast<uint32_t>(prefilter_.counters().host_roce);
+            return static_cast<uint32_t>(prefilter_->counters().host_roce);
         default:
             return 0;
     }
@@ -209,9 +210,8 @@ void EthBlock::receive(std::span<const uint8_t> frame) {
         ++cnt_.rx_drop_runt;
         return;
     }
-    const dp::Prefilter::Verdict verdict = prefilter_.process(frame);  // counts RX_ROCE
-    if (verdict.port == dp::PrefilterPort::Rdma && roce_sink_) {
-        roce_sink_(frame);
+    const dp::Prefilter::Verdict verdict = prefilter_->process(frame);  // counts RX_ROCE
+    if (verdict.port == dp::PrefilterPort::Rdma && roce_sink_ && roce_sink_(frame)) {
         return;
     }
     const dp::FrameClass cls = verdict.cls;

@@ -12,6 +12,8 @@ namespace scenic::rdma {
 
 namespace {
 
+constexpr uint32_t kGsiQpn = 1;  // QP 1: the driver's software GSI (rdma_cm), not the engine's
+
 uint8_t cqe_opcode(uint8_t wqe_opcode) {
     switch (wqe_opcode) {
         case SCENIC_WQE_OP_WRITE:
@@ -219,37 +221,44 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
     }
 }
 
-void Engine::receive(std::span<const uint8_t> frame) {
+bool Engine::receive(std::span<const uint8_t> frame) {
     const roce::ParseResult pr = roce::parse_frame(frame);
+    // QP 1 is the driver's software GSI (UD, which the RC parser calls an unknown opcode): the
+    // frame takes the RX ring. The BTH is decoded only once the ICRC matched; the driver checks
+    // the rest.
+    if (pr.packet.transport.bth.dest_qp == kGsiQpn) {
+        return false;
+    }
     if (!pr.ok()) {
         ++(pr.reason == roce::DropReason::kBadIcrc ? cnt_.rx_drop_icrc : cnt_.rx_drop_malformed);
-        return;
+        return true;
     }
     const roce::ParsedPacket& pkt = pr.packet;
     if (!pkt.info || !std::ranges::equal(pkt.eth.dst, config_.mac)) {
         ++cnt_.rx_drop_malformed;  // CNP (no congestion control here) or another station's
-        return;
+        return true;
     }
     Qp* q = qp(pkt.transport.bth.dest_qp);
     if (!q) {
         ++cnt_.rx_drop_qp;
-        return;
+        return true;
     }
     if (pkt.info->request) {
         if (!q->can_receive()) {
             ++cnt_.rx_drop_qp;
-            return;
+            return true;
         }
         ++cnt_.rx_pkts;
         resp_.receive(*q, pkt);
     } else {
         if (!q->can_send() && q->state != SCENIC_QPS_SQE) {
             ++cnt_.rx_drop_qp;
-            return;
+            return true;
         }
         ++cnt_.rx_pkts;
         comp_.receive(*q, pkt);
     }
+    return true;
 }
 
 }  // namespace scenic::rdma

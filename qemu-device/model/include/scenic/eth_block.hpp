@@ -13,12 +13,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <utility>
 
 #include "scenic/block.hpp"
 #include "scenic/config.hpp"
+#include "scenic/cosim/blocks.hpp"
 #include "scenic/dp/prefilter.hpp"
 #include "scenic/eth_irq.hpp"
 #include "scenic/eth_ring.hpp"
@@ -69,9 +71,11 @@ class EthBlock final : public Block {
     void set_link(bool up) { link_up_ = up; }
     [[nodiscard]] bool link_up() const { return link_up_; }
     // RDMA.CTRL.enable: the prefilter hands RoCE v2 frames to the sink (the RDMA engine) instead
-    // of the RX ring. Not an ETH register: survives the ETH block's reset.
-    void set_roce_steering(bool enabled) { prefilter_.set_rdma_enabled(enabled); }
-    void set_roce_sink(std::function<void(std::span<const uint8_t>)> sink) {
+    // of the RX ring. Not an ETH register: survives the ETH block's reset. The sink returns
+    // false for a frame it leaves to the fallback path (BTH destination QP 1: the driver's
+    // software GSI); that frame then goes to the RX ring like any other.
+    void set_roce_steering(bool enabled) { prefilter_->set_rdma_enabled(enabled); }
+    void set_roce_sink(std::function<bool(std::span<const uint8_t>)> sink) {
         roce_sink_ = std::move(sink);
     }
 
@@ -95,13 +99,13 @@ class EthBlock final : public Block {
     EthTx tx_;
     Writeback wb_;
     IrqModerator irq_;
-    dp::Prefilter prefilter_;
+    std::unique_ptr<cosim::PrefilterEngine> prefilter_;  // twin, or RTL with Config::rtl_blocks
     EthCounters cnt_;
     bool link_up_ = true;
     uint32_t ctrl_ = 0;
     uint32_t mtu_ = 0;
     std::optional<EventQueue::Id> tx_event_;
-    std::function<void(std::span<const uint8_t>)> roce_sink_;
+    std::function<bool(std::span<const uint8_t>)> roce_sink_;
 };
 
 }  // namespace scenic

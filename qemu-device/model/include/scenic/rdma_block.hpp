@@ -30,8 +30,8 @@ class RdmaBlock final : public Block {
     }
     void db_write(uint64_t offset, uint64_t value, unsigned size);
 
-    // RoCE v2 frames the prefilter steered here.
-    void receive(std::span<const uint8_t> frame) { engine_.receive(frame); }
+    // RoCE v2 frames the prefilter steered here; false: the fallback path's (QP 1).
+    bool receive(std::span<const uint8_t> frame) { return engine_.receive(frame); }
     [[nodiscard]] bool enabled() const { return enabled_; }
 
     [[nodiscard]] rdma::Engine& engine() { return engine_; }

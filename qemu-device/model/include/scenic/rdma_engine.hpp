@@ -47,8 +47,10 @@ class Engine {
     uint32_t command(uint32_t op, const CmdArgs& a, CmdResults& res);
     // Doorbell BAR write (offset inside the BAR).
     void doorbell(uint64_t offset, uint64_t value, unsigned size);
-    // A RoCE v2 frame the prefilter steered to the engine.
-    void receive(std::span<const uint8_t> frame);
+    // A RoCE v2 frame the prefilter steered to the engine. Returns false, without counting it,
+    // for a frame to QP 1 (GSI): the engine does RC only, the driver runs QP 1 in software on
+    // the fallback path, so the ETH block puts the frame in the RX ring.
+    bool receive(std::span<const uint8_t> frame);
     void reset();
 
     [[nodiscard]] Counters& counters() { return cnt_; }
