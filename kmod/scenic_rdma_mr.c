@@ -264,8 +264,19 @@ void scenic_rdma_tlb_miss(struct scenic_rdma_dev *sdev, u32 key, u64 iova)
 		ibdev_dbg(&sdev->ibdev, "TLB miss at 0x%llx outside MR 0x%x\n",
 			  iova, key);
 	} else {
+		unsigned long end;
+
+		/*
+		 * Accesses stream through an MR: fill the pages after the
+		 * missing one too, so a large transfer costs one miss per
+		 * window instead of one per page.
+		 */
 		page = (iova - mr->first_page) >> SCENIC_RDMA_PAGE_SHIFT;
-		scenic_mr_tlb_fill(sdev, mr, page);
+		end = min_t(unsigned long, mr->npages,
+			    page + SCENIC_RDMA_MISS_PREFETCH);
+		for (; page < end; page++)
+			if (scenic_mr_tlb_fill(sdev, mr, page))
+				break;
 	}
 	scenic_mr_put(mr);
 }

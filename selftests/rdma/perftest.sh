@@ -40,9 +40,12 @@ for item in "$@"; do
 	role=client
 	[ "$NODE" = "$SERVER" ] && role=server
 	tap_diag "$t $args ($role, $DEV): $(echo "$out" | grep -E '^ *[0-9]+ +[0-9]+ ' | tail -n 3 | tr -s ' ' | tr '\n' ';')"
+	# the server side of some latency tests prints no table: only the client must
+	need=1
+	[ "$role" = server ] && need=0
 	tap_result "$t $args as $role: exit 0 with $rows result rows" \
 		"exit $rc: $(echo "$out" | grep -iE 'error|fail|couldn|unable' | head -n 3 | tr '\n' ';')" \
-		[ "$rc" = 0 -a "$rows" -gt 0 ]
+		[ "$rc" = 0 -a "$rows" -ge "$need" ]
 	sync_peer "perf-done-$port" 330
 done
 tap_done
