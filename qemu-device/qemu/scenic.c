@@ -46,6 +46,7 @@ struct ScenicState {
     bool bad_block_version;
     uint32_t wire_drop_ppm;
     uint64_t wire_seed;
+    char *rtl; /* blocks run as Verilated RTL: "all", "prefilter,icrc", ... */
 };
 
 /* Host side of the model */
@@ -237,8 +238,15 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
         .bad_block_version = s->bad_block_version,
         .wire_drop_ppm = s->wire_drop_ppm,
         .wire_seed = s->wire_seed,
+        .rtl_blocks = s->rtl,
     };
+    char err[256];
     int i;
+
+    if (scenic_model_rtl_check(s->rtl, err, sizeof(err)) != 0) {
+        error_setg(errp, "scenic: rtl=%s: %s", s->rtl, err);
+        return;
+    }
 
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     memcpy(cfg.mac, s->conf.macaddr.a, sizeof(cfg.mac));
@@ -335,6 +343,8 @@ static Property scenic_properties[] = {
     /* loss injection on the wire: received frames dropped per million */
     DEFINE_PROP_UINT32("wire-drop-ppm", ScenicState, wire_drop_ppm, 0),
     DEFINE_PROP_UINT64("wire-seed", ScenicState, wire_seed, 1),
+    /* co-simulation: blocks run as Verilated RTL ("all" or a list) */
+    DEFINE_PROP_STRING("rtl", ScenicState, rtl),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -94,8 +94,25 @@ scenic_model* scenic_model_create(const scenic_model_config* cfg, const scenic_h
         config.bad_block_version = cfg->bad_block_version;
         config.wire_drop_ppm = cfg->wire_drop_ppm;
         config.wire_seed = cfg->wire_seed;
+        config.rtl_blocks = scenic::cosim::parse_rtl_blocks(cfg->rtl_blocks ? cfg->rtl_blocks : "");
         return std::make_unique<scenic_model>(config, *ops).release();
     });
+}
+
+int scenic_model_rtl_check(const char* rtl_blocks, char* err, size_t err_len) {
+    try {
+        (void)scenic::cosim::parse_rtl_blocks(rtl_blocks ? rtl_blocks : "");
+        return 0;
+    } catch (const std::exception& e) {
+        if (err && err_len > 0) {
+            std::snprintf(err, err_len, "%s", e.what());
+        }
+    } catch (...) {
+        if (err && err_len > 0) {
+            std::snprintf(err, err_len, "invalid rtl list");
+        }
+    }
+    return -1;
 }
 
 void scenic_model_destroy(scenic_model* m) { std::unique_ptr<scenic_model> owned(m); }

@@ -18,6 +18,8 @@ struct Config {
     // Loss injection: received frames (all kinds) dropped per million, replayable from the seed.
     uint32_t wire_drop_ppm = 0;
     uint64_t wire_seed = 0;
+    // Blocks run as Verilated RTL instead of their C++ twins (scenic::cosim::RtlBlock mask).
+    uint32_t rtl_blocks = 0;
 
     static constexpr uint32_t kBadMajor = 0x7f;
 

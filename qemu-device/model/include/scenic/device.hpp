@@ -9,6 +9,7 @@
 
 #include "scenic/config.hpp"
 #include "scenic/core_block.hpp"
+#include "scenic/cosim/blocks.hpp"
 #include "scenic/eth_block.hpp"
 #include "scenic/event_queue.hpp"
 #include "scenic/host.hpp"
@@ -31,6 +32,7 @@ class Device {
         return bus_.read(offset, size);
     }
     void mmio_write(uint64_t offset, uint64_t value, unsigned size) {
+        const auto scope = icrc_scope();
         bus_.write(offset, value, size);
     }
 
@@ -40,11 +42,13 @@ class Device {
     // The RDMA doorbell BAR (regs::kDbBar). Reads return 0.
     [[nodiscard]] static uint64_t db_size() { return RdmaBlock::db_size(); }
     void db_write(uint64_t offset, uint64_t value, unsigned size) {
+        const auto scope = icrc_scope();
         rdma_.db_write(offset, value, size);
     }
 
     // The wire. Loss injection (Config::wire_drop_ppm) drops before the card sees the frame.
     void eth_rx(std::span<const uint8_t> frame) {
+        const auto scope = icrc_scope();
         if (wire_loss_.drop()) {
             ++rdma_.counters().wire_drops;
             return;
@@ -55,7 +59,10 @@ class Device {
     void set_link(bool up) { eth_.set_link(up); }
 
     // The host timer requested through Host::timer_schedule expired.
-    void timer_fire() { events_.fire(); }
+    void timer_fire() {
+        const auto scope = icrc_scope();
+        events_.fire();
+    }
 
     [[nodiscard]] const Config& config() const { return config_; }
     [[nodiscard]] const RegisterBus& bus() const { return bus_; }
@@ -63,7 +70,12 @@ class Device {
     [[nodiscard]] RdmaBlock& rdma() { return rdma_; }
 
   private:
+    // The ICRC of the packets built and checked inside an entry point: the RTL with
+    // Config::rtl_blocks, else the twin (see cosim::IcrcScope).
+    [[nodiscard]] cosim::IcrcScope icrc_scope() const { return cosim::IcrcScope(icrc_.get()); }
+
     const Config config_;
+    std::unique_ptr<cosim::IcrcEngine> icrc_;  // nullptr: the twin
     EventQueue events_;
     CoreBlock core_;
     EthBlock eth_;

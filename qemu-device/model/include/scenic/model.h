@@ -46,7 +46,14 @@ typedef struct scenic_model_config {
     bool bad_block_version; /* ETH block reports major version 0x7f: drivers must refuse */
     uint32_t wire_drop_ppm; /* loss injection: received frames dropped per million (0: none) */
     uint64_t wire_seed;     /* seed of the loss injector's PRNG (replayable drops) */
+    /* Blocks run as Verilated RTL instead of their C++ twins: "all", or a comma-separated list
+     * ("prefilter,icrc"); NULL, "" or "none": none. An unknown name fails the creation. */
+    const char *rtl_blocks;
 } scenic_model_config;
+
+/* Checks an rtl_blocks list: returns 0 if every name is known, else -1 with a message naming the
+ * unknown block and the known ones in err (err_len bytes, NUL-terminated). */
+int scenic_model_rtl_check(const char *rtl_blocks, char *err, size_t err_len);
 
 /* Returns NULL if the configuration is invalid or on allocation failure. ops is copied. */
 scenic_model *scenic_model_create(const scenic_model_config *cfg, const scenic_host_ops *ops);

@@ -3,12 +3,15 @@
 
 #include <algorithm>
 
+#include "scenic/cosim/blocks.hpp"
 #include "scenic/dp/icrc.hpp"
 
 namespace scenic::roce {
 
 uint32_t icrc(std::span<const uint8_t> l3_packet) {
     if (l3_packet.size() < kIcrcSize) return 0;
+    // The RTL block when the device running on this thread selected it (device property rtl=).
+    if (auto* rtl = scenic::cosim::current_icrc()) return rtl->icrc(l3_packet);
     return scenic::dp::roce_icrc(l3_packet);
 }
 
