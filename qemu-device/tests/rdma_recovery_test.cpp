@@ -324,6 +324,33 @@ TEST_F(RdmaRecovery, ResetAndInitDropTrafficRtrOnlyReceives) {
     EXPECT_EQ(p.a.sq_completed(kQa), 0u);
 }
 
+TEST_F(RdmaRecovery, RtrReceivesButDoesNotSend) {
+    RdmaPair q;
+    q.setup(kQa, kQb, QpAttrs{}, 10, true);  // B stays in RTR
+    const uint32_t ak = q.a.reg_mr(Node::kVa, 4096, kAll);
+    const uint32_t bk = q.b.reg_mr(Node::kVa, 4096, kAll);
+    q.a.fill_va(Node::kVa, 100, 4);
+    q.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 100, ak)}, Node::kVa, bk));
+    q.b.post_send(kQb, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 8, bk)}, Node::kVa, ak));
+    ASSERT_TRUE(q.run());
+    EXPECT_EQ(q.a.sq_completed(kQa), 1u);  // B executed and ACKed in RTR
+    EXPECT_EQ(q.b.read_va(Node::kVa, 100), q.a.read_va(Node::kVa, 100));
+    EXPECT_EQ(q.b.r(regs::rdma::kAcksSent), 1u);
+    EXPECT_EQ(q.b.r(regs::rdma::kTxPkts), 1u);  // the ACK only: its SQ is not served in RTR
+    EXPECT_EQ(q.b.sq_completed(kQb), 0u);
+}
+
+TEST_F(RdmaRecovery, SqdFinishesWhatIsInFlightAndFetchesNothingNew) {
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst, b_key));
+    ASSERT_EQ(p.a.set_state(kQa, SCENIC_QPS_SQD), 0u);
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst, b_key));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.a.sq_completed(kQa), 1u);  // the first was fetched before SQD
+    ASSERT_EQ(p.a.set_state(kQa, SCENIC_QPS_RTS), 0u);
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.a.sq_completed(kQa), 2u);
+}
+
 TEST_F(RdmaRecovery, TlbMissEventFillAndCompletion) {
     RdmaPair q;
     q.setup(kQa, kQb);

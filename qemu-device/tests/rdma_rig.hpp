@@ -93,13 +93,17 @@ class Node {
     static constexpr uint64_t kVa = 0x7f12'3400'0000;  // user virtual addresses
     static constexpr uint32_t kPd = 7;
 
-    explicit Node(uint8_t id, uint32_t drop_ppm = 0, uint64_t seed = 1)
-        : mac{0x02, 0x5c, 0x00, 0x00, 0x00, id}, dev(make_config(mac, drop_ppm, seed), host) {
+    // rtl_blocks: Config::rtl_blocks (co-simulation, tests/rtl_cosim_test.cpp).
+    explicit Node(uint8_t id, uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0)
+        : mac{0x02, 0x5c, 0x00, 0x00, 0x00, id},
+          dev(make_config(mac, drop_ppm, seed, rtl_blocks), host) {
         w(regs::rdma::kCtrl, 1);
     }
 
-    static Config make_config(const std::array<uint8_t, 6>& mac, uint32_t ppm, uint64_t seed) {
+    static Config make_config(const std::array<uint8_t, 6>& mac, uint32_t ppm, uint64_t seed,
+                              uint32_t rtl_blocks = 0) {
         Config c;
+        c.rtl_blocks = rtl_blocks;
         c.mac = mac;
         c.wire_drop_ppm = ppm;
         c.wire_seed = seed;
@@ -243,7 +247,7 @@ class Node {
     }
     // RESET -> INIT -> RTR -> RTS towards peer's QP, as ib_modify_qp from the kernel would.
     void connect(uint32_t qpn, const Node& peer, uint32_t peer_qpn, const QpAttrs& at,
-                 const QpAttrs& peer_at) {
+                 const QpAttrs& peer_at, bool stop_at_rtr = false) {
         ASSERT_EQ(set_state(qpn, SCENIC_QPS_INIT), 0u);
         std::vector<uint32_t> v(18, 0);  // a2 .. a19
         v[0] = SCENIC_QPS_RTR;
@@ -269,6 +273,9 @@ class Node {
                        SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SCENIC_QP_ATTR_AV,
                    v),
             0u);
+        if (stop_at_rtr) {
+            return;
+        }
         ASSERT_EQ(modify(qpn, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_SQ_PSN,
                          {SCENIC_QPS_RTS, 0, at.sq_psn}),
                   0u);
@@ -372,11 +379,12 @@ class RdmaPair {
     // Return true to drop the frame (it is still checked and counted).
     using DropFn = std::function<bool(Dir, const roce::ParsedPacket&)>;
 
-    explicit RdmaPair(uint32_t drop_ppm = 0, uint64_t seed = 1)
-        : a(1, drop_ppm, seed), b(2, drop_ppm, seed + 1) {}
+    explicit RdmaPair(uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0)
+        : a(1, drop_ppm, seed, rtl_blocks), b(2, drop_ppm, seed + 1, rtl_blocks) {}
 
     // Standard set-up: CQ 0 (send) and 1 (recv) on each side, QP qa on A <-> qb on B.
-    void setup(uint32_t qa = 2, uint32_t qb = 3, const QpAttrs& at = {}, unsigned cq_log2 = 10) {
+    void setup(uint32_t qa = 2, uint32_t qb = 3, const QpAttrs& at = {}, unsigned cq_log2 = 10,
+               bool b_stops_at_rtr = false) {
         for (Node* n : {&a, &b}) {
             n->create_cq(0, cq_log2);
             n->create_cq(1, cq_log2);
@@ -387,7 +395,7 @@ class RdmaPair {
         bt.sq_psn = at.rq_psn;
         bt.rq_psn = at.sq_psn;
         a.connect(qa, b, qb, at, bt);
-        b.connect(qb, a, qa, bt, at);
+        b.connect(qb, a, qa, bt, at, b_stops_at_rtr);
     }
 
     // Moves frames and time until both cards are idle; false if a bound was hit.
