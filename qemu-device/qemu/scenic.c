@@ -46,7 +46,7 @@ struct ScenicState {
     bool bad_block_version;
     uint32_t wire_drop_ppm;
     uint64_t wire_seed;
-    char *rtl; /* blocks run as Verilated RTL: "all", "prefilter,icrc", ... */
+    char *rtl; /* blocks run as Verilated RTL: "all", "prefilter+icrc", ... */
 };
 
 /* Host side of the model */
@@ -343,7 +343,7 @@ static Property scenic_properties[] = {
     /* loss injection on the wire: received frames dropped per million */
     DEFINE_PROP_UINT32("wire-drop-ppm", ScenicState, wire_drop_ppm, 0),
     DEFINE_PROP_UINT64("wire-seed", ScenicState, wire_seed, 1),
-    /* co-simulation: blocks run as Verilated RTL ("all" or a list) */
+    /* co-simulation: blocks run as Verilated RTL ("all", "prefilter+icrc") */
     DEFINE_PROP_STRING("rtl", ScenicState, rtl),
     DEFINE_PROP_END_OF_LIST(),
 };

@@ -45,12 +45,14 @@ TEST(RtlList, Parses) {
     EXPECT_EQ(cosim::parse_rtl_blocks("prefilter"), cosim::kRtlPrefilter);
     EXPECT_EQ(cosim::parse_rtl_blocks("icrc"), cosim::kRtlIcrc);
     EXPECT_EQ(cosim::parse_rtl_blocks("icrc, prefilter"), kRtlAll);
+    EXPECT_EQ(cosim::parse_rtl_blocks("prefilter+icrc"), kRtlAll);
     EXPECT_EQ(cosim::rtl_block_names(kRtlAll), "prefilter,icrc");
     EXPECT_EQ(cosim::rtl_block_names(0), "none");
 }
 
 TEST(RtlList, UnknownNamesAreRefusedWithTheKnownOnes) {
-    for (const char* bad : {"tlb", "prefilter,", "prefilter,bogus", ",", "ALL", "all,icrc"}) {
+    for (const char* bad :
+         {"tlb", "prefilter,", "prefilter,bogus", ",", "+icrc", "ALL", "all,icrc"}) {
         try {
             (void)cosim::parse_rtl_blocks(bad);
             ADD_FAILURE() << "accepted '" << bad << "'";

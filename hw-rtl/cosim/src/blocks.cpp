@@ -57,7 +57,7 @@ uint32_t parse_rtl_blocks(std::string_view list) {
     if (list == "all") return kRtlAll;
     uint32_t mask = 0;
     while (true) {
-        const size_t comma = list.find(',');
+        const size_t comma = list.find_first_of(",+");
         const std::string_view name = trim(list.substr(0, comma));
         bool known = false;
         for (const auto& [n, bit] : kNames) {

@@ -95,6 +95,10 @@ scenic_model* scenic_model_create(const scenic_model_config* cfg, const scenic_h
         config.wire_drop_ppm = cfg->wire_drop_ppm;
         config.wire_seed = cfg->wire_seed;
         config.rtl_blocks = scenic::cosim::parse_rtl_blocks(cfg->rtl_blocks ? cfg->rtl_blocks : "");
+        if (config.rtl_blocks != 0) {
+            std::fprintf(stderr, "scenic model: RTL blocks (Verilated): %s\n",
+                         scenic::cosim::rtl_block_names(config.rtl_blocks).c_str());
+        }
         return std::make_unique<scenic_model>(config, *ops).release();
     });
 }

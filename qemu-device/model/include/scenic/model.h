@@ -46,8 +46,8 @@ typedef struct scenic_model_config {
     bool bad_block_version; /* ETH block reports major version 0x7f: drivers must refuse */
     uint32_t wire_drop_ppm; /* loss injection: received frames dropped per million (0: none) */
     uint64_t wire_seed;     /* seed of the loss injector's PRNG (replayable drops) */
-    /* Blocks run as Verilated RTL instead of their C++ twins: "all", or a comma-separated list
-     * ("prefilter,icrc"); NULL, "" or "none": none. An unknown name fails the creation. */
+    /* Blocks run as Verilated RTL instead of their C++ twins: "all", or a list separated by ','
+     * or '+' ("prefilter+icrc"); NULL, "" or "none": none. An unknown name fails the creation. */
     const char *rtl_blocks;
 } scenic_model_config;
 
