@@ -27,12 +27,14 @@ void Completer::progress(Qp& qp) {
     r.rnr_left = qp.rnr_retry;
     r.last_progress_ns = e_.now();
     r.gap_rewound = false;
+    e_.requester().window_acked(qp);
 }
 
 void Completer::gap(Qp& qp) {
     auto& r = qp.req;
     if (!r.gap_rewound) {
         r.gap_rewound = true;
+        e_.requester().window_loss(qp, false);
         e_.requester().rewind(qp, r.snd_una);
     }
 }
@@ -129,6 +131,7 @@ void Completer::receive(Qp& qp, const roce::ParsedPacket& pkt) {
                     const auto code = static_cast<NakCode>(aeth.value());
                     if (code == NakCode::kPsnSeqError) {
                         ++e_.counters().seq_nak_rcvd;
+                        e_.requester().window_loss(qp, false);
                         if (ack_before(qp, psn)) {
                             e_.requester().rewind(qp, psn);
                         } else {

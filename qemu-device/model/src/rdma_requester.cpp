@@ -51,6 +51,47 @@ void Requester::start(Qp& qp) {
     r.next_psn = r.tx_psn = r.snd_una = r.max_sent = qp.sq_psn;
     r.retry_left = qp.retry_cnt;
     r.rnr_left = qp.rnr_retry;
+    r.cwnd = kCwndInit;
+    r.ssthresh = kWindowPsns;
+    r.cwnd_acc = 0;
+    r.cwnd_una = qp.sq_psn;
+    r.in_recovery = false;
+}
+
+void Requester::window_acked(Qp& qp) {
+    auto& r = qp.req;
+    const int32_t acked = psn_diff(r.snd_una, r.cwnd_una);
+    if (acked <= 0) {
+        return;
+    }
+    r.cwnd_una = r.snd_una;
+    if (r.in_recovery && psn_diff(r.snd_una, r.recover_psn) >= 0) {
+        r.in_recovery = false;
+    }
+    if (r.cwnd < r.ssthresh) {
+        r.cwnd = std::min<uint32_t>(r.ssthresh, r.cwnd + static_cast<uint32_t>(acked));
+        return;
+    }
+    r.cwnd_acc += static_cast<uint32_t>(acked);
+    while (r.cwnd_acc >= r.cwnd && r.cwnd < kWindowPsns) {
+        r.cwnd_acc -= r.cwnd;
+        ++r.cwnd;
+    }
+    if (r.cwnd >= kWindowPsns) {
+        r.cwnd_acc = 0;
+    }
+}
+
+void Requester::window_loss(Qp& qp, bool timeout) {
+    auto& r = qp.req;
+    if (r.in_recovery && !timeout) {
+        return;  // one decrease per window of loss
+    }
+    r.ssthresh = std::max(kCwndMin, r.cwnd / 2);
+    r.cwnd = timeout ? kCwndMin : r.ssthresh;
+    r.cwnd_acc = 0;
+    r.in_recovery = true;
+    r.recover_psn = r.max_sent;
 }
 
 void Requester::kick(Qp& qp) { run(qp); }
@@ -145,6 +186,7 @@ void Requester::on_ack_timeout(Qp& qp) {
         return;
     }
     --r.retry_left;
+    window_loss(qp, true);
     r.last_progress_ns = now;
     r.tx_psn = r.snd_una;
     run(qp);
@@ -242,7 +284,7 @@ bool Requester::fetch(Qp& qp) {
 
 bool Requester::transmit_one(Qp& qp) {
     auto& r = qp.req;
-    if (psn_diff(r.tx_psn, r.snd_una) >= static_cast<int32_t>(kWindowPsns)) {
+    if (psn_diff(r.tx_psn, r.snd_una) >= static_cast<int32_t>(std::min(r.cwnd, kWindowPsns))) {
         return false;  // window full: wait for ACKs
     }
     // The WQE holding tx_psn (usually one of the last).

@@ -24,7 +24,11 @@ inline constexpr uint64_t kPageSize = uint64_t{1} << SCENIC_RDMA_PAGE_SHIFT;
 inline constexpr unsigned kMaxWqRingLog2 = 15;         // SQ / RQ: up to 32768 WQEs
 inline constexpr unsigned kMaxCqRingLog2 = 16;         // CQ: up to 65536 CQEs
 inline constexpr uint32_t kMaxMsgBytes = 0x80000000u;  // IBA: 2^31
-inline constexpr uint32_t kWindowPsns = 128;           // requester: PSNs in flight
+inline constexpr uint32_t kWindowPsns = 128;           // requester: PSNs in flight, at most
+// Congestion window (AIMD, in PSNs): the wire is lossy (the host's UDP buffers overflow when many
+// QPs burst), so a QP that sees loss backs off instead of resending a full window into it.
+inline constexpr uint32_t kCwndInit = 16;
+inline constexpr uint32_t kCwndMin = 2;
 inline constexpr uint32_t kMaxPendingWqes = 128;       // requester: WQEs fetched, not done
 inline constexpr uint32_t kAckReqEvery = 16;           // AckReq at least every N packets
 inline constexpr uint32_t kTxBudget = 64;              // packets per requester run
@@ -171,6 +175,13 @@ struct RequesterState {
     bool ack_timer = false;
     bool run_scheduled = false;
     uint64_t last_progress_ns = 0;
+    // congestion window: slow start below ssthresh, +1 per window above; halved on loss
+    uint32_t cwnd = kCwndInit;
+    uint32_t ssthresh = kWindowPsns;
+    uint32_t cwnd_acc = 0;     // PSNs acknowledged toward the next +1
+    uint32_t cwnd_una = 0;     // snd_una when the window was last grown
+    uint32_t recover_psn = 0;  // no second decrease before snd_una passes it
+    bool in_recovery = false;
 };
 
 struct ResponderState {

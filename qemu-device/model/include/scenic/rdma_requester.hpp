@@ -24,6 +24,9 @@ class Requester {
     void kick(Qp& qp);
     // Go-back-N: transmit again from psn.
     void rewind(Qp& qp, uint32_t psn);
+    // Congestion window: PSNs acknowledged (grow), or a loss (NAK, gap, timeout: shrink).
+    void window_acked(Qp& qp);
+    void window_loss(Qp& qp, bool timeout);
     // The QP entered RTS: PSN state from sq_psn.
     void start(Qp& qp);
     void rnr_wait(Qp& qp, uint64_t ns);
