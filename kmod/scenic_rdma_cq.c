@@ -3,7 +3,8 @@
  * SCENIC SmartNIC: scenic_rdma.ko completion queues. A CQ is a ring of 2^n
  * CQEs in coherent memory that the card writes and the provider polls
  * (mapped read-only), plus a doorbell page in BAR4 for the consumer index
- * and arming. User CQs only.
+ * and arming. Kernel CQs (QP1's) live in host memory only
+ * (scenic_rdma_gsi.c).
  */
 
 #include <linux/log2.h>
@@ -60,10 +61,8 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 
 	if (scenic_rdma_dead(sdev))
 		return -EIO;
-	if (!udata) {
-		ibdev_dbg(ibcq->device, "create_cq: kernel CQs are not supported\n");
-		return -EOPNOTSUPP;
-	}
+	if (!udata)
+		return scenic_sw_cq_create(sdev, cq, attr);
 	if (!sdev->db_phys) {
 		ibdev_dbg(ibcq->device, "create_cq: the card has no doorbell BAR\n");
 		return -EOPNOTSUPP;
@@ -170,6 +169,10 @@ int scenic_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct scenic_rdma_mbox hw = { .arg = { cq->cqn }, .nargs = 1 };
 	int err;
 
+	if (cq->sw) {
+		scenic_sw_cq_destroy(cq);
+		return 0;
+	}
 	/* -EIO: the card is dead or was reset and has forgotten the CQ */
 	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DESTROY_CQ, &hw);
 	if (err && err != -EIO)
@@ -182,9 +185,13 @@ int scenic_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
-/* Kernel CQs do not exist; user CQs are armed through their doorbell. */
+/* Kernel CQs only; user CQs are armed through their doorbell. */
 int scenic_rdma_req_notify_cq(struct ib_cq *ibcq,
 			      enum ib_cq_notify_flags flags)
 {
-	return -EOPNOTSUPP;
+	struct scenic_rdma_cq *cq = to_scq(ibcq);
+
+	if (!cq->sw)
+		return -EOPNOTSUPP;
+	return scenic_sw_cq_req_notify(cq, flags);
 }

@@ -12,9 +12,11 @@
 #include <linux/completion.h>
 #include <linux/idr.h>
 #include <linux/io.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_umem.h>
@@ -23,6 +25,8 @@
 #include "scenic_aux.h"
 #include "scenic_rdma.h"
 #include "rdma/scenic-abi.h"
+
+struct scenic_gsi_qp;
 
 #define SCENIC_RDMA_DRV_NAME	"scenic_rdma"
 #define SCENIC_RDMA_DRV_VERSION	"1.0"
@@ -46,6 +50,14 @@
 /* Sanity bounds for the card's MAX_* registers. */
 #define SCENIC_RDMA_CARD_MAX_OBJS	BIT(20)
 
+/* The software GSI (QP1, scenic_rdma_gsi.c) */
+#define SCENIC_GSI_QPN		1
+#define SCENIC_GSI_MAX_WR	4096
+#define SCENIC_GSI_MAX_SGE	4
+#define SCENIC_GSI_MAX_MSG	4096	/* a MAD is 256 bytes; RoCE PMTU bound */
+/* pd->local_dma_lkey: MR keys are index << 8 | tag with index >= 1 */
+#define SCENIC_RDMA_LOCAL_DMA_LKEY	0
+
 #define SCENIC_PCI_VENDOR_XILINX	0x10ee
 #define SCENIC_PCI_DEVICE		0x5c01
 
@@ -61,6 +73,10 @@ struct scenic_rdma_sw_stats {
 	atomic64_t tlb_miss_no_mr;	/* miss for a key we do not hold */
 	atomic64_t tlb_miss_outside;	/* iova outside the MR */
 	atomic64_t bad_requests;	/* user requests refused as invalid */
+	atomic64_t gsi_tx;		/* QP1 datagrams sent */
+	atomic64_t gsi_tx_errors;	/* ... not sent (no route, no memory) */
+	atomic64_t gsi_rx;		/* QP1 datagrams delivered */
+	atomic64_t gsi_rx_drops;	/* malformed, bad ICRC, Q_Key, no WQE */
 };
 
 /**
@@ -90,6 +106,9 @@ struct scenic_rdma_sw_stats {
  * @hw_total: card counters folded into 64 bits
  * @hw_last: the card counters at the last fold
  * @stats_work: folds the card counters periodically
+ * @gsi: the software QP1 (RCU: the UDP receive path reads it), NULL if none
+ * @gsi_ok: the GSI's UDP socket exists: QP1 can be created, IB_PORT_CM_SUP
+ * @gsi_node: on the list the UDP receive path searches by netdev
  */
 struct scenic_rdma_dev {
 	struct ib_device ibdev;
@@ -129,6 +148,10 @@ struct scenic_rdma_dev {
 	u64 hw_total[SCENIC_RDMA_NUM_HW_STATS];
 	u32 hw_last[SCENIC_RDMA_NUM_HW_STATS];
 	struct delayed_work stats_work;
+
+	struct scenic_gsi_qp __rcu *gsi;
+	bool gsi_ok;
+	struct list_head gsi_node;
 };
 
 struct scenic_rdma_ucontext {
@@ -169,8 +192,18 @@ struct scenic_dma_buf {
 	struct scenic_mmap_entry *entry;	/* owns the memory once inserted */
 };
 
+/* A kernel CQ (the GSI's): work completions in host memory only. */
+struct scenic_sw_cq {
+	spinlock_t lock;	/* everything below */
+	struct ib_wc *wc;	/* entries slots */
+	u32 head;		/* next to poll */
+	u32 count;		/* completions queued */
+	u8 notify;		/* 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP armed */
+};
+
 struct scenic_rdma_cq {
 	struct ib_cq ibcq;
+	struct scenic_sw_cq *sw;	/* kernel CQ: not on the card */
 	u32 cqn;
 	u32 entries;
 	struct scenic_dma_buf ring;
@@ -192,6 +225,17 @@ struct scenic_rdma_qp {
 	struct mutex lock;	/* modify / query against each other */
 	/* attributes last set, for query_qp (ah_attr without its sgid_attr) */
 	struct ib_qp_attr attr;
+	struct scenic_gsi_qp *gsi;	/* QP1: the software GSI, not on the card */
+};
+
+/* A kernel address handle (the GSI's): RoCE v2 over IPv4. */
+struct scenic_rdma_ah {
+	struct ib_ah ibah;
+	__be32 saddr;
+	__be32 daddr;
+	u8 ttl;
+	u8 tos;
+	u32 flow_label;
 };
 
 struct scenic_rdma_mr {
@@ -231,6 +275,11 @@ static inline struct scenic_rdma_cq *to_scq(struct ib_cq *cq)
 static inline struct scenic_rdma_qp *to_sqp(struct ib_qp *qp)
 {
 	return container_of(qp, struct scenic_rdma_qp, ibqp);
+}
+
+static inline struct scenic_rdma_ah *to_sah(struct ib_ah *ah)
+{
+	return container_of(ah, struct scenic_rdma_ah, ibah);
 }
 
 static inline struct scenic_rdma_mr *to_smr(struct ib_mr *mr)
@@ -336,6 +385,33 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			 int mask, struct ib_qp_init_attr *init_attr);
 int scenic_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* scenic_rdma_gsi.c: QP1 in software over a kernel UDP socket */
+void scenic_gsi_init(struct scenic_rdma_dev *sdev);
+void scenic_gsi_fini(struct scenic_rdma_dev *sdev);
+int scenic_sw_cq_create(struct scenic_rdma_dev *sdev, struct scenic_rdma_cq *cq,
+			const struct ib_cq_init_attr *attr);
+void scenic_sw_cq_destroy(struct scenic_rdma_cq *cq);
+int scenic_rdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int scenic_sw_cq_req_notify(struct scenic_rdma_cq *cq,
+			    enum ib_cq_notify_flags flags);
+int scenic_gsi_create_qp(struct scenic_rdma_dev *sdev, struct scenic_rdma_qp *qp,
+			 struct ib_qp_init_attr *init);
+void scenic_gsi_destroy_qp(struct scenic_rdma_dev *sdev,
+			   struct scenic_rdma_qp *qp);
+int scenic_gsi_modify_qp(struct scenic_rdma_dev *sdev, struct scenic_rdma_qp *qp,
+			 struct ib_qp_attr *attr, int mask);
+int scenic_gsi_query_qp(struct scenic_rdma_qp *qp, struct ib_qp_attr *attr,
+			int mask, struct ib_qp_init_attr *init);
+int scenic_rdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			  const struct ib_send_wr **bad_wr);
+int scenic_rdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+int scenic_rdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+			  struct ib_udata *udata);
+int scenic_rdma_destroy_ah(struct ib_ah *ibah, u32 flags);
+struct ib_mr *scenic_rdma_get_dma_mr(struct ib_pd *ibpd, int access);
+int scenic_rdma_dereg_any_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* scenic_rdma_mr.c */
 struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,

@@ -22,20 +22,26 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.alloc_hw_port_stats = scenic_rdma_alloc_hw_port_stats,
 	.alloc_pd = scenic_rdma_alloc_pd,
 	.alloc_ucontext = scenic_rdma_alloc_ucontext,
+	.create_ah = scenic_rdma_create_ah,
 	.create_cq = scenic_rdma_create_cq,
 	.create_qp = scenic_rdma_create_qp,
 	.dealloc_pd = scenic_rdma_dealloc_pd,
 	.dealloc_ucontext = scenic_rdma_dealloc_ucontext,
-	.dereg_mr = scenic_rdma_dereg_mr,
+	.dereg_mr = scenic_rdma_dereg_any_mr,
+	.destroy_ah = scenic_rdma_destroy_ah,
 	.destroy_cq = scenic_rdma_destroy_cq,
 	.destroy_qp = scenic_rdma_destroy_qp,
 	.disassociate_ucontext = scenic_rdma_disassociate_ucontext,
+	.get_dma_mr = scenic_rdma_get_dma_mr,
 	.get_hw_stats = scenic_rdma_get_hw_stats,
 	.get_link_layer = scenic_rdma_get_link_layer,
 	.get_port_immutable = scenic_rdma_get_port_immutable,
 	.mmap = scenic_rdma_mmap,
 	.mmap_free = scenic_rdma_mmap_free,
 	.modify_qp = scenic_rdma_modify_qp,
+	.poll_cq = scenic_rdma_poll_cq,
+	.post_recv = scenic_rdma_post_recv,
+	.post_send = scenic_rdma_post_send,
 	.query_device = scenic_rdma_query_device,
 	.query_pkey = scenic_rdma_query_pkey,
 	.query_port = scenic_rdma_query_port,
@@ -43,6 +49,7 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.reg_user_mr = scenic_rdma_reg_user_mr,
 	.req_notify_cq = scenic_rdma_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, scenic_rdma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, scenic_rdma_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, scenic_rdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, scenic_rdma_qp, ibqp),
@@ -89,7 +96,7 @@ static int scenic_rdma_set_netdev(struct scenic_rdma_dev *sdev,
 	err = ib_device_set_netdev(&sdev->ibdev, ndev, SCENIC_RDMA_PORT);
 	if (err)
 		return err;
-	sdev->netdev = ndev;
+	WRITE_ONCE(sdev->netdev, ndev);	/* the QP1 receive path compares it */
 	if (ndev)
 		addrconf_addr_eui48((u8 *)&sdev->ibdev.node_guid,
 				    ndev->dev_addr);
@@ -274,6 +281,8 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = 1;
 	sdev->ibdev.num_comp_vectors = 1;
+	/* kernel SGEs (QP1's) carry DMA addresses with this key */
+	sdev->ibdev.local_dma_lkey = SCENIC_RDMA_LOCAL_DMA_LKEY;
 	/*
 	 * The PCI function, as irdma and mlx5 do: the auxiliary bus has no
 	 * modalias attribute, and the provider matches the PCI ids.
@@ -287,6 +296,7 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 	scenic_rdma_wr(sdev, SCENIC_RDMA_CTRL, SCENIC_RDMA_CTRL_ENABLE_MASK);
 
 	scenic_rdma_stats_init(sdev);
+	scenic_gsi_init(sdev);	/* without it: no QP1, no rdma_cm */
 	err = scenic_rdma_events_init(sdev);
 	if (err)
 		goto err_disable;
@@ -305,6 +315,7 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 err_events:
 	scenic_rdma_events_fini(sdev);
 err_disable:
+	scenic_gsi_fini(sdev);
 	scenic_rdma_stats_fini(sdev);
 	scenic_rdma_wr(sdev, SCENIC_RDMA_CTRL, 0);
 err_dealloc:
@@ -331,6 +342,7 @@ static void scenic_rdma_remove(struct auxiliary_device *adev)
 	rtnl_unlock();
 
 	scenic_rdma_events_fini(sdev);
+	scenic_gsi_fini(sdev);
 	scenic_rdma_stats_fini(sdev);
 	if (!scenic_rdma_dead(sdev)) {
 		scenic_rdma_wr(sdev, SCENIC_RDMA_CTRL, 0);

@@ -5,7 +5,8 @@
  * coherent memory, the QP's doorbell page in BAR4. Modify translates the
  * ib_qp_attr into the card's MODIFY_QP slots (uapi/scenic_rdma.h).
  *
- * Not supported: kernel QPs, UD, UC, GSI (QP1; rdma_cm will need it), SRQ.
+ * QP1 (GSI) is the one kernel QP: software, in scenic_rdma_gsi.c.
+ * Not supported: other kernel QPs, UD, UC, SRQ.
  */
 
 #include <linux/etherdevice.h>
@@ -193,7 +194,9 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	if (scenic_rdma_dead(sdev))
 		return -EIO;
 	if (!udata) {
-		ibdev_dbg(ibqp->device, "create_qp: kernel QPs are not supported\n");
+		if (init->qp_type == IB_QPT_GSI)
+			return scenic_gsi_create_qp(sdev, qp, init);
+		ibdev_dbg(ibqp->device, "create_qp: kernel QPs other than QP1 are not supported\n");
 		return -EOPNOTSUPP;
 	}
 	if (!sdev->db_phys) {
@@ -296,6 +299,10 @@ int scenic_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct scenic_rdma_mbox hw = { .arg = { qp->qpn }, .nargs = 1 };
 	int err;
 
+	if (qp->gsi) {
+		scenic_gsi_destroy_qp(sdev, qp);
+		return 0;
+	}
 	/* -EIO: the card is dead or was reset and has forgotten the QP */
 	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DESTROY_QP, &hw);
 	if (err && err != -EIO)
@@ -554,6 +561,8 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	u32 res[4];
 	int err;
 
+	if (qp->gsi)
+		return scenic_gsi_modify_qp(sdev, qp, attr, mask);
 	if (scenic_rdma_dead(sdev))
 		return -EIO;
 	if (udata && udata->inlen &&
@@ -611,6 +620,8 @@ int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	u32 res[4];
 	int err;
 
+	if (qp->gsi)
+		return scenic_gsi_query_qp(qp, attr, mask, init);
 	if (scenic_rdma_dead(sdev))
 		return -EIO;
 	mutex_lock(&qp->lock);

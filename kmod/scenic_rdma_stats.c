@@ -45,6 +45,10 @@ enum scenic_rdma_sw_stat {
 	SCENIC_SW_TLB_MISS_NO_MR,
 	SCENIC_SW_TLB_MISS_OUTSIDE,
 	SCENIC_SW_BAD_REQUESTS,
+	SCENIC_SW_GSI_TX,
+	SCENIC_SW_GSI_TX_ERRORS,
+	SCENIC_SW_GSI_RX,
+	SCENIC_SW_GSI_RX_DROPS,
 	SCENIC_SW_NUM_STATS
 };
 
@@ -81,6 +85,10 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "tlb_miss_no_mr" },
 	{ .name = "tlb_miss_outside_mr" },
 	{ .name = "bad_requests" },
+	{ .name = "gsi_tx" },
+	{ .name = "gsi_tx_errors" },
+	{ .name = "gsi_rx" },
+	{ .name = "gsi_rx_drops" },
 };
 
 static_assert(ARRAY_SIZE(scenic_rdma_stat_descs) ==
@@ -164,5 +172,9 @@ int scenic_rdma_get_hw_stats(struct ib_device *ibdev,
 	v[SCENIC_SW_TLB_MISS_NO_MR] = atomic64_read(&sw->tlb_miss_no_mr);
 	v[SCENIC_SW_TLB_MISS_OUTSIDE] = atomic64_read(&sw->tlb_miss_outside);
 	v[SCENIC_SW_BAD_REQUESTS] = atomic64_read(&sw->bad_requests);
+	v[SCENIC_SW_GSI_TX] = atomic64_read(&sw->gsi_tx);
+	v[SCENIC_SW_GSI_TX_ERRORS] = atomic64_read(&sw->gsi_tx_errors);
+	v[SCENIC_SW_GSI_RX] = atomic64_read(&sw->gsi_rx);
+	v[SCENIC_SW_GSI_RX_DROPS] = atomic64_read(&sw->gsi_rx_drops);
 	return ARRAY_SIZE(scenic_rdma_stat_descs);
 }

@@ -104,6 +104,8 @@ int scenic_rdma_query_device(struct ib_device *ibdev,
 	attr->max_qp_wr = SCENIC_RDMA_MAX_WR;
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_RC_RNR_NAK_GEN;
+	/* QP1's SGEs: DMA addresses under pd->local_dma_lkey */
+	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
 	attr->max_send_sge = SCENIC_SQ_MAX_SGE;
 	attr->max_recv_sge = SCENIC_RQ_MAX_SGE;
 	attr->max_sge_rd = SCENIC_SQ_MAX_SGE;
@@ -152,7 +154,8 @@ int scenic_rdma_query_port(struct ib_device *ibdev, u32 port,
 	attr->gid_tbl_len = SCENIC_RDMA_GID_TBL_LEN;
 	attr->pkey_tbl_len = 1;
 	attr->max_msg_sz = 1U << 31;
-	attr->port_cap_flags = 0;
+	/* ib_cm and rdma_cm run over the software QP1 */
+	attr->port_cap_flags = sdev->gsi_ok ? IB_PORT_CM_SUP : 0;
 	attr->max_vl_num = 1;
 
 	/* the netdev ib_core holds for the port (ib_device_set_netdev) */
