@@ -183,13 +183,12 @@ void Completer::read_response(Qp& qp, const roce::ParsedPacket& pkt) {
     const auto k = static_cast<uint32_t>(psn_diff(psn, w.first_psn));
     const uint64_t off = uint64_t{k} * qp.pmtu;
     const uint64_t expect = std::min<uint64_t>(qp.pmtu, w.length - off);
-    // A READ asked again from a gap is answered as a new READ (FIRST .. LAST from there):
-    // only whether this is the final packet is fixed by the WQE.
+    // A READ is asked for in window-sized pieces, and again from a gap: each piece is answered
+    // FIRST .. LAST (or ONLY), so only the final packet of the WQE has a fixed opcode.
     const auto op = static_cast<Opcode>(pkt.transport.bth.opcode);
     const bool final_pkt = k + 1 == w.npsn;
     const bool op_ok =
-        final_pkt ? (op == Opcode::kReadResponseLast || op == Opcode::kReadResponseOnly)
-                  : (op == Opcode::kReadResponseFirst || op == Opcode::kReadResponseMiddle);
+        !final_pkt || op == Opcode::kReadResponseLast || op == Opcode::kReadResponseOnly;
     if (!op_ok || pkt.payload.size() != expect) {
         ++e_.counters().rx_drop_malformed;
         return;

@@ -284,9 +284,13 @@ bool Requester::fetch(Qp& qp) {
 
 bool Requester::transmit_one(Qp& qp) {
     auto& r = qp.req;
-    if (psn_diff(r.tx_psn, r.snd_una) >= static_cast<int32_t>(std::min(r.cwnd, kWindowPsns))) {
+    const auto window = static_cast<int32_t>(std::min(r.cwnd, kWindowPsns));
+    const int32_t in_flight = psn_diff(r.tx_psn, r.snd_una);
+    if (in_flight >= window) {
         return false;  // window full: wait for ACKs
     }
+    // The packet that fills the window asks for an ACK, or the window would never open again.
+    const bool fills_window = in_flight + 1 >= window;
     // The WQE holding tx_psn (usually one of the last).
     uint32_t rd_before = 0;
     SendWqe* w = nullptr;
@@ -316,8 +320,16 @@ bool Requester::transmit_one(Qp& qp) {
     uint32_t advance = 1;
     if (w->is_read()) {
         t.bth.opcode = static_cast<uint8_t>(Opcode::kReadRequest);
-        t.reth = roce::Reth{w->remote_addr + off, w->rkey, static_cast<uint32_t>(w->length - off)};
-        advance = w->npsn - k;
+        // A large READ is asked for in pieces that fit the window (each a READ request of its
+        // own): the responses of one request are not paced, the requests are.
+        advance = std::min(w->npsn - k, static_cast<uint32_t>(window - in_flight));
+        // A re-request after a rewind stops where the earlier requests stopped: a request is
+        // either all duplicate or all new to the responder, never both.
+        if (psn_diff(r.max_sent, r.tx_psn) > 0) {
+            advance = std::min(advance, static_cast<uint32_t>(psn_diff(r.max_sent, r.tx_psn)));
+        }
+        const uint64_t len = std::min<uint64_t>(w->length - off, uint64_t{advance} * qp.pmtu);
+        t.reth = roce::Reth{w->remote_addr + off, w->rkey, static_cast<uint32_t>(len)};
     } else if (w->is_atomic()) {
         const bool cas = w->opcode == SCENIC_WQE_OP_ATOMIC_CAS;
         t.bth.opcode = static_cast<uint8_t>(cas ? Opcode::kCmpSwap : Opcode::kFetchAdd);
@@ -335,7 +347,7 @@ bool Requester::transmit_one(Qp& qp) {
             t.imm = roce::ImmDt{w->imm};
         }
         t.bth.se = info.last && (w->flags & SCENIC_WQE_F_SOLICITED) != 0;
-        t.bth.ackreq = info.last || (k + 1) % kAckReqEvery == 0;
+        t.bth.ackreq = info.last || (k + 1) % kAckReqEvery == 0 || fills_window;
         if (!w->inline_data.empty()) {
             payload = std::span(w->inline_data).subspan(off, len);
         } else {
