@@ -55,7 +55,8 @@ demo: setup all
 # Log into node 1 of two wired SCENIC nodes (node 2 is 10.0.0.2 and runs an iperf3 server);
 # `exit` stops both.
 shell: all
-	tools/vm/scenic-vm -n 2 --shell --timeout 3600 --cmd '2:iperf3 -s -D'
+	tools/vm/scenic-vm -n 2 --shell --timeout 3600 --cmd '2:iperf3 -s -D; \
+		while :; do ib_write_bw -d scenic_0 -x 1 -N --report_gbits >/dev/null 2>&1; sleep 1; done &'
 
 unit: model
 	ctest --test-dir $(CMAKE_BUILD) --output-on-failure
