@@ -29,8 +29,8 @@ inline constexpr uint32_t kRtlAll = kRtlPrefilter | kRtlIcrc;
 
 // "" or "none": no block; "all": every block; else a list of block names separated by ',' or
 // '+' ("prefilter,icrc", "prefilter+icrc": QEMU splits -device options at commas, so its command
-// line needs "rtl=prefilter+icrc" or "rtl=prefilter,,icrc"; spaces around names are ignored). Throws std::invalid_argument naming an
-// unknown block and listing the known ones.
+// line needs "rtl=prefilter+icrc" or "rtl=prefilter,,icrc"; spaces around names are ignored).
+// Throws std::invalid_argument naming an unknown block and listing the known ones.
 uint32_t parse_rtl_blocks(std::string_view list);
 // "prefilter,icrc" for a mask ("none" for 0).
 std::string rtl_block_names(uint32_t mask);
