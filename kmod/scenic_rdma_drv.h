@@ -382,6 +382,7 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 			  struct ib_udata *udata);
 int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  int mask, struct ib_udata *udata);
+int scenic_rdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			 int mask, struct ib_qp_init_attr *init_attr);
 int scenic_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);

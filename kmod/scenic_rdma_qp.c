@@ -13,6 +13,7 @@
 #include <linux/log2.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
+#include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "scenic_rdma_drv.h"
@@ -650,5 +651,39 @@ int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	init->recv_cq = ibqp->recv_cq;
 	init->cap = qp->cap;
 	init->sq_sig_type = qp->sq_sig_type;
+	return 0;
+}
+
+/*
+ * rdma resource show qp -dd: the card's own view of the QP (CMD_QUERY_QP), so
+ * that the SCU a QP was steered to can be checked on the card, not in the
+ * driver's copy.
+ */
+int scenic_rdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct scenic_rdma_dev *sdev = to_sdev(ibqp->device);
+	struct scenic_rdma_qp *qp = to_sqp(ibqp);
+	struct nlattr *nest;
+	u32 res[4];
+	int err;
+
+	if (qp->gsi || scenic_rdma_dead(sdev))
+		return 0;
+	mutex_lock(&qp->lock);
+	err = scenic_rdma_qp_hw_query(sdev, qp, res);
+	mutex_unlock(&qp->lock);
+	if (err)
+		return 0;	/* the generic attributes still print */
+	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "card_state", res[0]) ||
+	    rdma_nl_put_driver_u32_hex(msg, "card_sq_psn", res[1]) ||
+	    rdma_nl_put_driver_u32_hex(msg, "card_rq_psn", res[2]) ||
+	    rdma_nl_put_driver_u32(msg, "scu", res[3])) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
 	return 0;
 }

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# An unmodified application lands on the SCU named by SCENIC_DEFAULT_SCU: node 2 runs the
+# ib_write_bw server with SCENIC_DEFAULT_SCU=5 (node 1 with the default, SCU 0) and, while the
+# test runs, reads the card's view of its QP (rdma resource show qp -dd: CMD_QUERY_QP).
+. /selftests/rdma/lib.sh
+
+tap_plan 2
+addr_setup
+wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
+[ "$NODE" = 2 ] && want=5 || want=0
+sync_peer scu-ready 60
+if [ "$NODE" = 2 ]; then
+	SCENIC_DEFAULT_SCU=$want timeout 120 /usr/bin/ib_write_bw -d "$DEV" -x "$GIDX" -N -D 6 \
+		-p 18700 >/tmp/scu.out 2>&1 &
+	pid=$!
+	sync_peer scu-srv 60
+else
+	sync_peer scu-srv 60
+	sleep 1
+	timeout 120 /usr/bin/ib_write_bw -d "$DEV" -x "$GIDX" -N -D 6 -p 18700 "$PEER4" \
+		>/tmp/scu.out 2>&1 &
+	pid=$!
+fi
+sleep 4	# the test runs for 6 s: the QP exists now
+qps=$($RDMA -dd resource show qp link "$DEV/1" 2>&1 | grep -v 'qpn 1 ')
+tap_diag "$(echo "$qps" | tr -s ' \n' ' ')"
+wait $pid
+rc=$?
+tap_result "ib_write_bw (-D 6) ran to the end" "exit $rc: $(tail -n 3 /tmp/scu.out | tr '\n' ';')" \
+	[ "$rc" = 0 ]
+tap_result "the card holds this node's QP on SCU $want" "$qps" \
+	sh -c 'echo "$1" | grep -q "comm ib_write_bw" && echo "$1" | grep -q " drv_scu $2"' - "$qps" "$want"
+sync_peer scu-done 60
+tap_done
