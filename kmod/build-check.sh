@@ -55,7 +55,7 @@ for kdir in $kdirs; do
 		continue
 	fi
 	missing=
-	for ko in scenic scenic_eth; do
+	for ko in scenic scenic_eth scenic_rdma; do
 		[ -f "$src/kmod/$ko.ko" ] || missing="$missing $ko.ko"
 	done
 	if [ -n "$missing" ]; then
