@@ -417,13 +417,16 @@ static int scenic_rdma_qp_check_attr(struct scenic_rdma_dev *sdev,
 			  attr->min_rnr_timer);
 		return -EINVAL;
 	}
-	if (((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
-	     attr->max_rd_atomic > SCENIC_RDMA_MAX_RD_ATOM) ||
-	    ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
-	     attr->max_dest_rd_atomic > SCENIC_RDMA_MAX_RD_ATOM)) {
-		ibdev_dbg(ibdev, "modify_qp: rd_atomic %u/%u above %u\n",
-			  attr->max_rd_atomic, attr->max_dest_rd_atomic,
-			  SCENIC_RDMA_MAX_RD_ATOM);
+	/*
+	 * The initiator depth (max_rd_atomic) is clamped to what the card
+	 * holds: fewer outstanding READs/atomics than the responder allows is
+	 * always safe, and perftest asks for the peer's maximum (rxe: 128).
+	 * The responder depth is a promise to the peer: above the card's, refuse.
+	 */
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SCENIC_RDMA_MAX_RD_ATOM) {
+		ibdev_dbg(ibdev, "modify_qp: max_dest_rd_atomic %u above %u\n",
+			  attr->max_dest_rd_atomic, SCENIC_RDMA_MAX_RD_ATOM);
 		return -EINVAL;
 	}
 	if (((mask & IB_QP_SQ_PSN) && attr->sq_psn > SCENIC_PSN_MASK) ||
@@ -502,7 +505,8 @@ static int scenic_rdma_qp_build_modify(struct scenic_rdma_dev *sdev,
 	}
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC) {
 		m |= SCENIC_QP_ATTR_MAX_RD_ATOMIC;
-		a[8] |= (u32)attr->max_rd_atomic << 8;
+		a[8] |= min_t(u32, attr->max_rd_atomic,
+			      SCENIC_RDMA_MAX_RD_ATOM) << 8;
 	}
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
 		m |= SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC;
@@ -541,8 +545,9 @@ static void scenic_rdma_qp_save_attr(struct scenic_rdma_qp *qp,
 		s->min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IB_QP_ACCESS_FLAGS)
 		s->qp_access_flags = attr->qp_access_flags;
-	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
-		s->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)	/* as the card holds it */
+		s->max_rd_atomic = min_t(u8, attr->max_rd_atomic,
+					 SCENIC_RDMA_MAX_RD_ATOM);
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		s->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_AV) {
