@@ -323,6 +323,10 @@ bool Requester::transmit_one(Qp& qp) {
         // A large READ is asked for in pieces that fit the window (each a READ request of its
         // own): the responses of one request are not paced, the requests are.
         advance = std::min(w->npsn - k, static_cast<uint32_t>(window - in_flight));
+        // Not one request per freed PSN: wait until half a window (or the rest) fits.
+        if (advance < std::min<uint32_t>(w->npsn - k, static_cast<uint32_t>(window) / 2)) {
+            return false;
+        }
         // A re-request after a rewind stops where the earlier requests stopped: a request is
         // either all duplicate or all new to the responder, never both.
         if (psn_diff(r.max_sent, r.tx_psn) > 0) {

@@ -315,6 +315,12 @@ bool Responder::do_read(Qp& qp, const roce::ParsedPacket& pkt, bool dup) {
     j.key = reth.rkey;
     j.va = reth.va;
     j.length = reth.dma_length;
+    if (dup) {
+        // Answer only the PSNs this side has seen: a re-request reaching past epsn (the
+        // request that covered the rest was lost) would leave epsn behind the requester.
+        const auto seen = static_cast<uint64_t>(psn_diff(s.epsn, psn)) * qp.pmtu;
+        j.length = static_cast<uint32_t>(std::min<uint64_t>(j.length, seen));
+    }
     j.aeth = roce::Aeth::ack(s.msn);
     emit(qp, j);
     return true;
