@@ -1,13 +1,20 @@
 #include "scenic/dp/icrc.hpp"
 
+#include <zlib.h>
+
+#include <algorithm>
+
 namespace scenic::dp {
 
 uint32_t crc32_update(uint32_t c, std::span<const uint8_t> data) {
-    for (uint8_t byte : data) {
-        c ^= byte;
-        for (int i = 0; i < 8; ++i) c = (c >> 1) ^ ((c & 1u) ? 0xedb88320u : 0u);
+    // zlib's crc32() inverts before and after: undo both to get the raw register update.
+    uLong z = ~c & 0xffffffffu;
+    for (size_t off = 0; off < data.size();) {
+        const auto n = static_cast<uInt>(std::min<size_t>(data.size() - off, 1u << 30));
+        z = ::crc32(z, data.data() + off, n);
+        off += n;
     }
-    return c;
+    return ~static_cast<uint32_t>(z);
 }
 
 uint32_t roce_icrc(std::span<const uint8_t> p) {
