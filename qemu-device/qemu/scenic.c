@@ -127,21 +127,17 @@ static void scenic_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     scenic_model_mmio_write(s->model, addr, val, size);
 }
 
-static const MemoryRegionOps scenic_mmio_ops = {
-    .read = scenic_mmio_read,
-    .write = scenic_mmio_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-        .unaligned = true,
-    },
-    .impl = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-        .unaligned = true,
-    },
-};
+/* Every access reaches the model, which decides what it means (BAR0 and BAR4) */
+#define SCENIC_REGION_OPS(rd, wr) {                                        \
+    .read = (rd),                                                          \
+    .write = (wr),                                                         \
+    .endianness = DEVICE_LITTLE_ENDIAN,                                    \
+    .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true }, \
+    .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },  \
+}
+
+static const MemoryRegionOps scenic_mmio_ops =
+    SCENIC_REGION_OPS(scenic_mmio_read, scenic_mmio_write);
 
 /* Doorbell BAR: RDMA SQ/RQ/CQ doorbells, one page per QP and per CQ */
 
@@ -160,21 +156,8 @@ static void scenic_db_write(void *opaque, hwaddr addr, uint64_t val,
     scenic_model_db_write(s->model, addr, val, size);
 }
 
-static const MemoryRegionOps scenic_db_ops = {
-    .read = scenic_db_read,
-    .write = scenic_db_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-        .unaligned = true,
-    },
-    .impl = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-        .unaligned = true,
-    },
-};
+static const MemoryRegionOps scenic_db_ops =
+    SCENIC_REGION_OPS(scenic_db_read, scenic_db_write);
 
 /* Ethernet port */
 
