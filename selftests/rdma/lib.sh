@@ -38,6 +38,17 @@ if ! is_scenic && [ ! -e /sys/class/infiniband/rxe0 ]; then
 	$RDMA link add rxe0 type rxe netdev "$IFACE" 2>/dev/null
 fi
 
+# gid6_index DEV: the port-1 GID index of type RoCE v2 holding this node's IPv6 link-local address.
+gid6_index() {
+	for g in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		_i=${g##*/}
+		case $(cat "$g" 2>/dev/null) in fe80:*) ;; *) continue ;; esac
+		[ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$_i" 2>/dev/null)" = "RoCE v2" ] &&
+			{ echo "$_i"; return 0; }
+	done
+	return 1
+}
+
 # wait_rdma: wait (up to 20 s) until this node's device exists with its RoCE v2 IPv4 GID and an
 # ACTIVE port; sets DEV and GIDX.
 wait_rdma() {
