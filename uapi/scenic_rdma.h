@@ -129,7 +129,7 @@ enum scenic_cqe_opcode {
 struct scenic_cqe {
 	__le32 wqe_idx;		/* free-running SQ or RQ index of the WQE */
 	__le32 qpn;
-	__le32 byte_len;	/* RQ: bytes received */
+	__le32 byte_len;	/* RQ: bytes received (WRITE_IMM: its length) */
 	__be32 imm_data_be;
 	__le32 src_qp;		/* RQ: the requester's QPN */
 	__u8 status;		/* ib_wc_status */
