@@ -164,6 +164,20 @@ void Completer::receive(Qp& qp, const roce::ParsedPacket& pkt) {
     e_.requester().kick(qp);  // the window moved, or a READ / atomic slot freed
 }
 
+bool Completer::stored(Qp& qp, const SendWqe& w, uint64_t off, std::span<const uint8_t> data) {
+    switch (e_.mem().scatter(std::span(w.sge).first(w.num_sge), qp.pdn, off, data)) {
+        case MemStatus::kOk:
+            return true;
+        case MemStatus::kMiss:
+            return false;  // dropped: asked again after the gap or the ACK timeout
+        case MemStatus::kProt:
+        case MemStatus::kDma:
+            fail_head(qp, kWcLocProtErr, 0);
+            return false;
+    }
+    return false;
+}
+
 void Completer::read_response(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& r = qp.req;
     const uint32_t psn = pkt.transport.bth.psn;
@@ -193,15 +207,8 @@ void Completer::read_response(Qp& qp, const roce::ParsedPacket& pkt) {
         ++e_.counters().rx_drop_malformed;
         return;
     }
-    switch (e_.mem().scatter(std::span(w.sge).first(w.num_sge), qp.pdn, off, pkt.payload)) {
-        case MemStatus::kOk:
-            break;
-        case MemStatus::kMiss:
-            return;  // dropped: re-requested after the gap or the ACK timeout
-        case MemStatus::kProt:
-        case MemStatus::kDma:
-            fail_head(qp, kWcLocProtErr, 0);
-            return;
+    if (!stored(qp, w, off, pkt.payload)) {
+        return;
     }
     r.snd_una = psn_add(psn, 1);
     progress(qp);
@@ -224,15 +231,8 @@ void Completer::atomic_ack(Qp& qp, const roce::ParsedPacket& pkt) {
     std::array<uint8_t, 8> orig{};
     const uint64_t v = pkt.transport.atomic_ack->orig;
     std::memcpy(orig.data(), &v, orig.size());
-    switch (e_.mem().scatter(std::span(w.sge).first(w.num_sge), qp.pdn, 0, orig)) {
-        case MemStatus::kOk:
-            break;
-        case MemStatus::kMiss:
-            return;
-        case MemStatus::kProt:
-        case MemStatus::kDma:
-            fail_head(qp, kWcLocProtErr, 0);
-            return;
+    if (!stored(qp, w, 0, orig)) {
+        return;
     }
     r.snd_una = psn_add(psn, 1);
     progress(qp);

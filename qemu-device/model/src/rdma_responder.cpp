@@ -221,6 +221,23 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
     return true;
 }
 
+bool Responder::remote_access_ok(Qp& qp, MemStatus st) {
+    switch (st) {
+        case MemStatus::kOk:
+            return true;
+        case MemStatus::kMiss:
+            ++e_.counters().rx_drop_tlb_miss;  // dropped: the requester resends
+            return false;
+        case MemStatus::kProt:
+            nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
+            return false;
+        case MemStatus::kDma:
+            nak(qp, NakCode::kRemoteOpError, kEvQpFatal);
+            return false;
+    }
+    return false;
+}
+
 bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& s = qp.resp;
     const roce::OpcodeInfo& info = *pkt.info;
@@ -253,19 +270,9 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
         emit(qp, j);
         return false;
     }
-    switch (e_.mem().write(s.write_key, qp.pdn, SCENIC_MR_ACCESS_REMOTE_WRITE, s.write_va,
-                           pkt.payload)) {
-        case MemStatus::kOk:
-            break;
-        case MemStatus::kMiss:
-            ++e_.counters().rx_drop_tlb_miss;
-            return false;
-        case MemStatus::kProt:
-            nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
-            return false;
-        case MemStatus::kDma:
-            nak(qp, NakCode::kRemoteOpError, kEvQpFatal);
-            return false;
+    if (!remote_access_ok(qp, e_.mem().write(s.write_key, qp.pdn, SCENIC_MR_ACCESS_REMOTE_WRITE,
+                                             s.write_va, pkt.payload))) {
+        return false;
     }
     s.write_va += len;
     s.write_left -= len;
@@ -352,18 +359,8 @@ bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
                                 std::span<const uint8_t>(raw));
         }
     }
-    switch (st) {
-        case MemStatus::kOk:
-            break;
-        case MemStatus::kMiss:
-            ++e_.counters().rx_drop_tlb_miss;
-            return false;
-        case MemStatus::kProt:
-            nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
-            return false;
-        case MemStatus::kDma:
-            nak(qp, NakCode::kRemoteOpError, kEvQpFatal);
-            return false;
+    if (!remote_access_ok(qp, st)) {
+        return false;
     }
     const uint32_t psn = pkt.transport.bth.psn;
     s.atomics[s.atomic_next] = {true, psn, orig};

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "scenic/rdma_context.hpp"
+#include "scenic/rdma_memory.hpp"
 #include "scenic/roce/packet.hpp"
 
 namespace scenic::rdma {
@@ -21,6 +23,9 @@ class Completer {
     void receive(Qp& qp, const roce::ParsedPacket& pkt);
     // Completes the oldest WQE with an error status, moves the QP to ERR (flushing the rest).
     void fail_head(Qp& qp, uint8_t status, uint8_t syndrome);
+    // Response data (READ payload, atomic original value) into the WQE's local buffers: false
+    // when it was dropped (TLB miss) or the WQE failed (protection, DMA).
+    bool stored(Qp& qp, const SendWqe& w, uint64_t off, std::span<const uint8_t> data);
     // Completes WQEs that were refused locally once everything before them has completed.
     void complete_local_errors(Qp& qp);
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scenic/rdma_context.hpp"
+#include "scenic/rdma_memory.hpp"
 #include "scenic/roce/packet.hpp"
 
 namespace scenic::rdma {
@@ -30,6 +31,9 @@ class Responder {
     bool do_write(Qp& qp, const roce::ParsedPacket& pkt);
     bool do_read(Qp& qp, const roce::ParsedPacket& pkt, bool dup);
     bool do_atomic(Qp& qp, const roce::ParsedPacket& pkt);
+    // The outcome of a WRITE / atomic on responder memory: true when it was done; else the
+    // packet is dropped (TLB miss) or NAKed (protection, DMA).
+    bool remote_access_ok(Qp& qp, MemStatus st);
     bool take_rwqe(Qp& qp);
     void recv_cqe(Qp& qp, uint8_t status, uint8_t opcode, uint32_t byte_len,
                   const roce::ParsedPacket* pkt);
