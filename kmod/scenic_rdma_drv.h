@@ -36,7 +36,7 @@ struct scenic_gsi_qp;
 /* Limits the driver adds to the card's (rings are one coherent allocation). */
 #define SCENIC_RDMA_MAX_WR	8192	/* 8192 * 512 B SQ slots = 4 MiB, order 10 */
 /* pages filled per TLB miss: the missing one and those after it */
-#define SCENIC_RDMA_MISS_PREFETCH	64
+#define SCENIC_RDMA_MISS_PREFETCH	256
 #define SCENIC_RDMA_MIN_WR	1
 #define SCENIC_RDMA_MAX_CQE	65536	/* 65536 * 32 B = 2 MiB */
 #define SCENIC_RDMA_MIN_CQE	16
@@ -45,6 +45,8 @@ struct scenic_gsi_qp;
 #define SCENIC_RDMA_GID_TBL_LEN	32
 #define SCENIC_RDMA_MAX_MR_SIZE	BIT_ULL(40)
 #define SCENIC_RDMA_STATUS_BYTES	4096	/* the per-QP status page */
+/* TLB_FILL_PAGES table: SCENIC_RDMA_TLB_FILL_MAX __le64, one page */
+#define SCENIC_RDMA_FILL_TBL_BYTES	(SCENIC_RDMA_TLB_FILL_MAX * sizeof(__le64))
 /* TLB entries prefilled at reg_user_mr: the rest come on misses */
 #define SCENIC_RDMA_PREFILL_DIV	2
 /* Sanity bounds for the card's MAX_* registers. */
@@ -90,6 +92,9 @@ struct scenic_rdma_sw_stats {
  * @num_scus: SCU slots (SCU.NUM_SLOTS, at most SCENIC_MAX_SCUS)
  * @irq: Linux irq of MSI-X vector SCENIC_VEC_RDMA
  * @cmd_lock: serializes the command mailbox
+ * @fill_tbl, @fill_tbl_dma: the TLB_FILL_PAGES table (coherent, one page);
+ *	NULL on a card whose RDMA block is 1.0 (per-page TLB_FILL only)
+ * @fill_lock: serializes the use of @fill_tbl
  * @pd_ida, @qp_ida, @cq_ida, @mr_ida: hardware object numbers
  * @qp_xa, @cq_xa, @mr_xa: objects by number, for events (xa_lock held
  *	while an event is delivered to a QP or CQ)
@@ -125,6 +130,9 @@ struct scenic_rdma_dev {
 	char irq_name[40];
 
 	struct mutex cmd_lock;	/* the command mailbox */
+	__le64 *fill_tbl;
+	dma_addr_t fill_tbl_dma;
+	struct mutex fill_lock;	/* fill_tbl */
 
 	struct ida pd_ida;
 	struct ida qp_ida;

@@ -243,6 +243,14 @@ static int scenic_rdma_read_limits(struct scenic_rdma_dev *sdev)
 	return 0;
 }
 
+static void scenic_rdma_free_fill_tbl(struct scenic_rdma_dev *sdev)
+{
+	if (sdev->fill_tbl)
+		dma_free_coherent(sdev->dmadev, SCENIC_RDMA_FILL_TBL_BYTES,
+				  sdev->fill_tbl, sdev->fill_tbl_dma);
+	sdev->fill_tbl = NULL;
+}
+
 static int scenic_rdma_probe(struct auxiliary_device *adev,
 			     const struct auxiliary_device_id *id)
 {
@@ -264,6 +272,7 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 	sdev->dmadev = &sadev->pdev->dev;
 	sdev->regs = blk->base;
 	mutex_init(&sdev->cmd_lock);
+	mutex_init(&sdev->fill_lock);
 	mutex_init(&sdev->reg_lock);
 	ida_init(&sdev->pd_ida);
 	ida_init(&sdev->qp_ida);
@@ -278,6 +287,12 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 	err = scenic_rdma_read_limits(sdev);
 	if (err)
 		goto err_dealloc;
+	/* RDMA block 1.1 has TLB_FILL_PAGES; without the table: page by page */
+	if (SCENIC_BLK_VERSION_MINOR(blk->version) >= 1)
+		sdev->fill_tbl = dma_alloc_coherent(sdev->dmadev,
+						    SCENIC_RDMA_FILL_TBL_BYTES,
+						    &sdev->fill_tbl_dma,
+						    GFP_KERNEL);
 
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = 1;
@@ -320,6 +335,7 @@ err_disable:
 	scenic_rdma_stats_fini(sdev);
 	scenic_rdma_wr(sdev, SCENIC_RDMA_CTRL, 0);
 err_dealloc:
+	scenic_rdma_free_fill_tbl(sdev);
 	ib_dealloc_device(&sdev->ibdev);
 	return err;
 }
@@ -358,7 +374,9 @@ static void scenic_rdma_remove(struct auxiliary_device *adev)
 	ida_destroy(&sdev->qp_ida);
 	ida_destroy(&sdev->cq_ida);
 	ida_destroy(&sdev->mr_ida);
+	scenic_rdma_free_fill_tbl(sdev);
 	mutex_destroy(&sdev->cmd_lock);
+	mutex_destroy(&sdev->fill_lock);
 	mutex_destroy(&sdev->reg_lock);
 	ib_dealloc_device(&sdev->ibdev);
 }

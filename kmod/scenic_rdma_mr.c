@@ -58,6 +58,45 @@ static int scenic_mr_tlb_fill(struct scenic_rdma_dev *sdev,
 	return err;
 }
 
+/*
+ * Fills pages [@page, @page + @count) of @mr: one TLB_FILL_PAGES command per
+ * SCENIC_RDMA_TLB_FILL_MAX pages, or TLB_FILL page by page on a 1.0 card.
+ */
+static int scenic_mr_tlb_fill_range(struct scenic_rdma_dev *sdev,
+				    struct scenic_rdma_mr *mr,
+				    unsigned long page, unsigned long count)
+{
+	struct scenic_rdma_mbox hw = { .nargs = 6 };
+	unsigned long n, i;
+	u64 iova;
+	int err = 0;
+
+	if (!sdev->fill_tbl) {
+		for (; count && !err; page++, count--)
+			err = scenic_mr_tlb_fill(sdev, mr, page);
+		return err;
+	}
+	for (; count && !err; page += n, count -= n) {
+		n = min_t(unsigned long, count, SCENIC_RDMA_TLB_FILL_MAX);
+		iova = mr->first_page + ((u64)page << SCENIC_RDMA_PAGE_SHIFT);
+		hw.arg[0] = mr->key;
+		hw.arg[1] = lower_32_bits(iova);
+		hw.arg[2] = upper_32_bits(iova);
+		hw.arg[3] = n;
+		hw.arg[4] = lower_32_bits(sdev->fill_tbl_dma);
+		hw.arg[5] = upper_32_bits(sdev->fill_tbl_dma);
+		mutex_lock(&sdev->fill_lock);
+		for (i = 0; i < n; i++)
+			sdev->fill_tbl[i] = cpu_to_le64(mr->pages[page + i]);
+		err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_TLB_FILL_PAGES,
+					   &hw);
+		mutex_unlock(&sdev->fill_lock);
+		if (!err)
+			atomic64_add(n, &sdev->sw.tlb_fills);
+	}
+	return err;
+}
+
 /* Records the DMA address of each 4 KiB page of the MR. */
 static int scenic_mr_collect_pages(struct scenic_rdma_dev *sdev,
 				   struct scenic_rdma_mr *mr)
@@ -95,7 +134,7 @@ struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	struct scenic_rdma_dev *sdev = to_sdev(ibpd->device);
 	struct scenic_rdma_mbox hw = {};
 	struct scenic_rdma_mr *mr;
-	unsigned long i, prefill;
+	unsigned long prefill;
 	int err, id;
 
 	if (scenic_rdma_dead(sdev))
@@ -176,13 +215,10 @@ struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	/* the rest of the TLB stays for other MRs: misses fill on demand */
 	prefill = min_t(unsigned long, mr->npages,
 			sdev->tlb_entries / SCENIC_RDMA_PREFILL_DIV);
-	for (i = 0; i < prefill; i++) {
-		err = scenic_mr_tlb_fill(sdev, mr, i);
-		if (err == -EIO)
-			goto err_xa;
-		if (err)	/* logged; the card raises a miss later */
-			break;
-	}
+	err = scenic_mr_tlb_fill_range(sdev, mr, 0, prefill);
+	if (err == -EIO)
+		goto err_xa;
+	/* another error is logged; the card raises a miss later */
 
 	mr->ibmr.lkey = mr->key;
 	mr->ibmr.rkey = mr->key;
@@ -274,9 +310,7 @@ void scenic_rdma_tlb_miss(struct scenic_rdma_dev *sdev, u32 key, u64 iova)
 		page = (iova - mr->first_page) >> SCENIC_RDMA_PAGE_SHIFT;
 		end = min_t(unsigned long, mr->npages,
 			    page + SCENIC_RDMA_MISS_PREFETCH);
-		for (; page < end; page++)
-			if (scenic_mr_tlb_fill(sdev, mr, page))
-				break;
+		scenic_mr_tlb_fill_range(sdev, mr, page, end - page);
 	}
 	scenic_mr_put(mr);
 }

@@ -293,7 +293,7 @@
 /* Block rdma: Offloaded RoCE v2 engine (paper section 7.2). The driver sets it up through a command mailbox (CMD_ARG*, CMD_OP, CMD_STATUS, CMD_RES*); the data path is the doorbell BAR (db_bar) plus rings, CQs and completion counters in host memory, formats in uapi/scenic_rdma.h. */
 #define SCENIC_RDMA_BLK_TYPE 0x5c1c0003
 #define SCENIC_RDMA_BLK_VERSION_MAJOR 1
-#define SCENIC_RDMA_BLK_VERSION_MINOR 0
+#define SCENIC_RDMA_BLK_VERSION_MINOR 1
 #define SCENIC_RDMA_BLK_OFFSET 0x2000
 #define SCENIC_RDMA_BLK_SIZE 0x1000
 #define SCENIC_RDMA_MAX_QP 0x0c /* ro */

@@ -149,7 +149,7 @@ package scenic_regs_pkg;
 
   // Offloaded RoCE v2 engine (paper section 7.2). The driver sets it up through a command mailbox (CMD_ARG*, CMD_OP, CMD_STATUS, CMD_RES*); the data path is the doorbell BAR (db_bar) plus rings, CQs and completion counters in host memory, formats in uapi/scenic_rdma.h.
   localparam logic [31:0] RDMA_BLK_TYPE = 32'h5c1c0003;
-  localparam logic [31:0] RDMA_BLK_VERSION = 32'h00010000;
+  localparam logic [31:0] RDMA_BLK_VERSION = 32'h00010001;
   localparam logic [15:0] RDMA_BLK_OFFSET = 16'h2000;
   localparam logic [11:0] RDMA_MAX_QP = 12'h00c;
   localparam logic [31:0] RDMA_MAX_QP_DEFAULT = 32'h00000200;

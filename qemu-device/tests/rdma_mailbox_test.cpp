@@ -125,6 +125,58 @@ TEST(RdmaMailbox, MrAndTlbCommands) {
     EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DEREG_MR, {key}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
 }
 
+// TLB_FILL_PAGES: a table of DMA addresses, checked whole before anything is filled.
+TEST(RdmaMailbox, TlbFillPagesIsAllOrNothing) {
+    RdmaPair p;
+    p.setup();
+    const uint32_t all = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE;
+    constexpr uint32_t kPages = 8;
+    const uint32_t ak = p.a.reg_mr(Node::kVa, kPages * 4096, all);
+    const uint32_t bk = p.b.reg_mr(Node::kVa, kPages * 4096, all, false);
+    const uint64_t table = p.b.alloc(SCENIC_RDMA_TLB_FILL_MAX * 8);
+    for (uint32_t i = 0; i < kPages; ++i) {
+        const uint64_t dma = Node::va_to_bus(Node::kVa + uint64_t{i} * 4096);
+        std::memcpy(p.b.bus(table + i * 8), &dma, 8);  // __le64 on this little-endian host
+    }
+    const auto fill = [&](uint32_t key, uint64_t page, uint32_t count, uint64_t tbl) {
+        return p.b.cmd(SCENIC_RDMA_CMD_TLB_FILL_PAGES,
+                       {key, Node::lo(page), Node::hi(page), count, Node::lo(tbl), Node::hi(tbl)});
+    };
+    constexpr auto kBadArg = uint32_t{SCENIC_RDMA_ERR_BAD_ARG};
+    EXPECT_EQ(fill(bk + 1, Node::kVa, 1, table), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+    EXPECT_EQ(fill(bk, Node::kVa, 0, table), kBadArg);
+    EXPECT_EQ(fill(bk, Node::kVa, SCENIC_RDMA_TLB_FILL_MAX + 1, table), kBadArg);
+    EXPECT_EQ(fill(bk, Node::kVa + 2048, 1, table), kBadArg);       // page not aligned
+    EXPECT_EQ(fill(bk, Node::kVa, kPages + 1, table), kBadArg);     // last page outside the MR
+    EXPECT_EQ(fill(bk, Node::kVa + 4096, kPages, table), kBadArg);  // likewise
+    EXPECT_EQ(fill(bk, Node::kVa - 4096, 1, table), kBadArg);       // before the MR
+    EXPECT_EQ(fill(bk, Node::kVa, 1, table + 4), kBadArg);          // table misaligned
+    EXPECT_EQ(fill(bk, Node::kVa, 1, 0x1000), kBadArg);             // table DMA fails
+    const uint64_t good = Node::va_to_bus(Node::kVa + 4096);
+    const uint64_t bad = good + 8;  // one entry not page aligned: nothing is filled
+    std::memcpy(p.b.bus(table + 8), &bad, 8);
+    EXPECT_EQ(fill(bk, Node::kVa, kPages, table), kBadArg);
+
+    // Nothing was filled by the refused commands: a WRITE to the MR misses.
+    p.a.fill_va(Node::kVa, 4096, 5);
+    p.a.post_send(2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 4096, ak)}, Node::kVa, bk));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.b.count_events(SCENIC_RDMA_EV_TLB_MISS), 1u);
+    EXPECT_EQ(p.b.read_va(Node::kVa, 4096), p.a.read_va(Node::kVa, 4096));
+
+    // The whole table in one command: the rest of the MR is written without a miss.
+    std::memcpy(p.b.bus(table + 8), &good, 8);
+    const uint32_t misses = p.b.r(regs::rdma::kTlbMisses);
+    ASSERT_EQ(fill(bk, Node::kVa, kPages, table), 0u);
+    p.a.fill_va(Node::kVa, kPages * 4096, 9);
+    p.a.post_send(
+        2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, kPages * 4096, ak)}, Node::kVa, bk));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.a.sq_completed(2), 2u);
+    EXPECT_EQ(p.b.r(regs::rdma::kTlbMisses), misses);
+    EXPECT_EQ(p.b.read_va(Node::kVa, kPages * 4096), p.a.read_va(Node::kVa, kPages * 4096));
+}
+
 TEST(RdmaMailbox, DeregRemovesTranslations) {
     // After DEREG and a new registration at the same index, the old translations are gone: the
     // transfer misses (and is served once the driver fills the new ones).

@@ -2,7 +2,9 @@
 // The RDMA block's command mailbox (uapi/scenic_rdma.h, enum scenic_rdma_cmd): object tables
 // and QP state transitions. Every argument is validated; a refused command changes nothing.
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <span>
 
 #include "scenic/rdma_engine.hpp"
 
@@ -95,6 +97,8 @@ uint32_t Engine::command(uint32_t op, const CmdArgs& a, CmdResults& res) {
             return mem_.remove(a[0]) ? SCENIC_RDMA_OK : SCENIC_RDMA_ERR_NOT_FOUND;
         case SCENIC_RDMA_CMD_TLB_FILL:
             return tlb_fill(a);
+        case SCENIC_RDMA_CMD_TLB_FILL_PAGES:
+            return tlb_fill_pages(a);
         default:
             return SCENIC_RDMA_ERR_BAD_OP;
     }
@@ -298,6 +302,46 @@ uint32_t Engine::tlb_fill(const CmdArgs& a) {
         return SCENIC_RDMA_ERR_BAD_ARG;
     }
     tlb_.fill(key, page, dma);
+    req_.tlb_filled(key);
+    return SCENIC_RDMA_OK;
+}
+
+// One command for a run of pages (a miss fills the missing page and those after it): the
+// per-page TLB_FILL costs a dozen register accesses, this one a table DMA.
+uint32_t Engine::tlb_fill_pages(const CmdArgs& a) {
+    const uint32_t key = a[0];
+    if ((key >> 8) >= kMaxMr) {
+        return SCENIC_RDMA_ERR_BAD_INDEX;
+    }
+    const Mr* mr = mem_.find(key);
+    if (!mr) {
+        return SCENIC_RDMA_ERR_NOT_FOUND;
+    }
+    const uint64_t page = u64(a[1], a[2]);
+    const uint32_t count = a[3];
+    const uint64_t table = u64(a[4], a[5]);
+    const uint64_t first = mr->iova & ~(kPageSize - 1);
+    if (count == 0 || count > SCENIC_RDMA_TLB_FILL_MAX || !aligned(page, kPageSize) ||
+        !aligned(table, 8) || mr->length == 0 || page < first || page >= mr->iova + mr->length ||
+        (mr->iova + mr->length - 1 - page) / kPageSize < count - 1) {
+        return SCENIC_RDMA_ERR_BAD_ARG;
+    }
+    std::array<uint8_t, SCENIC_RDMA_TLB_FILL_MAX * 8> raw{};
+    if (!host_.dma_read(table, std::span(raw.data(), size_t{count} * 8))) {
+        return SCENIC_RDMA_ERR_BAD_ARG;
+    }
+    std::array<uint64_t, SCENIC_RDMA_TLB_FILL_MAX> dma{};
+    for (uint32_t i = 0; i < count; ++i) {
+        for (unsigned b = 0; b < 8; ++b) {  // __le64
+            dma[i] |= uint64_t{raw[size_t{i} * 8 + b]} << (8 * b);
+        }
+        if (!aligned(dma[i], kPageSize)) {
+            return SCENIC_RDMA_ERR_BAD_ARG;
+        }
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+        tlb_.fill(key, page + uint64_t{i} * kPageSize, dma[i]);
+    }
     req_.tlb_filled(key);
     return SCENIC_RDMA_OK;
 }

@@ -162,7 +162,7 @@ inline constexpr uint32_t kRxRoceDefault = 0x00000000;
 // Offloaded RoCE v2 engine (paper section 7.2). The driver sets it up through a command mailbox (CMD_ARG*, CMD_OP, CMD_STATUS, CMD_RES*); the data path is the doorbell BAR (db_bar) plus rings, CQs and completion counters in host memory, formats in uapi/scenic_rdma.h.
 namespace rdma {
 inline constexpr uint32_t kType = 0x5c1c0003;
-inline constexpr uint32_t kVersion = 0x00010000;
+inline constexpr uint32_t kVersion = 0x00010001;
 inline constexpr uint32_t kOffset = 0x2000;
 inline constexpr uint32_t kSize = 0x1000;
 inline constexpr uint32_t kNext = 0x3000;
