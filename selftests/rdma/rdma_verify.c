@@ -18,23 +18,10 @@
  * unaligned addresses; a bad rkey, an rkey used out of bounds and a bad lkey
  * (error completions, target untouched); invalid QP state transitions (EINVAL).
  */
-#include <arpa/inet.h>
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <infiniband/verbs.h>
+#include "rdma_common.h"
 
 #define BUF_SIZE	(3u << 20)	/* data region: 1 MiB transfers at offsets */
 #define ATOMIC_OFF	(BUF_SIZE - 64)	/* 8-byte aligned atomic target */
@@ -87,80 +74,7 @@ struct ctx {
 	int sock;
 };
 
-static int tests, failures;
-
-static void tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "rdma_verify: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The byte at absolute offset @off of the pattern @seed. */
-static uint8_t pat(uint64_t seed, uint64_t off)
-{
-	uint64_t z = seed * 0x9e3779b97f4a7c15ull + off;
-
-	z = (z ^ (z >> 29)) * 0xbf58476d1ce4e5b9ull;
-	return (uint8_t)(z ^ (z >> 32));
-}
-
-static void fill(uint8_t *p, uint64_t off, uint64_t len, uint64_t seed)
-{
-	for (uint64_t i = 0; i < len; i++)
-		p[i] = pat(seed, off + i);
-}
-
-static uint64_t fnv(const uint8_t *p, uint64_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (uint64_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* ---- TCP control channel ---- */
-
-static void xfer(int fd, void *p, size_t len, bool send_it)
-{
-	uint8_t *b = p;
-
-	while (len) {
-		ssize_t n = send_it ? send(fd, b, len, MSG_NOSIGNAL) : recv(fd, b, len, 0);
-
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			fprintf(stderr, "rdma_verify: control connection lost\n");
-			exit(2);
-		}
-		b += n;
-		len -= n;
-	}
-}
 
 static struct reply call(struct ctx *c, struct cmd cmd)
 {
@@ -172,28 +86,6 @@ static struct reply call(struct ctx *c, struct cmd cmd)
 }
 
 /* ---- verbs set-up ---- */
-
-static int find_gid(struct ctx *c)
-{
-	struct ibv_port_attr pa;
-
-	if (ibv_query_port(c->dev, 1, &pa))
-		die("ibv_query_port");
-	c->mtu = pa.active_mtu;
-	for (int i = 0; i < pa.gid_tbl_len; i++) {
-		struct ibv_gid_entry e;
-
-		if (ibv_query_gid_ex(c->dev, 1, i, &e, 0))
-			continue;
-		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    !memcmp(e.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12)) {
-			c->gid = e.gid;
-			return i;
-		}
-	}
-	fprintf(stderr, "rdma_verify: no RoCE v2 IPv4 GID on port 1\n");
-	exit(2);
-}
 
 static struct ibv_qp *make_qp(struct ctx *c)
 {
@@ -246,25 +138,8 @@ static void connect_qp(struct ctx *c, uint32_t my_psn, uint32_t qpn, uint32_t ps
 
 static void setup(struct ctx *c, const char *devname)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_device *d = NULL;
-
-	if (!list)
-		die("ibv_get_device_list");
-	for (int i = 0; list[i]; i++)
-		if (!devname || !strcmp(ibv_get_device_name(list[i]), devname)) {
-			d = list[i];
-			break;
-		}
-	if (!d) {
-		fprintf(stderr, "rdma_verify: no RDMA device %s\n", devname ? devname : "");
-		exit(2);
-	}
-	c->dev = ibv_open_device(d);
-	if (!c->dev)
-		die("ibv_open_device");
-	ibv_free_device_list(list);
-	c->gid_idx = find_gid(c);
+	c->dev = open_device(devname);
+	c->gid_idx = find_roce4_gid(c->dev, &c->gid, &c->mtu);
 	c->pd = ibv_alloc_pd(c->dev);
 	if (!c->pd)
 		die("ibv_alloc_pd");
@@ -691,40 +566,6 @@ static void test_transitions(struct ctx *c)
 	ibv_destroy_qp(qp);
 }
 
-static int tcp_connect(const char *host, int port, bool server)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	if (fd < 0)
-		die("socket");
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (server) {
-		int c;
-
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		sa.sin_addr.s_addr = htonl(INADDR_ANY);
-		if (bind(fd, (void *)&sa, sizeof(sa)) || listen(fd, 1))
-			die("bind/listen");
-		c = accept(fd, NULL, NULL);
-		if (c < 0)
-			die("accept");
-		close(fd);
-		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		return c;
-	}
-	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
-		fprintf(stderr, "rdma_verify: %s is not an IPv4 address\n", host);
-		exit(2);
-	}
-	for (int tries = 0; connect(fd, (void *)&sa, sizeof(sa)); tries++) {
-		if (tries == 100)
-			die("connect");
-		usleep(100000);
-	}
-	return fd;
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdma_verify -s | -c SERVER_IPV4 [-d DEV] [-p PORT] [-n ROUNDS] [-q]\n");
@@ -753,6 +594,7 @@ int main(int argc, char **argv)
 	}
 	if (serve_mode == !!server || rounds < 1 || rounds > 1000)
 		usage();
+	rc_prog = "rdma_verify";
 	srand(getpid());
 	setup(&c, dev);
 	psn = rand() & 0xffffff;

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers shared by the RDMA guest test programs (rdma_verify.c, rdma_conform.c):
+ * TAP output, the byte pattern and hash that check data end to end, the TCP
+ * control connection between the two nodes, and opening a device with its
+ * RoCE v2 IPv4 GID. Plain libibverbs, no provider-specific code.
+ *
+ * The including program sets rc_prog (its name, for error messages) first.
+ */
+#ifndef SCENIC_SELFTESTS_RDMA_COMMON_H
+#define SCENIC_SELFTESTS_RDMA_COMMON_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+static const char *rc_prog = "rdma";
+static int tests, failures;
+
+static inline void tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static inline void die(const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", rc_prog, what, strerror(errno));
+	exit(2);
+}
+
+static inline uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The byte at absolute offset @off of the pattern @seed. */
+static inline uint8_t pat(uint64_t seed, uint64_t off)
+{
+	uint64_t z = seed * 0x9e3779b97f4a7c15ull + off;
+
+	z = (z ^ (z >> 29)) * 0xbf58476d1ce4e5b9ull;
+	return (uint8_t)(z ^ (z >> 32));
+}
+
+static inline void fill(uint8_t *p, uint64_t off, uint64_t len, uint64_t seed)
+{
+	for (uint64_t i = 0; i < len; i++)
+		p[i] = pat(seed, off + i);
+}
+
+static inline uint64_t fnv(const uint8_t *p, uint64_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint64_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* ---- TCP control channel ---- */
+
+/* Send or receive exactly @len bytes; a lost connection ends the program. */
+static inline void xfer(int fd, void *p, size_t len, bool send_it)
+{
+	uint8_t *b = p;
+
+	while (len) {
+		ssize_t n = send_it ? send(fd, b, len, MSG_NOSIGNAL) : recv(fd, b, len, 0);
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			fprintf(stderr, "%s: control connection lost\n", rc_prog);
+			exit(2);
+		}
+		b += n;
+		len -= n;
+	}
+}
+
+/* The server accepts one connection on @port; the client retries for 10 s. */
+static inline int tcp_connect(const char *host, int port, bool server)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die("socket");
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (server) {
+		int c;
+
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		sa.sin_addr.s_addr = htonl(INADDR_ANY);
+		if (bind(fd, (void *)&sa, sizeof(sa)) || listen(fd, 1))
+			die("bind/listen");
+		c = accept(fd, NULL, NULL);
+		if (c < 0)
+			die("accept");
+		close(fd);
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		return c;
+	}
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
+		fprintf(stderr, "%s: %s is not an IPv4 address\n", rc_prog, host);
+		exit(2);
+	}
+	for (int tries = 0; connect(fd, (void *)&sa, sizeof(sa)); tries++) {
+		if (tries == 100)
+			die("connect");
+		usleep(100000);
+	}
+	return fd;
+}
+
+/* ---- verbs set-up ---- */
+
+/* Open @devname (NULL: the first device). */
+static inline struct ibv_context *open_device(const char *devname)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx;
+	struct ibv_device *d = NULL;
+
+	if (!list)
+		die("ibv_get_device_list");
+	for (int i = 0; list[i]; i++)
+		if (!devname || !strcmp(ibv_get_device_name(list[i]), devname)) {
+			d = list[i];
+			break;
+		}
+	if (!d) {
+		fprintf(stderr, "%s: no RDMA device %s\n", rc_prog, devname ? devname : "");
+		exit(2);
+	}
+	ctx = ibv_open_device(d);
+	if (!ctx)
+		die("ibv_open_device");
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+/* The index of port 1's RoCE v2 IPv4 GID (into @gid) and the port's active MTU. */
+static inline int find_roce4_gid(struct ibv_context *dev, union ibv_gid *gid, enum ibv_mtu *mtu)
+{
+	struct ibv_port_attr pa;
+
+	if (ibv_query_port(dev, 1, &pa))
+		die("ibv_query_port");
+	*mtu = pa.active_mtu;
+	for (int i = 0; i < pa.gid_tbl_len; i++) {
+		struct ibv_gid_entry e;
+
+		if (ibv_query_gid_ex(dev, 1, i, &e, 0))
+			continue;
+		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+		    !memcmp(e.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12)) {
+			*gid = e.gid;
+			return i;
+		}
+	}
+	fprintf(stderr, "%s: no RoCE v2 IPv4 GID on port 1\n", rc_prog);
+	exit(2);
+}
+
+#endif

@@ -1,0 +1,1858 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rdma_conform: RC conformance scenarios (issue 6) between two nodes, over
+ * plain libibverbs, with the InfiniBand RC rules as Linux rxe implements them
+ * as the reference. Either side may be a SCENIC card or Linux rxe.
+ *
+ *   server:  rdma_conform -s [-d DEV] [-p PORT]
+ *   client:  rdma_conform -c SERVER_IPV4 [-d DEV] [-p PORT] [-r] [-T SECS] SCENARIO...
+ *
+ * The client drives every scenario; the server answers commands over a TCP
+ * connection (create a QP in a given state, post and check receives, poll,
+ * modify, destroy, read a counter or an async event, fill or hash memory).
+ * Output is TAP, one line per check with the expected outcome in its name;
+ * the exit status is 0 only if every check passed.
+ *
+ * Scenarios (numbers: the behaviours of issue 6):
+ *   send      1   SEND/RECV at PMTU 1024 and 4096, too-small receive buffer
+ *   rnr       2   RNR NAK: retries exhausted, and infinite retries (7)
+ *   peer-gone 6   retries exhausted, the rest flushed
+ *   atomics   9   CAS/FAA results, misaligned, 4 QPs x 1000 FAA exact sum
+ *   access    10  bad rkey, out of bounds, no remote write, revoked access
+ *   icrc      12  SEND of every length 0..PMTU (all pad counts)
+ *   states    13  RESET/INIT/RTR/ERR/SQD
+ *   scale=N,N 14  N QPs streaming 64 KiB WRITEs for -T seconds; max_qp + 1
+ * Faults (need the wire-faults rules of the rdma-faults boots on node 1's
+ * card, which target fixed PSNs; -r: the client runs on node 2):
+ *   lost-middle, lost-last (3), dup (4), reorder (5), read-lost (7)
+ *
+ * Counters (rdma statistic, the card's hw_counters in sysfs) are checked on
+ * each SCENIC side only; rxe has other counters.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <fcntl.h>
+
+#include "rdma_common.h"
+
+#define BUF_SIZE	(8u << 20)	/* data region of each side */
+#define RO_SIZE		65536		/* MR without remote write (server) */
+#define GUARD		16		/* bytes checked after every received message */
+#define MAX_SLOTS	600		/* QPs per side */
+#define CQ_DEPTH	4096
+#define OP_TIMEOUT_MS	30000
+#define MAX_ENTRIES	256		/* receive entries per command */
+#define BG		0xee		/* background byte of receive buffers */
+#define PSN_SWAP	0x800000	/* PSN offset of the fault scenarios with -r */
+
+enum op {
+	OP_QP = 1,	/* slot, qp -> qpn: server QP created and brought to qp.state */
+	OP_DESTROY,	/* slot */
+	OP_RESET_ALL,	/* destroy every QP, drain CQs and async events */
+	OP_MODIFY,	/* slot, a = IBV_QP_STATE or IBV_QP_ACCESS_FLAGS, b = state, x = access */
+	OP_STATE,	/* slot -> state */
+	OP_POST_RECVS,	/* slot, n entries: post one receive each (buffer filled with BG) */
+	OP_EXPECT,	/* slot, a = ms, n entries: the next n receive completions -> v ok */
+	OP_POLL_RECV,	/* slot, a = ms -> one receive completion */
+	OP_NO_RECV,	/* slot, a = ms -> status -ETIMEDOUT when no completion came */
+	OP_FILL,	/* a = off, b = len, x = seed (pattern of absolute offsets) */
+	OP_HASH,	/* a = off, b = len, x = 1: RO MR -> v */
+	OP_SET64,	/* a = off, x */
+	OP_GET64,	/* a = off -> v */
+	OP_COUNTER,	/* name -> v, status -ENOENT if the device has no such counter */
+	OP_ASYNC,	/* slot, a = ms -> first async event of the slot's QP (wc_status) */
+	OP_SEND,	/* slot, b = len, a = ms: post a SEND -> status (post) and wc */
+	OP_QUIT,
+};
+
+struct qp_params {
+	uint32_t peer_qpn, peer_psn, my_psn, access;
+	uint8_t state, mtu, timeout, retry_cnt, rnr_retry, min_rnr_timer, pad[2];
+	uint32_t max_send_wr, max_recv_wr;
+};
+
+struct cmd {
+	uint32_t op, slot, a, b, n, pad;
+	uint64_t x;
+	struct qp_params qp;
+	char name[32];
+};
+
+/* A receive buffer (post) or an expected receive completion (expect). */
+struct rentry {
+	uint64_t wr_id, seed;
+	uint32_t off, len, imm;
+	uint8_t has_imm, pad[3];
+};
+
+struct reply {
+	int32_t status;		/* 0 ok, else -errno */
+	uint32_t qpn, state, wc_status, wc_opcode, wc_flags, byte_len, imm, qp_num, pad;
+	uint64_t v, wr_id;
+	char msg[160];
+};
+
+struct hello {
+	uint64_t addr, ro_addr;
+	uint32_t rkey, ro_rkey, scenic, mtu;
+	uint8_t gid[16];
+	char dev[32];
+};
+
+struct node {
+	struct ibv_context *dev;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr, *ro_mr;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qp[MAX_SLOTS];
+	uint8_t *buf, *ro_buf;
+	int gid_idx;
+	union ibv_gid gid;
+	enum ibv_mtu mtu;
+	struct ibv_device_attr da;
+	const char *name;
+	bool scenic;
+	struct hello peer;
+	int sock;
+};
+
+static uint32_t psn_off;	/* added to the fixed PSNs of the fault scenarios */
+static int scale_secs = 8;
+
+static const char *wcs(int st)
+{
+	return st < 0 ? "timeout" : ibv_wc_status_str((enum ibv_wc_status)st);
+}
+
+/* ---- both sides ---- */
+
+static struct ibv_qp *qp_create(struct node *c, uint32_t send_wr, uint32_t recv_wr)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = c->scq, .recv_cq = c->rcq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = send_wr ? send_wr : 64,
+			 .max_recv_wr = recv_wr ? recv_wr : 256,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(c->pd, &ia);
+}
+
+/* Bring @qp from RESET to p->state (INIT, RTR or RTS) towards the peer. */
+static int qp_bring_up(struct node *c, struct ibv_qp *qp, const struct qp_params *p)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qp_access_flags = p->access,
+	};
+	int e;
+
+	if (p->state == IBV_QPS_RESET)
+		return 0;
+	e = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS);
+	if (e || p->state == IBV_QPS_INIT)
+		return e;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = p->mtu ? (enum ibv_mtu)p->mtu : IBV_MTU_1024;
+	a.dest_qp_num = p->peer_qpn;
+	a.rq_psn = p->peer_psn;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = p->min_rnr_timer ? p->min_rnr_timer : 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.sgid_index = (uint8_t)c->gid_idx;
+	a.ah_attr.grh.hop_limit = 64;
+	memcpy(a.ah_attr.grh.dgid.raw, c->peer.gid, 16);
+	e = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (e || p->state == IBV_QPS_RTR)
+		return e;
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = p->timeout ? p->timeout : 14;
+	a.retry_cnt = p->retry_cnt;
+	a.rnr_retry = p->rnr_retry;
+	a.sq_psn = p->my_psn;
+	a.max_rd_atomic = 4;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return -errno;
+	return a.qp_state;
+}
+
+static int qp_to(struct ibv_qp *qp, enum ibv_qp_state st)
+{
+	struct ibv_qp_attr a = { .qp_state = st };
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
+}
+
+static const char *state_str(int st)
+{
+	static const char *const n[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
+
+	return st >= 0 && st <= 6 ? n[st] : "?";
+}
+
+/* One completion of @qp_num (0: any) on @cq within @ms; others are dropped. */
+static bool poll_qp(struct ibv_cq *cq, uint32_t qp_num, struct ibv_wc *wc, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+
+	do {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		if (n < 0)
+			return false;
+		if (n == 1 && (!qp_num || wc->qp_num == qp_num))
+			return true;
+		if (!n)
+			usleep(50);
+	} while (now_ms() < end);
+	return false;
+}
+
+static void drain_cq(struct ibv_cq *cq)
+{
+	struct ibv_wc wc[16];
+
+	for (int i = 0; i < 10000 && ibv_poll_cq(cq, 16, wc) > 0; i++)
+		;
+}
+
+/* The first async event of @qp_num (0: any) within @ms: event type, or -1. */
+static int wait_async(struct node *c, uint32_t qp_num, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = c->dev->async_fd, .events = POLLIN };
+		struct ibv_async_event ev;
+		int64_t left = (int64_t)(end - now_ms());
+		int type;
+
+		if (left < 0 || poll(&pfd, 1, (int)left) <= 0)
+			return -1;
+		if (ibv_get_async_event(c->dev, &ev))
+			continue;
+		type = ev.event_type;
+		bool mine = !qp_num ||
+			    ((type == IBV_EVENT_QP_FATAL || type == IBV_EVENT_QP_REQ_ERR ||
+			      type == IBV_EVENT_QP_ACCESS_ERR || type == IBV_EVENT_COMM_EST ||
+			      type == IBV_EVENT_SQ_DRAINED || type == IBV_EVENT_QP_LAST_WQE_REACHED ||
+			      type == IBV_EVENT_PATH_MIG || type == IBV_EVENT_PATH_MIG_ERR) &&
+			     ev.element.qp->qp_num == qp_num);
+		ibv_ack_async_event(&ev);
+		if (mine)
+			return type;
+	}
+}
+
+/* A port counter of this device (rdma statistic / hw_counters), -1 if it has none. */
+static int64_t counter(struct node *c, const char *name)
+{
+	char path[256];
+	long long v;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters/%s", c->name,
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%lld", &v);
+	fclose(f);
+	return n == 1 ? v : -1;
+}
+
+static int post_recv(struct node *c, struct ibv_qp *qp, uint64_t wr_id, uint32_t off,
+		     uint32_t len)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)c->buf + off, .length = len,
+			       .lkey = c->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = len ? 1 : 0 }, *bad;
+
+	return ibv_post_recv(qp, &wr, &bad) ? (errno ? errno : EINVAL) : 0;
+}
+
+static void setup(struct node *c, const char *devname)
+{
+	c->dev = open_device(devname);
+	c->name = ibv_get_device_name(c->dev->device);
+	c->scenic = !strncmp(c->name, "scenic", 6);
+	c->gid_idx = find_roce4_gid(c->dev, &c->gid, &c->mtu);
+	if (ibv_query_device(c->dev, &c->da))
+		die("ibv_query_device");
+	if (fcntl(c->dev->async_fd, F_SETFL, fcntl(c->dev->async_fd, F_GETFL) | O_NONBLOCK))
+		die("fcntl async_fd");
+	c->pd = ibv_alloc_pd(c->dev);
+	if (!c->pd)
+		die("ibv_alloc_pd");
+	c->buf = aligned_alloc(4096, BUF_SIZE);
+	c->ro_buf = aligned_alloc(4096, RO_SIZE);
+	if (!c->buf || !c->ro_buf)
+		die("aligned_alloc");
+	memset(c->buf, 0, BUF_SIZE);
+	memset(c->ro_buf, 0, RO_SIZE);
+	c->mr = ibv_reg_mr(c->pd, c->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC);
+	/* remote write needs local write; this one has remote read only */
+	c->ro_mr = ibv_reg_mr(c->pd, c->ro_buf, RO_SIZE, IBV_ACCESS_REMOTE_READ);
+	if (!c->mr || !c->ro_mr)
+		die("ibv_reg_mr");
+	c->scq = ibv_create_cq(c->dev, CQ_DEPTH, NULL, NULL, 0);
+	c->rcq = ibv_create_cq(c->dev, CQ_DEPTH, NULL, NULL, 0);
+	if (!c->scq || !c->rcq)
+		die("ibv_create_cq");
+}
+
+static void destroy_all(struct node *c)
+{
+	for (int i = 0; i < MAX_SLOTS; i++)
+		if (c->qp[i]) {
+			ibv_destroy_qp(c->qp[i]);
+			c->qp[i] = NULL;
+		}
+	drain_cq(c->scq);
+	drain_cq(c->rcq);
+	while (wait_async(c, 0, 0) >= 0)
+		;
+}
+
+/* ---- server ---- */
+
+static void expect_recvs(struct node *c, struct ibv_qp *qp, const struct rentry *e, uint32_t n,
+			 uint64_t ms, struct reply *r)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *p = c->buf + e[i].off;
+		enum ibv_wc_opcode want = IBV_WC_RECV;
+		struct ibv_wc wc;
+		bool data = true;
+
+		if (!poll_qp(c->rcq, qp->qp_num, &wc, ms)) {
+			snprintf(r->msg, sizeof(r->msg), "receive %u (wr_id %" PRIu64
+				 "): no completion in %" PRIu64 " ms", i, e[i].wr_id, ms);
+			return;
+		}
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != e[i].wr_id || wc.opcode != want ||
+		    wc.byte_len != e[i].len || !!(wc.wc_flags & IBV_WC_WITH_IMM) != e[i].has_imm ||
+		    (e[i].has_imm && ntohl(wc.imm_data) != e[i].imm)) {
+			snprintf(r->msg, sizeof(r->msg),
+				 "receive %u: %s wr_id %" PRIu64 " (want %" PRIu64 ") opcode %d "
+				 "byte_len %u (want %u) imm %s 0x%x (want 0x%x)", i,
+				 wcs(wc.status), wc.wr_id, e[i].wr_id, wc.opcode, wc.byte_len,
+				 e[i].len, wc.wc_flags & IBV_WC_WITH_IMM ? "yes" : "no",
+				 ntohl(wc.imm_data), e[i].imm);
+			return;
+		}
+		for (uint32_t k = 0; k < e[i].len && data; k++)
+			data = p[k] == pat(e[i].seed, k);
+		for (uint32_t k = 0; k < GUARD && data; k++)
+			data = p[e[i].len + k] == BG && p[-1 - (int)k] == BG;
+		if (!data) {
+			snprintf(r->msg, sizeof(r->msg), "receive %u (%u B): data or guard bytes differ",
+				 i, e[i].len);
+			return;
+		}
+		r->v++;
+	}
+}
+
+static void serve(struct node *c)
+{
+	static struct rentry e[MAX_ENTRIES];
+
+	for (;;) {
+		struct cmd m;
+		struct reply r = { 0 };
+		struct ibv_qp *qp;
+		struct ibv_wc wc;
+
+		xfer(c->sock, &m, sizeof(m), false);
+		if (m.n > MAX_ENTRIES || m.slot >= MAX_SLOTS) {
+			fprintf(stderr, "rdma_conform: bad command %u\n", m.op);
+			exit(2);
+		}
+		if (m.n)
+			xfer(c->sock, e, m.n * sizeof(e[0]), false);
+		if ((uint64_t)m.a + m.b > BUF_SIZE &&
+		    (m.op == OP_FILL || m.op == OP_HASH || m.op == OP_SET64 || m.op == OP_GET64)) {
+			r.status = -EINVAL;
+			xfer(c->sock, &r, sizeof(r), true);
+			continue;
+		}
+		qp = c->qp[m.slot];
+		switch (m.op) {
+		case OP_QP:
+			if (qp)
+				ibv_destroy_qp(qp);
+			qp = c->qp[m.slot] = qp_create(c, m.qp.max_send_wr, m.qp.max_recv_wr);
+			if (!qp) {
+				r.status = -errno;
+				break;
+			}
+			r.qpn = qp->qp_num;
+			r.status = -qp_bring_up(c, qp, &m.qp);
+			break;
+		case OP_DESTROY:
+			r.status = qp ? -ibv_destroy_qp(qp) : -ENOENT;
+			c->qp[m.slot] = NULL;
+			break;
+		case OP_RESET_ALL:
+			destroy_all(c);
+			break;
+		case OP_MODIFY: {
+			struct ibv_qp_attr a = { .qp_state = m.b, .qp_access_flags = (int)m.x };
+
+			r.status = qp ? -ibv_modify_qp(qp, &a, (int)m.a) : -ENOENT;
+			break;
+		}
+		case OP_STATE:
+			r.state = qp ? (uint32_t)qp_state(qp) : 99;
+			break;
+		case OP_POST_RECVS:
+			for (uint32_t i = 0; i < m.n && qp && !r.status; i++) {
+				memset(c->buf + e[i].off - GUARD, BG, e[i].len + 2 * GUARD);
+				r.status = -post_recv(c, qp, e[i].wr_id, e[i].off, e[i].len);
+			}
+			break;
+		case OP_EXPECT:
+			if (qp)
+				expect_recvs(c, qp, e, m.n, m.a, &r);
+			break;
+		case OP_POLL_RECV:
+		case OP_NO_RECV:
+			if (!qp || !poll_qp(c->rcq, qp->qp_num, &wc, m.a)) {
+				r.status = -ETIMEDOUT;
+				break;
+			}
+			r.wc_status = wc.status;
+			r.wc_opcode = wc.opcode;
+			r.wc_flags = wc.wc_flags;
+			r.byte_len = wc.byte_len;
+			r.imm = ntohl(wc.imm_data);
+			r.wr_id = wc.wr_id;
+			r.qp_num = wc.qp_num;
+			break;
+		case OP_FILL:
+			fill(c->buf + m.a, m.a, m.b, m.x);
+			break;
+		case OP_HASH:	/* x = 1: the MR without remote write */
+			if (m.x && (uint64_t)m.a + m.b > RO_SIZE)
+				r.status = -EINVAL;
+			else
+				r.v = fnv((m.x ? c->ro_buf : c->buf) + m.a, m.b);
+			break;
+		case OP_SET64:
+			memcpy(c->buf + m.a, &m.x, 8);
+			break;
+		case OP_GET64:
+			memcpy(&r.v, c->buf + m.a, 8);
+			break;
+		case OP_COUNTER: {
+			int64_t v;
+
+			m.name[sizeof(m.name) - 1] = 0;
+			v = counter(c, m.name);
+			r.status = v < 0 ? -ENOENT : 0;
+			r.v = (uint64_t)v;
+			break;
+		}
+		case OP_ASYNC: {
+			int t = wait_async(c, qp ? qp->qp_num : 0, m.a);
+
+			r.status = t < 0 ? -ETIMEDOUT : 0;
+			r.wc_status = (uint32_t)t;
+			break;
+		}
+		case OP_SEND: {
+			struct ibv_sge sge = { .addr = (uintptr_t)c->buf, .length = m.b,
+					       .lkey = c->mr->lkey };
+			struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+						  .opcode = IBV_WR_SEND,
+						  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+			if (!qp) {
+				r.status = -ENOENT;
+				break;
+			}
+			r.status = ibv_post_send(qp, &wr, &bad) ? -(errno ? errno : EINVAL) : 0;
+			r.wc_status = 1000;	/* no completion */
+			if (!r.status && poll_qp(c->scq, qp->qp_num, &wc, m.a))
+				r.wc_status = wc.status;
+			break;
+		}
+		case OP_QUIT:
+			xfer(c->sock, &r, sizeof(r), true);
+			return;
+		default:
+			r.status = -EINVAL;
+		}
+		xfer(c->sock, &r, sizeof(r), true);
+	}
+}
+
+/* ---- client: talking to the server ---- */
+
+static void call_begin(struct node *c, struct cmd m, const struct rentry *e)
+{
+	xfer(c->sock, &m, sizeof(m), true);
+	if (m.n)
+		xfer(c->sock, (void *)e, m.n * sizeof(e[0]), true);
+}
+
+static struct reply call_end(struct node *c)
+{
+	struct reply r;
+
+	xfer(c->sock, &r, sizeof(r), false);
+	r.msg[sizeof(r.msg) - 1] = 0;
+	return r;
+}
+
+static struct reply call(struct node *c, struct cmd m)
+{
+	call_begin(c, m, NULL);
+	return call_end(c);
+}
+
+static struct reply call_e(struct node *c, struct cmd m, const struct rentry *e)
+{
+	call_begin(c, m, e);
+	return call_end(c);
+}
+
+static int64_t peer_counter(struct node *c, const char *name)
+{
+	struct cmd m = { .op = OP_COUNTER };
+	struct reply r;
+
+	snprintf(m.name, sizeof(m.name), "%s", name);
+	r = call(c, m);
+	return r.status ? -1 : (int64_t)r.v;
+}
+
+static int peer_state(struct node *c, int slot)
+{
+	return (int)call(c, (struct cmd){ .op = OP_STATE, .slot = slot }).state;
+}
+
+static uint64_t peer_hash(struct node *c, uint32_t off, uint32_t len)
+{
+	return call(c, (struct cmd){ .op = OP_HASH, .a = off, .b = len }).v;
+}
+
+static uint64_t peer_ro_hash(struct node *c)
+{
+	return call(c, (struct cmd){ .op = OP_HASH, .a = 0, .b = RO_SIZE, .x = 1 }).v;
+}
+
+static void peer_reset(struct node *c)
+{
+	destroy_all(c);
+	call(c, (struct cmd){ .op = OP_RESET_ALL });
+}
+
+/* Counters of both sides, to take deltas of: [0] this side, [1] the server. */
+#define NCOUNTERS 12
+static const char *const cnames[NCOUNTERS] = {
+	"seq_naks_sent", "seq_naks_rcvd", "retransmits", "ack_timeouts", "duplicate_requests",
+	"rnr_naks_sent", "rnr_naks_rcvd", "rem_access_errs", "rem_inv_reqs", "rx_drop_qp",
+	"wire_drops", "wire_dups",
+};
+static const char *const cnames2[] = { "wire_reorders", "wire_delays", "wire_corrupts" };
+
+struct snap {
+	int64_t v[2][NCOUNTERS + 3];
+};
+
+static int cidx(const char *name)
+{
+	for (int i = 0; i < NCOUNTERS; i++)
+		if (!strcmp(cnames[i], name))
+			return i;
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(cnames2[i], name))
+			return NCOUNTERS + i;
+	fprintf(stderr, "rdma_conform: unknown counter %s\n", name);
+	exit(2);
+}
+
+static void take(struct node *c, struct snap *s)
+{
+	for (int i = 0; i < NCOUNTERS + 3; i++) {
+		const char *n = i < NCOUNTERS ? cnames[i] : cnames2[i - NCOUNTERS];
+
+		s->v[0][i] = counter(c, n);
+		s->v[1][i] = peer_counter(c, n);
+	}
+}
+
+/* Delta of counter @name on side @who (0 client, 1 server) between @a and now (@b). */
+static int64_t delta(const struct snap *a, const struct snap *b, int who, const char *name)
+{
+	int i = cidx(name);
+
+	if (a->v[who][i] < 0 || b->v[who][i] < 0)
+		return -1;
+	return b->v[who][i] - a->v[who][i];
+}
+
+static bool side_scenic(struct node *c, int who)
+{
+	return who ? c->peer.scenic : c->scenic;
+}
+
+/* A check on a SCENIC side's counter: delta in [lo, hi]; skipped on rxe. */
+static void check_counter(struct node *c, const struct snap *a, const struct snap *b, int who,
+			  const char *name, int64_t lo, int64_t hi, const char *what)
+{
+	const char *side = who ? "server" : "client";
+	int64_t d;
+
+	if (!side_scenic(c, who)) {
+		printf("ok %d - %s: %s %s # SKIP %s side is not SCENIC\n", ++tests, what, side,
+		       name, side);
+		return;
+	}
+	d = delta(a, b, who, name);
+	if (lo == hi)
+		tap(d == lo, "%s: %s %s +%" PRId64 " (got %+" PRId64 ")", what, side, name, lo, d);
+	else
+		tap(d >= lo && d <= hi, "%s: %s %s +%" PRId64 "..+%" PRId64 " (got %+" PRId64 ")",
+		    what, side, name, lo, hi, d);
+}
+
+/*
+ * A connected pair in slot @slot: the server's QP in @sstate, ours in RTS.
+ * Returns our QP (NULL on failure, with a failing check).
+ */
+struct pairopt {
+	uint32_t cpsn, spsn, saccess;
+	uint8_t sstate, mtu, timeout, retry_cnt, rnr_retry, s_min_rnr_timer;
+	uint32_t c_send_wr, c_recv_wr, s_send_wr, s_recv_wr;
+	bool fixed_psn;
+};
+
+static struct ibv_qp *pair(struct node *c, int slot, struct pairopt o, const char *what)
+{
+	struct qp_params sp = { 0 }, cp = { 0 };
+	struct ibv_qp *qp;
+	struct reply r;
+	int e;
+
+	if (!o.fixed_psn) {
+		o.cpsn = (uint32_t)rand() & 0xffffff;
+		o.spsn = (uint32_t)rand() & 0xffffff;
+	}
+	qp = qp_create(c, o.c_send_wr, o.c_recv_wr);
+	if (!qp) {
+		tap(false, "%s: ibv_create_qp (slot %d): %s", what, slot, strerror(errno));
+		return NULL;
+	}
+	sp.peer_qpn = qp->qp_num;
+	sp.peer_psn = o.cpsn;
+	sp.my_psn = o.spsn;
+	sp.access = o.saccess ? o.saccess : IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	sp.state = o.sstate ? o.sstate : IBV_QPS_RTS;
+	sp.mtu = o.mtu;
+	sp.retry_cnt = 7;
+	sp.rnr_retry = 7;
+	sp.min_rnr_timer = o.s_min_rnr_timer;
+	sp.max_send_wr = o.s_send_wr;
+	sp.max_recv_wr = o.s_recv_wr;
+	r = call(c, (struct cmd){ .op = OP_QP, .slot = slot, .qp = sp });
+	cp.peer_qpn = r.qpn;
+	cp.peer_psn = o.spsn;
+	cp.my_psn = o.cpsn;
+	cp.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		    IBV_ACCESS_REMOTE_ATOMIC;
+	cp.state = IBV_QPS_RTS;
+	cp.mtu = o.mtu;
+	cp.timeout = o.timeout;
+	cp.retry_cnt = o.retry_cnt;
+	cp.rnr_retry = o.rnr_retry;
+	e = r.status ? -r.status : qp_bring_up(c, qp, &cp);
+	if (e) {
+		tap(false, "%s: connect slot %d (%s): %s", what, slot,
+		    r.status ? "server" : "client", strerror(e));
+		ibv_destroy_qp(qp);
+		return NULL;
+	}
+	c->qp[slot] = qp;
+	return qp;
+}
+
+static struct pairopt defaults(void)
+{
+	return (struct pairopt){ .retry_cnt = 7, .rnr_retry = 7, .mtu = IBV_MTU_1024 };
+}
+
+/* Post one signaled work request from local [loff, loff + len). */
+static int post(struct node *c, struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id,
+		uint32_t loff, uint32_t len, uint64_t raddr, uint32_t rkey, uint64_t cmp_add,
+		uint64_t swap, uint32_t imm)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)c->buf + loff, .length = len,
+			       .lkey = c->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = len ? 1 : 0,
+				  .opcode = op, .send_flags = IBV_SEND_SIGNALED,
+				  .imm_data = htonl(imm) }, *bad;
+
+	if (op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = cmp_add;
+		wr.wr.atomic.swap = swap;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	return ibv_post_send(qp, &wr, &bad) ? (errno ? errno : EINVAL) : 0;
+}
+
+/* Send completion of @qp: its status, -1 on timeout; *wr_id set. */
+static int sdone(struct node *c, struct ibv_qp *qp, uint64_t *wr_id)
+{
+	struct ibv_wc wc;
+
+	if (!poll_qp(c->scq, qp->qp_num, &wc, OP_TIMEOUT_MS))
+		return -1;
+	if (wr_id)
+		*wr_id = wc.wr_id;
+	return wc.status;
+}
+
+static uint64_t raddr(struct node *c, uint64_t off)
+{
+	return c->peer.addr + off;
+}
+
+/* Expected hash of a server window: GUARD bytes of pattern @bg, @data, GUARD bytes of @bg. */
+static uint64_t window_hash(const uint8_t *data, uint32_t off, uint32_t len, uint64_t bg)
+{
+	uint8_t *tmp = malloc(len + 2 * GUARD);
+	uint64_t h;
+
+	if (!tmp)
+		die("malloc");
+	fill(tmp, off - GUARD, GUARD, bg);
+	memcpy(tmp + GUARD, data, len);
+	fill(tmp + GUARD + len, off + len, GUARD, bg);
+	h = fnv(tmp, len + 2 * GUARD);
+	free(tmp);
+	return h;
+}
+
+/* ---- scenario 1: SEND/RECV ---- */
+
+static void send_sizes(struct node *c, enum ibv_mtu mtu)
+{
+	uint32_t p = 128u << mtu, sizes[6] = { 0, 1, p - 1, p, p + 1, 3 * p + 5 };
+	uint32_t cap = 3 * p + 5 + 64, stride = cap + 4 * GUARD;
+	struct rentry e[12];
+	struct pairopt o = defaults();
+	struct ibv_qp *qp;
+	struct reply r;
+	int bad = 0;
+	char why[200] = "";
+
+	o.mtu = (uint8_t)mtu;
+	qp = pair(c, 0, o, "send");
+	if (!qp)
+		return;
+	for (int i = 0; i < 12; i++) {
+		e[i] = (struct rentry){ .wr_id = 100 + i, .off = GUARD + i * stride, .len = cap };
+	}
+	r = call_e(c, (struct cmd){ .op = OP_POST_RECVS, .n = 12 }, e);
+	for (int i = 0; i < 12 && !r.status; i++) {
+		uint32_t len = sizes[i % 6], loff = i * stride;
+		bool imm = i >= 6;
+
+		fill(c->buf + loff, 0, len, 7000 + i);
+		e[i].len = len;
+		e[i].seed = 7000 + i;
+		e[i].has_imm = imm;
+		e[i].imm = imm ? 0xa5000000u + i : 0;
+		if (post(c, qp, imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND, i, loff, len, 0, 0, 0, 0,
+			 e[i].imm)) {
+			snprintf(why, sizeof(why), "post of SEND %d failed: %s", i, strerror(errno));
+			bad++;
+			break;
+		}
+	}
+	for (int i = 0; i < 12 && !bad; i++) {
+		uint64_t id = 99;
+		int st = sdone(c, qp, &id);
+
+		if (st != IBV_WC_SUCCESS || id != (uint64_t)i) {
+			snprintf(why, sizeof(why), "send %d: %s wr_id %" PRIu64, i, wcs(st), id);
+			bad++;
+		}
+	}
+	tap(!r.status && !bad, "send: PMTU %u: 12 SENDs (0, 1, PMTU-1, PMTU, PMTU+1, 3*PMTU+5 B; "
+	    "without and with immediate) complete in order with success%s%s", p,
+	    bad || r.status ? ": " : "", r.status ? "server post_recv failed" : why);
+	r = call_e(c, (struct cmd){ .op = OP_EXPECT, .a = 5000, .n = 12 }, e);
+	tap(r.v == 12, "send: PMTU %u: 12 receive WRs consumed in order with the right wr_id, "
+	    "byte_len, imm_data and data (%" PRIu64 " of 12%s%s)", p, r.v, r.msg[0] ? ": " : "",
+	    r.msg);
+	peer_reset(c);
+}
+
+static void scenario_send(struct node *c)
+{
+	struct pairopt o = defaults();
+	struct ibv_qp *qp;
+	struct rentry e = { .wr_id = 7, .off = 4096, .len = 100 };
+	struct reply r;
+	uint64_t id = 0;
+	int st, cs, ss;
+
+	send_sizes(c, IBV_MTU_1024);
+	if (c->mtu >= IBV_MTU_4096 && c->peer.mtu >= IBV_MTU_4096)
+		send_sizes(c, IBV_MTU_4096);
+	else
+		printf("ok %d - send: PMTU 4096 # SKIP active MTU %d / %d (link MTU too small)\n"
+		       "ok %d - send: PMTU 4096 receives # SKIP as above\n", tests + 1,
+		       128 << c->mtu, 128 << c->peer.mtu, tests + 2), tests += 2;
+
+	qp = pair(c, 0, o, "send too small");
+	if (!qp)
+		return;
+	call_e(c, (struct cmd){ .op = OP_POST_RECVS, .n = 1 }, &e);
+	fill(c->buf, 0, 200, 1);
+	st = post(c, qp, IBV_WR_SEND, 8, 0, 200, 0, 0, 0, 0, 0) ?: sdone(c, qp, &id);
+	r = call(c, (struct cmd){ .op = OP_POLL_RECV, .a = 5000 });
+	tap(st == IBV_WC_REM_INV_REQ_ERR, "send: 200 B into a 100 B receive buffer: requester "
+	    "IBV_WC_REM_INV_REQ_ERR (got %s)", wcs(st));
+	tap(!r.status && r.wc_status == IBV_WC_LOC_LEN_ERR && r.wr_id == 7,
+	    "send: too small: receiver IBV_WC_LOC_LEN_ERR on wr_id 7 (got %s, wr_id %" PRIu64 ")",
+	    r.status ? "no completion" : wcs((int)r.wc_status), r.wr_id);
+	cs = qp_state(qp);
+	ss = peer_state(c, 0);
+	tap(cs == IBV_QPS_ERR && ss == IBV_QPS_ERR,
+	    "send: too small: both QPs in IBV_QPS_ERR (requester %s, responder %s)", state_str(cs),
+	    state_str(ss));
+	peer_reset(c);
+}
+
+/* ---- scenario 2: receiver not ready ---- */
+
+static void scenario_rnr(struct node *c)
+{
+	struct pairopt o = defaults();
+	struct snap a, b;
+	struct ibv_qp *qp;
+	struct rentry e[3];
+	struct reply r;
+	uint64_t t0, dt;
+	int st, bad = 0;
+
+	/* rnr_retry 1: the first RNR NAK is retried after min_rnr_timer 27 (122.88 ms) */
+	o.rnr_retry = 1;
+	o.s_min_rnr_timer = 27;
+	qp = pair(c, 0, o, "rnr");
+	if (!qp)
+		return;
+	take(c, &a);
+	t0 = now_ms();
+	st = post(c, qp, IBV_WR_SEND, 1, 0, 64, 0, 0, 0, 0, 0) ?: sdone(c, qp, NULL);
+	dt = now_ms() - t0;
+	take(c, &b);
+	tap(st == IBV_WC_RNR_RETRY_EXC_ERR,
+	    "rnr: no receive posted, rnr_retry 1: IBV_WC_RNR_RETRY_EXC_ERR (got %s)", wcs(st));
+	tap(dt >= 122, "rnr: the requester waited the responder's min_rnr_timer (122.88 ms) before "
+	    "its retry (%" PRIu64 " ms to the error)", dt);
+	check_counter(c, &a, &b, 1, "rnr_naks_sent", 2, 2, "rnr: retry 1 (2 RNR NAKs)");
+	check_counter(c, &a, &b, 0, "rnr_naks_rcvd", 2, 2, "rnr: retry 1 (2 RNR NAKs)");
+	peer_reset(c);
+
+	/* rnr_retry 7 (infinite), min_rnr_timer 20 (10.24 ms): 3 SENDs, 1 receive, 1 s later 2 */
+	o.rnr_retry = 7;
+	o.s_min_rnr_timer = 20;
+	qp = pair(c, 0, o, "rnr");
+	if (!qp)
+		return;
+	for (int i = 0; i < 3; i++) {
+		e[i] = (struct rentry){ .wr_id = 50 + i, .off = 8192 + i * 4096, .len = 1000,
+					.seed = 60 + i };
+		fill(c->buf + i * 4096, 0, 100 + 10 * i, 60 + i);
+	}
+	call_e(c, (struct cmd){ .op = OP_POST_RECVS, .n = 1 }, e);
+	take(c, &a);
+	for (int i = 0; i < 3; i++)
+		bad |= post(c, qp, IBV_WR_SEND, i, i * 4096, 100 + 10 * i, 0, 0, 0, 0, 0);
+	usleep(1000000);
+	r = call_e(c, (struct cmd){ .op = OP_POST_RECVS, .n = 2 }, e + 1);
+	for (int i = 0; i < 3 && !bad; i++) {
+		uint64_t id = 9;
+
+		st = sdone(c, qp, &id);
+		bad |= st != IBV_WC_SUCCESS || id != (uint64_t)i;
+	}
+	take(c, &b);
+	tap(!bad && !r.status, "rnr: rnr_retry 7, receives posted 1 s late: all 3 SENDs complete "
+	    "with success in order (last %s)", wcs(st));
+	for (int i = 0; i < 3; i++)
+		e[i].len = 100 + 10 * i;
+	r = call_e(c, (struct cmd){ .op = OP_EXPECT, .a = 5000, .n = 3 }, e);
+	tap(r.v == 3, "rnr: resent from the NAKed PSN: 3 receives in order with byte_len 100, 110, "
+	    "120 and their data (%" PRIu64 " of 3%s%s)", r.v, r.msg[0] ? ": " : "", r.msg);
+	/* at most one NAK per timer period in the ~1 s wait (10.24 ms), at least 1 */
+	check_counter(c, &a, &b, 1, "rnr_naks_sent", 1, 100, "rnr: retry 7 over 1 s");
+	check_counter(c, &a, &b, 0, "rnr_naks_rcvd", 1, 100, "rnr: retry 7 over 1 s");
+	if (c->scenic && c->peer.scenic)
+		tap(delta(&a, &b, 0, "rnr_naks_rcvd") == delta(&a, &b, 1, "rnr_naks_sent"),
+		    "rnr: every RNR NAK sent was received (%" PRId64 " sent, %" PRId64 " received)",
+		    delta(&a, &b, 1, "rnr_naks_sent"), delta(&a, &b, 0, "rnr_naks_rcvd"));
+	peer_reset(c);
+}
+
+/* ---- scenario 6: peer gone ---- */
+
+static void scenario_peer_gone(struct node *c)
+{
+	struct pairopt o = defaults();
+	struct snap a, b;
+	struct ibv_qp *qp;
+	int st, bad = 0, flushed = 0, first = -2;
+	char why[120] = "";
+
+	o.retry_cnt = 3;
+	o.timeout = 14;	/* 4.096 us * 2^14 = 67 ms */
+	qp = pair(c, 0, o, "peer-gone");
+	if (!qp)
+		return;
+	for (int i = 0; i < 4; i++)
+		bad |= post(c, qp, IBV_WR_RDMA_WRITE, i, 0, 65536, raddr(c, 0), c->peer.rkey, 0, 0,
+			    0) || sdone(c, qp, NULL) != IBV_WC_SUCCESS;
+	tap(!bad, "peer-gone: 4 WRITEs of 64 KiB complete before the server destroys its QP");
+	call(c, (struct cmd){ .op = OP_DESTROY, .slot = 0 });
+	take(c, &a);
+	for (int i = 0; i < 8; i++)
+		post(c, qp, IBV_WR_RDMA_WRITE, 10 + i, 0, 4096, raddr(c, 0), c->peer.rkey, 0, 0, 0);
+	for (int i = 0; i < 8; i++) {
+		uint64_t id = 0;
+
+		st = sdone(c, qp, &id);
+		if (i == 0)
+			first = st;
+		else if (st == IBV_WC_WR_FLUSH_ERR && id == 10u + i)
+			flushed++;
+		else if (!why[0])
+			snprintf(why, sizeof(why), ": WR %d: %s wr_id %" PRIu64, i, wcs(st), id);
+	}
+	take(c, &b);
+	tap(first == IBV_WC_RETRY_EXC_ERR, "peer-gone: first WR IBV_WC_RETRY_EXC_ERR (got %s)",
+	    wcs(first));
+	tap(flushed == 7, "peer-gone: the other 7 IBV_WC_WR_FLUSH_ERR in order (%d%s)", flushed, why);
+	st = qp_state(qp);
+	tap(st == IBV_QPS_ERR, "peer-gone: QP in IBV_QPS_ERR (%s)", state_str(st));
+	check_counter(c, &a, &b, 0, "ack_timeouts", 4, 4, "peer-gone: retry_cnt 3 (4 timeouts)");
+	check_counter(c, &a, &b, 1, "rx_drop_qp", 4, 1000000,
+		      "peer-gone: packets to the destroyed QP dropped");
+	peer_reset(c);
+}
+
+/* ---- scenario 9: atomics ---- */
+
+#define AT_OFF	(BUF_SIZE - 4096)	/* 8-byte aligned target on the server */
+
+static void scenario_atomics(struct node *c)
+{
+	uint64_t v0 = 0x1122334455667788ull, add = 0x1000000001ull, swp = 0xfeedfacecafebeefull;
+	uint64_t *res = (uint64_t *)(c->buf + 8192), tgt, before;
+	struct pairopt o = defaults();
+	struct ibv_qp *qp[4];
+	int st, bad = 0, done = 0, posted[4] = { 0 }, ok[4] = { 0 };
+	uint64_t t_end;
+
+	qp[0] = pair(c, 0, o, "atomics");
+	if (!qp[0])
+		return;
+	call(c, (struct cmd){ .op = OP_SET64, .a = AT_OFF, .x = v0 });
+	*res = 0;
+	st = post(c, qp[0], IBV_WR_ATOMIC_CMP_AND_SWP, 1, 8192, 8, raddr(c, AT_OFF), c->peer.rkey,
+		  v0, swp, 0) ?: sdone(c, qp[0], NULL);
+	tgt = call(c, (struct cmd){ .op = OP_GET64, .a = AT_OFF }).v;
+	tap(st == 0 && *res == v0 && tgt == swp, "atomics: CAS hit returns the original value "
+	    "0x%" PRIx64 " and swaps (%s, got 0x%" PRIx64 ", target 0x%" PRIx64 ")", v0, wcs(st),
+	    *res, tgt);
+	*res = 0;
+	st = post(c, qp[0], IBV_WR_ATOMIC_CMP_AND_SWP, 2, 8192, 8, raddr(c, AT_OFF), c->peer.rkey,
+		  v0, 0x1234, 0) ?: sdone(c, qp[0], NULL);
+	tgt = call(c, (struct cmd){ .op = OP_GET64, .a = AT_OFF }).v;
+	tap(st == 0 && *res == swp && tgt == swp, "atomics: CAS miss returns the original value, "
+	    "target unchanged (%s, got 0x%" PRIx64 ", target 0x%" PRIx64 ")", wcs(st), *res, tgt);
+	*res = 0;
+	st = post(c, qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 3, 8192, 8, raddr(c, AT_OFF),
+		  c->peer.rkey, add, 0, 0) ?: sdone(c, qp[0], NULL);
+	tgt = call(c, (struct cmd){ .op = OP_GET64, .a = AT_OFF }).v;
+	tap(st == 0 && *res == swp && tgt == swp + add, "atomics: FAA returns the original value "
+	    "and adds (%s, got 0x%" PRIx64 ", target 0x%" PRIx64 ")", wcs(st), *res, tgt);
+
+	before = peer_hash(c, AT_OFF - 8, 24);
+	st = post(c, qp[0], IBV_WR_ATOMIC_FETCH_AND_ADD, 4, 8192, 8, raddr(c, AT_OFF + 4),
+		  c->peer.rkey, 1, 0, 0) ?: sdone(c, qp[0], NULL);
+	tap(st == IBV_WC_REM_INV_REQ_ERR && peer_hash(c, AT_OFF - 8, 24) == before,
+	    "atomics: FAA at a misaligned address: IBV_WC_REM_INV_REQ_ERR, target untouched (%s)",
+	    wcs(st));
+	peer_reset(c);
+
+	/* 4 QPs x 1000 FAA on one address, QP k adding 1 << 16k: the sum counts each QP's */
+	for (int k = 0; k < 4; k++) {
+		qp[k] = pair(c, k, o, "atomics concurrent");
+		if (!qp[k])
+			return;
+	}
+	call(c, (struct cmd){ .op = OP_SET64, .a = AT_OFF, .x = 0 });
+	memset(c->buf + 65536, 0xff, 4000 * 8);
+	res = (uint64_t *)(c->buf + 65536);
+	t_end = now_ms() + 120000;
+	while (done < 4000 && now_ms() < t_end) {
+		struct ibv_wc wc[16];
+		int n;
+
+		for (int k = 0; k < 4; k++)
+			while (posted[k] < 1000 && posted[k] - ok[k] < 4) {
+				uint32_t slot = k * 1000 + posted[k];
+
+				if (post(c, qp[k], IBV_WR_ATOMIC_FETCH_AND_ADD, slot, 65536 + 8 * slot,
+					 8, raddr(c, AT_OFF), c->peer.rkey, 1ull << (16 * k), 0, 0)) {
+					bad++;
+					break;
+				}
+				posted[k]++;
+			}
+		if (bad)
+			break;
+		n = ibv_poll_cq(c->scq, 16, wc);
+		for (int i = 0; i < n; i++) {
+			bad += wc[i].status != IBV_WC_SUCCESS;
+			ok[wc[i].wr_id / 1000]++;
+			done++;
+		}
+		if (bad)
+			break;
+	}
+	tgt = call(c, (struct cmd){ .op = OP_GET64, .a = AT_OFF }).v;
+	/* every FAA saw a different value: sort-free check of distinctness per QP field */
+	bool distinct = true;
+
+	for (int k = 0; k < 4 && distinct; k++) {
+		static uint8_t seen[1000];
+
+		memset(seen, 0, sizeof(seen));
+		for (int i = 0; i < 1000 && distinct; i++) {
+			uint64_t f = (res[k * 1000 + i] >> (16 * k)) & 0xffff;
+
+			distinct = f < 1000 && !seen[f];
+			if (distinct)
+				seen[f] = 1;
+		}
+	}
+	tap(!bad && done == 4000 && tgt == 0x03e803e803e803e8ull,
+	    "atomics: 4 QPs x 1000 FAA on one address: exact sum 0x03e803e803e803e8 "
+	    "(got 0x%016" PRIx64 ", %d completions, %d errors)", tgt, done, bad);
+	tap(distinct && done == 4000, "atomics: each QP's 1000 FAAs returned 1000 different "
+	    "original values (its field 0..999 once each)");
+	peer_reset(c);
+}
+
+/* ---- scenario 10: access errors ---- */
+
+/* WRITE with a bad rkey / out of bounds / to an MR without remote write (@ro). */
+
+static void access_case(struct node *c, const char *what, uint64_t addr, uint32_t rkey,
+			uint32_t hoff, uint32_t hlen, bool ro)
+{
+	struct pairopt o = defaults();
+	struct ibv_qp *qp = pair(c, 0, o, what);
+	uint64_t before;
+	struct reply r;
+	int st, cs, ss;
+
+	if (!qp)
+		return;
+	before = ro ? peer_ro_hash(c) : peer_hash(c, hoff, hlen);
+	fill(c->buf, 0, 4096, 99);
+	st = post(c, qp, IBV_WR_RDMA_WRITE, 1, 0, 4096, addr, rkey, 0, 0, 0) ?: sdone(c, qp, NULL);
+	cs = qp_state(qp);
+	ss = peer_state(c, 0);
+	tap(st == IBV_WC_REM_ACCESS_ERR &&
+	    (ro ? peer_ro_hash(c) : peer_hash(c, hoff, hlen)) == before,
+	    "access: %s: IBV_WC_REM_ACCESS_ERR, target untouched (got %s)", what, wcs(st));
+	tap(cs == IBV_QPS_ERR && ss == IBV_QPS_ERR, "access: %s: both QPs in IBV_QPS_ERR "
+	    "(requester %s, responder %s)", what, state_str(cs), state_str(ss));
+	r = call(c, (struct cmd){ .op = OP_ASYNC, .slot = 0, .a = 2000 });
+	if (c->peer.scenic)
+		tap(!r.status && r.wc_status == IBV_EVENT_QP_ACCESS_ERR,
+		    "access: %s: responder gets IBV_EVENT_QP_ACCESS_ERR (got %s)", what,
+		    r.status ? "none in 2 s" : ibv_event_type_str(r.wc_status));
+	else
+		printf("ok %d - access: %s: responder async event # SKIP rxe responder (got %s)\n",
+		       ++tests, what, r.status ? "none in 2 s" : ibv_event_type_str(r.wc_status));
+	peer_reset(c);
+}
+
+#define RV_OFF	(1u << 20)	/* revoke: up to 1024 WRITEs of 4 KiB into [1 MiB, 5 MiB) */
+#define RV_N	1024
+
+static void scenario_access(struct node *c)
+{
+	struct pairopt o = defaults();
+	struct ibv_qp *qp;
+	struct reply r;
+	int st[RV_N], posted = 0, done = 0, err_at = -1, bad_order = 0, cs, ss;
+	bool sent = false, got_reply = false;
+	uint64_t t_end, h, want;
+	uint8_t *exp;
+
+	access_case(c, "WRITE with a bad rkey", raddr(c, 8192), c->peer.rkey ^ 0x7fff00, 8192,
+		    4096, false);
+	access_case(c, "WRITE past the end of the MR", raddr(c, BUF_SIZE - 100), c->peer.rkey,
+		    BUF_SIZE - 4096, 4096, false);
+	access_case(c, "WRITE to an MR without remote write", c->peer.ro_addr, c->peer.ro_rkey, 0,
+		    0, true);
+
+	/* revoke remote write with RTS->RTS while WRITEs stream */
+	qp = pair(c, 0, o, "access revoke");
+	if (!qp)
+		return;
+	call(c, (struct cmd){ .op = OP_FILL, .a = RV_OFF, .b = RV_N * 4096, .x = 5 });
+	for (int i = 0; i < RV_N; i++)
+		fill(c->buf + RV_OFF + i * 4096, RV_OFF + i * 4096, 4096, 6);
+	t_end = now_ms() + 60000;
+	while (done < posted || (posted < RV_N && err_at < 0)) {
+		struct ibv_wc wc[8];
+		int n;
+
+		if (now_ms() > t_end)
+			break;
+		while (posted < RV_N && err_at < 0 && posted - done < 8) {
+			if (post(c, qp, IBV_WR_RDMA_WRITE, posted, RV_OFF + posted * 4096, 4096,
+				 raddr(c, RV_OFF + posted * 4096), c->peer.rkey, 0, 0, 0))
+				break;
+			posted++;
+		}
+		if (!sent && done >= 16) {
+			/* the server revokes while we keep streaming; its reply is read later */
+			call_begin(c, (struct cmd){ .op = OP_MODIFY, .slot = 0,
+						    .a = IBV_QP_ACCESS_FLAGS,
+						    .x = IBV_ACCESS_LOCAL_WRITE |
+							 IBV_ACCESS_REMOTE_READ }, NULL);
+			sent = true;
+		}
+		n = ibv_poll_cq(c->scq, 8, wc);
+		for (int i = 0; i < n; i++) {
+			if (wc[i].wr_id != (uint64_t)done)
+				bad_order++;
+			st[done] = wc[i].status;
+			if (wc[i].status != IBV_WC_SUCCESS && err_at < 0)
+				err_at = done;
+			done++;
+		}
+	}
+	if (sent) {
+		r = call_end(c);
+		got_reply = true;
+	}
+	int after_ok = 0, flush = 0;
+
+	for (int i = 0; err_at >= 0 && i < done; i++) {
+		if (i < err_at && st[i] != IBV_WC_SUCCESS)
+			after_ok++;
+		if (i > err_at && st[i] == IBV_WC_WR_FLUSH_ERR)
+			flush++;
+	}
+	tap(got_reply && !r.status, "access revoke: server's RTS->RTS ibv_modify_qp"
+	    "(IBV_QP_ACCESS_FLAGS) without remote write succeeds (%s)",
+	    got_reply ? strerror(-r.status) : "not sent");
+	tap(err_at >= 16 && st[err_at] == IBV_WC_REM_ACCESS_ERR && !after_ok && !bad_order &&
+	    flush == done - err_at - 1,
+	    "access revoke: WRITEs before it succeed, then one IBV_WC_REM_ACCESS_ERR (WR %d: %s), "
+	    "the %d after it IBV_WC_WR_FLUSH_ERR (%d)", err_at,
+	    err_at >= 0 ? wcs(st[err_at]) : "none", done - err_at - 1, flush);
+	/* the server's region: WRITEs < err_at present, the rest untouched */
+	exp = malloc(RV_N * 4096);
+	if (!exp)
+		die("malloc");
+	fill(exp, RV_OFF, RV_N * 4096, 5);
+	if (err_at > 0)
+		memcpy(exp, c->buf + RV_OFF, (size_t)err_at * 4096);
+	want = fnv(exp, RV_N * 4096);
+	h = peer_hash(c, RV_OFF, RV_N * 4096);
+	free(exp);
+	tap(err_at >= 0 && h == want, "access revoke: the %d WRITEs that succeeded are in place, "
+	    "nothing written from the failed one on", err_at);
+	cs = qp_state(qp);
+	ss = peer_state(c, 0);
+	tap(cs == IBV_QPS_ERR && ss == IBV_QPS_ERR, "access revoke: both QPs in IBV_QPS_ERR "
+	    "(requester %s, responder %s)", state_str(cs), state_str(ss));
+	r = call(c, (struct cmd){ .op = OP_ASYNC, .slot = 0, .a = 2000 });
+	if (c->peer.scenic)
+		tap(!r.status && r.wc_status == IBV_EVENT_QP_ACCESS_ERR,
+		    "access revoke: server gets IBV_EVENT_QP_ACCESS_ERR (got %s)",
+		    r.status ? "none in 2 s" : ibv_event_type_str(r.wc_status));
+	else
+		printf("ok %d - access revoke: server async event # SKIP rxe server (got %s)\n",
+		       ++tests, r.status ? "none in 2 s" : ibv_event_type_str(r.wc_status));
+	peer_reset(c);
+}
+
+/* ---- scenario 12: every payload length 0..PMTU ---- */
+
+static void icrc_lengths(struct node *c, enum ibv_mtu mtu)
+{
+	uint32_t p = 128u << mtu, stride = p + 4 * GUARD, total = p + 1, good = 0;
+	static struct rentry e[128];
+	struct pairopt o = defaults();
+	struct ibv_qp *qp;
+	char why[200] = "";
+	uint64_t t0 = now_ms();
+
+	o.mtu = (uint8_t)mtu;
+	o.c_send_wr = 128;
+	qp = pair(c, 0, o, "icrc");
+	if (!qp)
+		return;
+	for (uint32_t base = 0; base < total && !why[0]; base += 128) {
+		uint32_t n = total - base < 128 ? total - base : 128;
+		struct reply r;
+
+		for (uint32_t i = 0; i < n; i++)
+			e[i] = (struct rentry){ .wr_id = base + i, .off = GUARD + i * stride, .len = p };
+		r = call_e(c, (struct cmd){ .op = OP_POST_RECVS, .n = n }, e);
+		if (r.status) {
+			snprintf(why, sizeof(why), "server post_recv: %s", strerror(-r.status));
+			break;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t len = base + i;
+
+			e[i].len = len;
+			e[i].seed = 900000 + len;
+			fill(c->buf + i * stride, 0, len, e[i].seed);
+			if (post(c, qp, IBV_WR_SEND, len, i * stride, len, 0, 0, 0, 0, 0)) {
+				snprintf(why, sizeof(why), "post of %u B: %s", len, strerror(errno));
+				break;
+			}
+		}
+		for (uint32_t i = 0; i < n && !why[0]; i++) {
+			uint64_t id = 0;
+			int st = sdone(c, qp, &id);
+
+			if (st || id != base + i)
+				snprintf(why, sizeof(why), "send of %u B: %s", base + i, wcs(st));
+		}
+		if (why[0])
+			break;
+		r = call_e(c, (struct cmd){ .op = OP_EXPECT, .a = 5000, .n = n }, e);
+		good += (uint32_t)r.v;
+		if (r.v != n)
+			snprintf(why, sizeof(why), "%s", r.msg);
+	}
+	tap(good == total && !why[0], "icrc: PMTU %u: SEND of every length 0..%u (pad 0-3) "
+	    "received with its byte_len and data (%u of %u, %" PRIu64 " ms%s%s)", p, p, good, total,
+	    now_ms() - t0, why[0] ? "; " : "", why);
+	peer_reset(c);
+}
+
+static void scenario_icrc(struct node *c)
+{
+	icrc_lengths(c, IBV_MTU_1024);
+	if (c->mtu >= IBV_MTU_4096 && c->peer.mtu >= IBV_MTU_4096)
+		icrc_lengths(c, IBV_MTU_4096);
+	else
+		printf("ok %d - icrc: PMTU 4096 # SKIP active MTU %d / %d\n", ++tests,
+		       128 << c->mtu, 128 << c->peer.mtu);
+}
+
+/* ---- scenario 13: QP states ---- */
+
+/* Post a SEND on a QP that must not transmit: the post fails, or no completion in 1 s. */
+static void no_transmit(struct node *c, struct ibv_qp *qp, const char *what)
+{
+	int e = post(c, qp, IBV_WR_SEND, 1, 0, 64, 0, 0, 0, 0, 0);
+	struct ibv_wc wc;
+	bool cqe = !e && poll_qp(c->scq, qp->qp_num, &wc, 1000);
+
+	tap(e || !cqe, "states: ibv_post_send in %s fails or does not transmit (post %s%s)", what,
+	    e ? strerror(e) : "ok", e ? "" : cqe ? ", a completion came" : ", no completion in 1 s");
+}
+
+static void states_remote(struct node *c, enum ibv_qp_state sst)
+{
+	struct pairopt o = defaults();
+	struct ibv_qp *qp;
+	uint64_t before;
+	int st;
+
+	o.sstate = (uint8_t)sst;
+	o.retry_cnt = 1;
+	o.timeout = 12;	/* 16.8 ms */
+	qp = pair(c, 0, o, "states");
+	if (!qp)
+		return;
+	call(c, (struct cmd){ .op = OP_FILL, .a = 65536, .b = 4096, .x = 3 });
+	before = peer_hash(c, 65536, 4096);
+	fill(c->buf, 0, 4096, 4);
+	st = post(c, qp, IBV_WR_RDMA_WRITE, 1, 0, 4096, raddr(c, 65536), c->peer.rkey, 0, 0, 0) ?:
+	     sdone(c, qp, NULL);
+	if (sst == IBV_QPS_RTR) {
+		tap(st == IBV_WC_SUCCESS && peer_hash(c, 65536, 4096) == fnv(c->buf, 4096),
+		    "states: a responder in RTR receives: WRITE succeeds, data in place (%s)", wcs(st));
+		struct reply r = call(c, (struct cmd){ .op = OP_SEND, .slot = 0, .b = 64, .a = 1000 });
+
+		tap(r.status || r.wc_status == 1000,
+		    "states: ibv_post_send on the RTR responder fails or does not transmit (post %s%s)",
+		    r.status ? strerror(-r.status) : "ok",
+		    r.status ? "" : r.wc_status == 1000 ? ", no completion in 1 s" : ", completed");
+	} else {
+		tap(st == IBV_WC_RETRY_EXC_ERR && peer_hash(c, 65536, 4096) == before,
+		    "states: a responder in %s drops traffic: WRITE ends IBV_WC_RETRY_EXC_ERR, target "
+		    "untouched (%s)", state_str(sst), wcs(st));
+	}
+	peer_reset(c);
+}
+
+static void scenario_states(struct node *c)
+{
+	struct pairopt o = defaults();
+	struct ibv_qp *qp = qp_create(c, 0, 0);
+	struct qp_params init = { .state = IBV_QPS_INIT, .access = IBV_ACCESS_LOCAL_WRITE };
+	int e, flushed = 0, st, bad = 0;
+
+	if (!qp) {
+		tap(false, "states: ibv_create_qp: %s", strerror(errno));
+		return;
+	}
+	no_transmit(c, qp, "RESET");
+	e = post_recv(c, qp, 1, 0, 64);
+	tap(e != 0, "states: ibv_post_recv in RESET fails (%s)", e ? strerror(e) : "accepted");
+	e = qp_bring_up(c, qp, &init);
+	tap(!e, "states: RESET->INIT (%s)", strerror(e));
+	no_transmit(c, qp, "INIT");
+	e = post_recv(c, qp, 1, 0, 64);
+	tap(!e, "states: ibv_post_recv in INIT is accepted (%s)", strerror(e));
+	ibv_destroy_qp(qp);
+	drain_cq(c->scq);
+	drain_cq(c->rcq);
+
+	states_remote(c, IBV_QPS_RESET);
+	states_remote(c, IBV_QPS_INIT);
+	states_remote(c, IBV_QPS_RTR);
+
+	/* ERR flushes the receive queue and every later send */
+	qp = pair(c, 0, o, "states");
+	if (!qp)
+		return;
+	for (int i = 0; i < 4; i++)
+		post_recv(c, qp, 20 + i, 4096 * i, 4096);
+	e = qp_to(qp, IBV_QPS_ERR);
+	for (int i = 0; i < 4; i++) {
+		struct ibv_wc wc;
+
+		if (poll_qp(c->rcq, qp->qp_num, &wc, 5000) && wc.status == IBV_WC_WR_FLUSH_ERR &&
+		    wc.wr_id == 20u + i)
+			flushed++;
+	}
+	tap(!e && flushed == 4, "states: RTS->ERR flushes the 4 posted receives in order with "
+	    "IBV_WC_WR_FLUSH_ERR (%d; modify %s)", flushed, strerror(e));
+	e = post(c, qp, IBV_WR_SEND, 1, 0, 64, 0, 0, 0, 0, 0);
+	st = e ? -2 : sdone(c, qp, NULL);
+	tap(st == IBV_WC_WR_FLUSH_ERR, "states: a SEND posted in ERR completes with "
+	    "IBV_WC_WR_FLUSH_ERR (%s)", e ? strerror(e) : wcs(st));
+	peer_reset(c);
+
+	/* SQD: the posted WRITEs drain, then back to RTS */
+	qp = pair(c, 0, o, "states");
+	if (!qp)
+		return;
+	fill(c->buf, 0, 8 * 65536, 11);
+	for (int i = 0; i < 8; i++)
+		bad |= post(c, qp, IBV_WR_RDMA_WRITE, i, i * 65536, 65536, raddr(c, i * 65536),
+			    c->peer.rkey, 0, 0, 0);
+	e = qp_to(qp, IBV_QPS_SQD);
+	tap(!e, "states: RTS->SQD with 8 WRITEs outstanding accepted (%s)", strerror(e));
+	for (int i = 0; i < 8; i++)
+		bad |= sdone(c, qp, NULL) != IBV_WC_SUCCESS;
+	st = qp_state(qp);
+	tap(!bad && peer_hash(c, 0, 8 * 65536) == fnv(c->buf, 8 * 65536) &&
+	    (e || st == IBV_QPS_SQD), "states: SQD drains: the 8 WRITEs complete with their data, "
+	    "QP in %s (want %s)", state_str(st), e ? "RTS, SQD refused" : "SQD");
+	e = e ? e : qp_to(qp, IBV_QPS_RTS);
+	st = post(c, qp, IBV_WR_RDMA_WRITE, 9, 0, 4096, raddr(c, 0), c->peer.rkey, 0, 0, 0) ?:
+	     sdone(c, qp, NULL);
+	tap(!e && st == IBV_WC_SUCCESS, "states: SQD->RTS, then a WRITE succeeds (modify %s, %s)",
+	    strerror(e), wcs(st));
+	peer_reset(c);
+}
+
+/* ---- scenario 14: scale ---- */
+
+struct scale_res {
+	double mbps, jain;
+};
+
+static double jain(const uint64_t *x, int from, int n)
+{
+	double s = 0, s2 = 0;
+
+	for (int i = from; i < n; i++) {
+		s += (double)x[i];
+		s2 += (double)x[i] * (double)x[i];
+	}
+	return s2 > 0 ? s * s / ((n - from) * s2) : 0;
+}
+
+#define SC_LEN	65536
+#define SC_DEPTH 2
+
+static struct scale_res scale_run(struct node *c, int n, double base_mbps)
+{
+	static uint64_t bytes[MAX_SLOTS], half[MAX_SLOTS];
+	static int out[MAX_SLOTS];
+	struct pairopt o = defaults();
+	struct scale_res res = { 0, 0 };
+	uint64_t t0, t_half, t_end, t_drain, min_after = UINT64_MAX;
+	int errors = 0, qp0_flush = 0, qp0_other = 0, outstanding = 0, from = n > 1 ? 1 : 0;
+	bool killed = false;
+	char why[120] = "";
+
+	o.c_send_wr = 4;
+	o.c_recv_wr = 1;
+	o.s_send_wr = 1;
+	o.s_recv_wr = 1;
+	for (int i = 0; i < n; i++) {
+		if (!pair(c, i, o, "scale")) {
+			printf("# scale: only %d of %d QP pairs\n", i, n);
+			peer_reset(c);
+			return res;
+		}
+		bytes[i] = half[i] = 0;
+		out[i] = 0;
+	}
+	for (int i = 0; i < n; i++)
+		for (int d = 0; d < SC_DEPTH; d++) {
+			if (post(c, c->qp[i], IBV_WR_RDMA_WRITE, i, 0, SC_LEN, raddr(c, 0),
+				 c->peer.rkey, 0, 0, 0))
+				errors++;
+			else
+				out[i]++, outstanding++;
+		}
+	t0 = now_ms();
+	t_half = t0 + (uint64_t)scale_secs * 500;
+	t_end = t0 + (uint64_t)scale_secs * 1000;
+	t_drain = t_end + 30000;
+	while (outstanding > 0 && now_ms() < t_drain) {
+		struct ibv_wc wc[64];
+		uint64_t t = now_ms();
+		int k = ibv_poll_cq(c->scq, 64, wc);
+
+		if (n > 1 && !killed && t >= t_half) {
+			/* one QP forced to ERR mid-run: the others must not notice */
+			memcpy(half, bytes, sizeof(bytes[0]) * n);
+			if (qp_to(c->qp[0], IBV_QPS_ERR))
+				snprintf(why, sizeof(why), "modify to ERR: %s", strerror(errno));
+			killed = true;
+		}
+		for (int j = 0; j < k; j++) {
+			int i = (int)wc[j].wr_id;
+
+			out[i]--;
+			outstanding--;
+			if (i == 0 && killed) {
+				if (wc[j].status == IBV_WC_WR_FLUSH_ERR)
+					qp0_flush++;
+				else if (wc[j].status != IBV_WC_SUCCESS)
+					qp0_other++;
+				else
+					bytes[0] += SC_LEN;
+				continue;
+			}
+			if (wc[j].status != IBV_WC_SUCCESS) {
+				if (!errors)
+					snprintf(why, sizeof(why), "QP %d: %s", i, wcs(wc[j].status));
+				errors++;
+				continue;
+			}
+			bytes[i] += SC_LEN;
+			if (t < t_end) {
+				if (post(c, c->qp[i], IBV_WR_RDMA_WRITE, i, 0, SC_LEN, raddr(c, 0),
+					 c->peer.rkey, 0, 0, 0))
+					errors++;
+				else
+					out[i]++, outstanding++;
+			}
+		}
+	}
+	uint64_t sum = 0;
+
+	for (int i = from; i < n; i++) {
+		sum += bytes[i];
+		if (killed && bytes[i] - half[i] < min_after)
+			min_after = bytes[i] - half[i];
+	}
+	res.mbps = (double)(sum + (from ? bytes[0] : 0)) / 1e6 / scale_secs;
+	res.jain = jain(bytes, from, n);
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (int i = from; i < n; i++) {
+		lo = bytes[i] < lo ? bytes[i] : lo;
+		hi = bytes[i] > hi ? bytes[i] : hi;
+	}
+	printf("# scale: %d QPs, %d s: %.1f MB/s aggregate, Jain %.4f, per-QP %" PRIu64
+	       "..%" PRIu64 " KiB\n", n, scale_secs, res.mbps, res.jain,
+	       lo / 1024, hi / 1024);
+	tap(!errors && !outstanding && res.jain >= 0.99,
+	    "scale: %d QPs x 64 KiB WRITEs for %d s: no error, Jain's fairness %.4f >= 0.99%s%s", n,
+	    scale_secs, res.jain, why[0] ? "; " : "", why);
+	if (base_mbps > 0)
+		tap(res.mbps >= 0.7 * base_mbps, "scale: %d QPs: aggregate %.1f MB/s >= 0.7 x the "
+		    "1-QP %.1f MB/s", n, res.mbps, base_mbps);
+	if (n > 1)
+		tap(killed && qp0_flush == out[0] + qp0_flush && !qp0_other && min_after > 0,
+		    "scale: %d QPs: QP 0 forced to ERR at %d s: its WRs flushed (%d), each of the "
+		    "other %d moved on after it (least %" PRIu64 " KiB)", n, scale_secs / 2, qp0_flush,
+		    n - 1, min_after == UINT64_MAX ? 0 : min_after / 1024);
+	peer_reset(c);
+	return res;
+}
+
+/* max_qp QPs can be created, one more fails with an errno, and destroying them frees all. */
+static void scenario_maxqp(struct node *c)
+{
+	int max = c->da.max_qp, made = 0, again = 0, e = 0;
+	struct ibv_qp **q;
+
+	if (max > 4096) {
+		printf("ok %d - maxqp: max_qp + 1 fails # SKIP max_qp %d: too many for a VM\n",
+		       ++tests, max);
+		return;
+	}
+	peer_reset(c);
+	q = calloc((size_t)max + 1, sizeof(*q));
+	if (!q)
+		die("calloc");
+	for (int i = 0; i <= max; i++) {
+		q[i] = qp_create(c, 1, 1);
+		if (!q[i]) {
+			e = errno;
+			break;
+		}
+		made++;
+	}
+	tap(made == max && e, "maxqp: max_qp %d QPs created, QP %d fails cleanly with an errno "
+	    "(%d created, %s)", max, max + 1, made, e ? strerror(e) : "no error");
+	for (int i = 0; i < made; i++)
+		ibv_destroy_qp(q[i]);
+	for (int i = 0; i < max; i++) {
+		q[i] = qp_create(c, 1, 1);
+		if (!q[i])
+			break;
+		again++;
+	}
+	for (int i = 0; i < again; i++)
+		ibv_destroy_qp(q[i]);
+	tap(again == max, "maxqp: nothing leaked: after destroying them %d QPs can be created "
+	    "again (%d)", max, again);
+	free(q);
+}
+
+static void scenario_scale(struct node *c, const char *list)
+{
+	double base = 0;
+	char *dup = strdup(list), *save = NULL;
+
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int n = atoi(t);
+		struct scale_res r;
+
+		if (n < 1 || n > MAX_SLOTS) {
+			tap(false, "scale: %s QPs: not in 1..%d", t, MAX_SLOTS);
+			continue;
+		}
+		r = scale_run(c, n, base);
+		if (n == 1)
+			base = r.mbps;
+	}
+	free(dup);
+}
+
+/* ---- faults (3, 4, 5, 7): the boot's wire-faults rules hit these PSNs ---- */
+
+static uint32_t fpsn(uint32_t p)
+{
+	return (p + psn_off) & 0xffffff;
+}
+
+/* The side whose card carries the rules (node 1): 0 the client, 1 the server. */
+static int fside(void)
+{
+	return psn_off ? 1 : 0;
+}
+
+static struct ibv_qp *fault_pair(struct node *c, uint32_t base, const char *what)
+{
+	struct pairopt o = defaults();
+
+	o.fixed_psn = true;
+	o.cpsn = fpsn(base);
+	o.spsn = fpsn(base + 0x10000);
+	o.timeout = 14;
+	return pair(c, 0, o, what);
+}
+
+/* An 8-packet WRITE (PMTU 1024) at PSN @base; the rule drops or reorders one packet. */
+static void fault_write(struct node *c, const char *what, uint32_t base, const char *wctr,
+			int lost)
+{
+	const uint32_t off = 1u << 20, len = 8 * 1024;
+	struct snap a, b;
+	struct ibv_qp *qp = fault_pair(c, base, what);
+	uint64_t t0, dt;
+	int st;
+
+	if (!qp)
+		return;
+	call(c, (struct cmd){ .op = OP_FILL, .a = off - GUARD, .b = len + 2 * GUARD, .x = 21 });
+	fill(c->buf, 0, len, 22);
+	take(c, &a);
+	t0 = now_ms();
+	st = post(c, qp, IBV_WR_RDMA_WRITE, 1, 0, len, raddr(c, off), c->peer.rkey, 0, 0, 0) ?:
+	     sdone(c, qp, NULL);
+	dt = now_ms() - t0;
+	take(c, &b);
+	tap(st == IBV_WC_SUCCESS, "%s: 8-packet WRITE at PSN 0x%06x completes with success (%s, "
+	    "%" PRIu64 " ms)", what, fpsn(base), wcs(st), dt);
+	tap(peer_hash(c, off - GUARD, len + 2 * GUARD) == window_hash(c->buf, off, len, 21),
+	    "%s: data intact at the responder, nothing outside it written", what);
+	check_counter(c, &a, &b, fside(), wctr, 1, 1, what);
+	if (lost == 2) {	/* the middle packet (PSN +2) dropped */
+		check_counter(c, &a, &b, 1, "seq_naks_sent", 1, 1, "lost-middle: one sequence NAK");
+		check_counter(c, &a, &b, 0, "seq_naks_rcvd", 1, 1, "lost-middle: one sequence NAK");
+		check_counter(c, &a, &b, 1, "duplicate_requests", 0, 0,
+			      "lost-middle: go-back-N from exactly the lost PSN");
+		check_counter(c, &a, &b, 0, "retransmits", 1, 6, "lost-middle: PSN +2..+7 resent");
+	} else if (lost == 7) {	/* the last one: only the ACK timeout recovers */
+		tap(st == IBV_WC_SUCCESS && dt >= 67, "lost-last: recovered after the local ACK "
+		    "timeout 4.096 us x 2^14 = 67 ms (%" PRIu64 " ms)", dt);
+		check_counter(c, &a, &b, 0, "ack_timeouts", 1, 1, "lost-last: recovered by timeout");
+		check_counter(c, &a, &b, 1, "seq_naks_sent", 0, 0, "lost-last: no NAK");
+	} else {	/* reordered */
+		check_counter(c, &a, &b, 1, "seq_naks_sent", 1, 8, "reorder: treated as loss");
+	}
+	peer_reset(c);
+}
+
+static void scenario_dup(struct node *c)
+{
+	struct rentry e[2] = { { .wr_id = 1, .off = 4096, .len = 1000 },
+			       { .wr_id = 2, .off = 8192, .len = 1000 } };
+	uint64_t v0 = 0x0123456789abcdefull, got;
+	struct snap a, b;
+	struct ibv_qp *qp;
+	struct reply r;
+	int st;
+
+	/* SEND duplicated: re-ACKed, one receive completion */
+	qp = fault_pair(c, 0x300000, "dup SEND");
+	if (!qp)
+		return;
+	call_e(c, (struct cmd){ .op = OP_POST_RECVS, .n = 2 }, e);
+	fill(c->buf, 0, 100, 31);
+	take(c, &a);
+	st = post(c, qp, IBV_WR_SEND, 1, 0, 100, 0, 0, 0, 0, 0) ?: sdone(c, qp, NULL);
+	e[0].len = 100;
+	e[0].seed = 31;
+	r = call_e(c, (struct cmd){ .op = OP_EXPECT, .a = 5000, .n = 1 }, e);
+	tap(st == IBV_WC_SUCCESS && r.v == 1, "dup: duplicated SEND: success, received once with "
+	    "its data (%s%s%s)", wcs(st), r.msg[0] ? "; " : "", r.msg);
+	r = call(c, (struct cmd){ .op = OP_NO_RECV, .a = 1000 });
+	take(c, &b);
+	tap(r.status == -ETIMEDOUT, "dup: no second receive completion in 1 s (%s)",
+	    r.status ? "none" : wcs((int)r.wc_status));
+	check_counter(c, &a, &b, fside(), "wire_dups", 1, 1, "dup SEND");
+	check_counter(c, &a, &b, 1, "duplicate_requests", 1, 1, "dup SEND: re-ACKed");
+	peer_reset(c);
+
+	/* FAA duplicated: answered from the saved result, applied once */
+	qp = fault_pair(c, 0x340000, "dup FAA");
+	if (!qp)
+		return;
+	call(c, (struct cmd){ .op = OP_SET64, .a = AT_OFF, .x = v0 });
+	memset(c->buf + 8192, 0, 8);
+	take(c, &a);
+	st = post(c, qp, IBV_WR_ATOMIC_FETCH_AND_ADD, 1, 8192, 8, raddr(c, AT_OFF), c->peer.rkey, 5,
+		  0, 0) ?: sdone(c, qp, NULL);
+	usleep(200000);
+	got = call(c, (struct cmd){ .op = OP_GET64, .a = AT_OFF }).v;
+	take(c, &b);
+	tap(st == IBV_WC_SUCCESS && !memcmp(c->buf + 8192, &v0, 8) && got == v0 + 5,
+	    "dup: duplicated FAA +5: returns the original, applied once (target 0x%" PRIx64
+	    ", want 0x%" PRIx64 ", %s)", got, v0 + 5, wcs(st));
+	check_counter(c, &a, &b, fside(), "wire_dups", 1, 1, "dup FAA");
+	check_counter(c, &a, &b, 1, "duplicate_requests", 1, 1, "dup FAA: answered from the saved "
+		      "result");
+	peer_reset(c);
+
+	/* READ duplicated: re-executed, the requester drops the second response */
+	qp = fault_pair(c, 0x380000, "dup READ");
+	if (!qp)
+		return;
+	call(c, (struct cmd){ .op = OP_FILL, .a = 65536, .b = 4096, .x = 33 });
+	memset(c->buf, 0, 4096);
+	take(c, &a);
+	st = post(c, qp, IBV_WR_RDMA_READ, 1, 0, 4096, raddr(c, 65536), c->peer.rkey, 0, 0, 0) ?:
+	     sdone(c, qp, NULL);
+	usleep(200000);
+	take(c, &b);
+	fill(c->buf + 8192, 65536, 4096, 33);
+	tap(st == IBV_WC_SUCCESS && !memcmp(c->buf, c->buf + 8192, 4096),
+	    "dup: duplicated 4-packet READ: success, data intact (%s)", wcs(st));
+	check_counter(c, &a, &b, fside(), "wire_dups", 1, 1, "dup READ");
+	check_counter(c, &a, &b, 1, "duplicate_requests", 1, 1, "dup READ: re-executed");
+	peer_reset(c);
+}
+
+static void scenario_read_lost(struct node *c)
+{
+	const uint32_t len = 8 * 1024;
+	struct snap a, b;
+	struct ibv_qp *qp = fault_pair(c, 0x500000, "read-lost");
+	int st;
+
+	if (!qp)
+		return;
+	call(c, (struct cmd){ .op = OP_FILL, .a = 65536, .b = len, .x = 41 });
+	memset(c->buf, 0, len + GUARD);
+	take(c, &a);
+	st = post(c, qp, IBV_WR_RDMA_READ, 1, 0, len, raddr(c, 65536), c->peer.rkey, 0, 0, 0) ?:
+	     sdone(c, qp, NULL);
+	take(c, &b);
+	fill(c->buf + 65536, 65536, len, 41);
+	tap(st == IBV_WC_SUCCESS && !memcmp(c->buf, c->buf + 65536, len) && !c->buf[len],
+	    "read-lost: 8-packet READ with response PSN +2 lost: success, data intact (%s)",
+	    wcs(st));
+	check_counter(c, &a, &b, fside(), "wire_drops", 1, 1, "read-lost");
+	check_counter(c, &a, &b, 1, "duplicate_requests", 1, 1,
+		      "read-lost: READ re-issued from the first missing PSN");
+	check_counter(c, &a, &b, 0, "retransmits", 1, 1, "read-lost: one READ request resent");
+	peer_reset(c);
+}
+
+/* ---- main ---- */
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: rdma_conform -s [-d DEV] [-p PORT]\n"
+		"       rdma_conform -c SERVER_IPV4 [-d DEV] [-p PORT] [-r] [-T SECS] SCENARIO...\n"
+		"scenarios: send rnr peer-gone atomics access icrc states scale=N[,N...] maxqp\n"
+		"           lost-middle lost-last dup reorder read-lost\n");
+	exit(2);
+}
+
+static bool run_scenario(struct node *c, const char *s)
+{
+	printf("# scenario %s\n", s);
+	fflush(stdout);
+	if (!strcmp(s, "send"))
+		scenario_send(c);
+	else if (!strcmp(s, "rnr"))
+		scenario_rnr(c);
+	else if (!strcmp(s, "peer-gone"))
+		scenario_peer_gone(c);
+	else if (!strcmp(s, "atomics"))
+		scenario_atomics(c);
+	else if (!strcmp(s, "access"))
+		scenario_access(c);
+	else if (!strcmp(s, "icrc"))
+		scenario_icrc(c);
+	else if (!strcmp(s, "states"))
+		scenario_states(c);
+	else if (!strncmp(s, "scale=", 6))
+		scenario_scale(c, s + 6);
+	else if (!strcmp(s, "maxqp"))
+		scenario_maxqp(c);
+	else if (!strcmp(s, "lost-middle"))
+		fault_write(c, "lost-middle", 0x100000, "wire_drops", 2);
+	else if (!strcmp(s, "lost-last"))
+		fault_write(c, "lost-last", 0x200000, "wire_drops", 7);
+	else if (!strcmp(s, "dup"))
+		scenario_dup(c);
+	else if (!strcmp(s, "reorder"))
+		fault_write(c, "reorder", 0x400000, "wire_reorders", 0);
+	else if (!strcmp(s, "read-lost"))
+		scenario_read_lost(c);
+	else
+		return false;
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	static struct node c;
+	const char *server = NULL, *dev = NULL;
+	bool serve_mode = false;
+	int port = 18900, opt;
+	struct hello mine = { 0 };
+
+	rc_prog = "rdma_conform";
+	while ((opt = getopt(argc, argv, "sc:d:p:rT:")) != -1) {
+		switch (opt) {
+		case 's': serve_mode = true; break;
+		case 'c': server = optarg; break;
+		case 'd': dev = optarg; break;
+		case 'p': port = atoi(optarg); break;
+		case 'r': psn_off = PSN_SWAP; break;
+		case 'T': scale_secs = atoi(optarg); break;
+		default: usage();
+		}
+	}
+	if (serve_mode == !!server || scale_secs < 2 || scale_secs > 600 ||
+	    (!serve_mode && optind >= argc))
+		usage();
+	srand((unsigned int)getpid());
+	setup(&c, dev);
+	mine.addr = (uintptr_t)c.buf;
+	mine.ro_addr = (uintptr_t)c.ro_buf;
+	mine.rkey = c.mr->rkey;
+	mine.ro_rkey = c.ro_mr->rkey;
+	mine.scenic = c.scenic;
+	mine.mtu = c.mtu;
+	memcpy(mine.gid, c.gid.raw, 16);
+	snprintf(mine.dev, sizeof(mine.dev), "%s", c.name);
+	c.sock = tcp_connect(server, port, serve_mode);
+	xfer(c.sock, &mine, sizeof(mine), true);
+	xfer(c.sock, &c.peer, sizeof(c.peer), false);
+	c.peer.dev[sizeof(c.peer.dev) - 1] = 0;
+	if (serve_mode) {
+		serve(&c);
+		return 0;
+	}
+	printf("TAP version 13\n# client %s (gid %d, MTU %d), server %s (MTU %d), max_qp %d%s\n",
+	       c.name, c.gid_idx, 128 << c.mtu, c.peer.dev, 128 << c.peer.mtu, c.da.max_qp,
+	       psn_off ? ", fault PSNs +0x800000" : "");
+	for (int i = optind; i < argc; i++)
+		if (!run_scenario(&c, argv[i]))
+			tap(false, "unknown scenario %s", argv[i]);
+	call(&c, (struct cmd){ .op = OP_QUIT });
+	printf("1..%d\n# %d passed, %d failed\n", tests, tests - failures, failures);
+	return failures ? 1 : 0;
+}
