@@ -203,7 +203,7 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
         case MemStatus::kOk:
             break;
         case MemStatus::kMiss:
-            ++e_.counters().rx_drop_tlb_miss;
+            tlb_miss_rnr(qp);
             return false;  // keep the WQE; the retransmission lands here again
         case MemStatus::kProt:
         case MemStatus::kDma:
@@ -221,12 +221,28 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
     return true;
 }
 
+// A request that misses the TLB is not executed; an RNR NAK (the QP's min_rnr_timer) makes the
+// requester wait for the driver's fill and resend from this PSN, as NICs answer a responder
+// page fault (mlx5 ODP). Dropping it instead cost a go-back-N storm per miss, and retry
+// exhaustion when many QPs thrash the TLB. The packets behind it in the burst belong to the
+// same gap: no sequence NAK for them.
+void Responder::tlb_miss_rnr(Qp& qp) {
+    auto& s = qp.resp;
+    ++e_.counters().rx_drop_tlb_miss;
+    ++e_.counters().rnr_nak_sent;
+    RespJob j;
+    j.psn = s.epsn;
+    j.aeth = roce::Aeth::rnr_nak(s.msn, qp.min_rnr_timer);
+    emit(qp, j);
+    s.nak_sent = true;
+}
+
 bool Responder::remote_access_ok(Qp& qp, MemStatus st) {
     switch (st) {
         case MemStatus::kOk:
             return true;
         case MemStatus::kMiss:
-            ++e_.counters().rx_drop_tlb_miss;  // dropped: the requester resends
+            tlb_miss_rnr(qp);
             return false;
         case MemStatus::kProt:
             nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);

@@ -34,6 +34,7 @@ class Responder {
     // The outcome of a WRITE / atomic on responder memory: true when it was done; else the
     // packet is dropped (TLB miss) or NAKed (protection, DMA).
     bool remote_access_ok(Qp& qp, MemStatus st);
+    void tlb_miss_rnr(Qp& qp);
     bool take_rwqe(Qp& qp);
     void recv_cqe(Qp& qp, uint8_t status, uint8_t opcode, uint32_t byte_len,
                   const roce::ParsedPacket* pkt);
