@@ -444,7 +444,9 @@ class RdmaPair {
     Node b;
     DropFn drop;
     size_t frames = 0;
-    size_t bad_frames = 0;  // failed to parse or ICRC
+    // Failed to parse or ICRC, never delivered: a sender's tx:corrupt ends here, the receiver's
+    // rx:corrupt is what makes the card itself count RX_DROP_ICRC.
+    size_t bad_frames = 0;
     size_t dropped = 0;
 
   private:
