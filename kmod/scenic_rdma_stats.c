@@ -34,6 +34,11 @@ static const u32 scenic_rdma_hw_regs[SCENIC_RDMA_NUM_HW_STATS] = {
 	SCENIC_RDMA_CQE_WRITTEN,
 	SCENIC_RDMA_CQ_OVERRUNS,
 	SCENIC_RDMA_WIRE_DROPS,
+	SCENIC_RDMA_WIRE_DUPS,
+	SCENIC_RDMA_WIRE_REORDERS,
+	SCENIC_RDMA_WIRE_DELAYS,
+	SCENIC_RDMA_WIRE_CORRUPTS,
+	SCENIC_RDMA_WIRE_ECN_MARKS,
 	SCENIC_RDMA_EVENT_LOST,
 };
 
@@ -76,6 +81,11 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "cqes_written" },
 	{ .name = "cq_overruns" },
 	{ .name = "wire_drops" },
+	{ .name = "wire_dups" },
+	{ .name = "wire_reorders" },
+	{ .name = "wire_delays" },
+	{ .name = "wire_corrupts" },
+	{ .name = "wire_ecn_marks" },
 	{ .name = "events_lost" },
 	/* driver */
 	{ .name = "cmd_errors" },

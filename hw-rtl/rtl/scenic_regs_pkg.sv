@@ -277,6 +277,16 @@ package scenic_regs_pkg;
   localparam logic [31:0] RDMA_CQ_OVERRUNS_DEFAULT = 32'h00000000;
   localparam logic [11:0] RDMA_WIRE_DROPS = 12'h154;
   localparam logic [31:0] RDMA_WIRE_DROPS_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_WIRE_DUPS = 12'h158;
+  localparam logic [31:0] RDMA_WIRE_DUPS_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_WIRE_REORDERS = 12'h15c;
+  localparam logic [31:0] RDMA_WIRE_REORDERS_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_WIRE_DELAYS = 12'h160;
+  localparam logic [31:0] RDMA_WIRE_DELAYS_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_WIRE_CORRUPTS = 12'h164;
+  localparam logic [31:0] RDMA_WIRE_CORRUPTS_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_WIRE_ECN_MARKS = 12'h168;
+  localparam logic [31:0] RDMA_WIRE_ECN_MARKS_DEFAULT = 32'h00000000;
 
   // Stream Compute Unit slots (paper section 5.3).
   localparam logic [31:0] SCU_BLK_TYPE = 32'h5c1c0004;

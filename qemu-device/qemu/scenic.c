@@ -47,6 +47,8 @@ struct ScenicState {
     uint32_t wire_drop_ppm;
     uint64_t wire_seed;
     char *rtl; /* blocks run as Verilated RTL: "all", "prefilter+icrc", ... */
+    char *wire_faults;    /* fault-injecting wire rules (docs/fault-wire.md) */
+    char *wire_fault_log; /* file every injected fault is appended to */
 };
 
 /* Host side of the model */
@@ -222,12 +224,19 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
         .wire_drop_ppm = s->wire_drop_ppm,
         .wire_seed = s->wire_seed,
         .rtl_blocks = s->rtl,
+        .wire_faults = s->wire_faults,
+        .wire_fault_log = s->wire_fault_log,
     };
     char err[256];
     int i;
 
     if (scenic_model_rtl_check(s->rtl, err, sizeof(err)) != 0) {
         error_setg(errp, "scenic: rtl=%s: %s", s->rtl, err);
+        return;
+    }
+    if (scenic_model_wire_faults_check(s->wire_faults, err,
+                                       sizeof(err)) != 0) {
+        error_setg(errp, "%s", err); /* names the rule and the key */
         return;
     }
 
@@ -328,6 +337,9 @@ static Property scenic_properties[] = {
     DEFINE_PROP_UINT64("wire-seed", ScenicState, wire_seed, 1),
     /* co-simulation: blocks run as Verilated RTL ("all", "prefilter+icrc") */
     DEFINE_PROP_STRING("rtl", ScenicState, rtl),
+    /* fault-injecting wire: "rx:drop:nth=3;tx:ecn:ppm=1000" (docs/fault-wire.md) */
+    DEFINE_PROP_STRING("wire-faults", ScenicState, wire_faults),
+    DEFINE_PROP_STRING("wire-fault-log", ScenicState, wire_fault_log),
     DEFINE_PROP_END_OF_LIST(),
 };
 

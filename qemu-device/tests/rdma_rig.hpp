@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "scenic/device.hpp"
@@ -93,20 +94,23 @@ class Node {
     static constexpr uint64_t kVa = 0x7f12'3400'0000;  // user virtual addresses
     static constexpr uint32_t kPd = 7;
 
-    // rtl_blocks: Config::rtl_blocks (co-simulation, tests/rtl_cosim_test.cpp).
-    explicit Node(uint8_t id, uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0)
+    // rtl_blocks: Config::rtl_blocks (co-simulation, tests/rtl_cosim_test.cpp); faults:
+    // Config::wire_faults (the fault-injecting wire, tests/wire_faults_test.cpp).
+    explicit Node(uint8_t id, uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0,
+                  const std::string& faults = "")
         : mac{0x02, 0x5c, 0x00, 0x00, 0x00, id},
-          dev(make_config(mac, drop_ppm, seed, rtl_blocks), host) {
+          dev(make_config(mac, drop_ppm, seed, rtl_blocks, faults), host) {
         w(regs::rdma::kCtrl, 1);
     }
 
     static Config make_config(const std::array<uint8_t, 6>& mac, uint32_t ppm, uint64_t seed,
-                              uint32_t rtl_blocks = 0) {
+                              uint32_t rtl_blocks = 0, const std::string& faults = "") {
         Config c;
         c.rtl_blocks = rtl_blocks;
         c.mac = mac;
         c.wire_drop_ppm = ppm;
         c.wire_seed = seed;
+        c.wire_faults = faults;
         return c;
     }
 
@@ -379,8 +383,11 @@ class RdmaPair {
     // Return true to drop the frame (it is still checked and counted).
     using DropFn = std::function<bool(Dir, const roce::ParsedPacket&)>;
 
-    explicit RdmaPair(uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0)
-        : a(1, drop_ppm, seed, rtl_blocks), b(2, drop_ppm, seed + 1, rtl_blocks) {}
+    // faults_a / faults_b: each card's Config::wire_faults (tx: what it sends, rx: what it gets).
+    explicit RdmaPair(uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0,
+                      const std::string& faults_a = "", const std::string& faults_b = "")
+        : a(1, drop_ppm, seed, rtl_blocks, faults_a),
+          b(2, drop_ppm, seed + 1, rtl_blocks, faults_b) {}
 
     // Standard set-up: CQ 0 (send) and 1 (recv) on each side, QP qa on A <-> qb on B.
     void setup(uint32_t qa = 2, uint32_t qb = 3, const QpAttrs& at = {}, unsigned cq_log2 = 10,
@@ -437,7 +444,9 @@ class RdmaPair {
     Node b;
     DropFn drop;
     size_t frames = 0;
-    size_t bad_frames = 0;  // failed to parse or ICRC
+    // Failed to parse or ICRC, never delivered: a sender's tx:corrupt ends here, the receiver's
+    // rx:corrupt is what makes the card itself count RX_DROP_ICRC.
+    size_t bad_frames = 0;
     size_t dropped = 0;
 
   private:

@@ -10,6 +10,7 @@
 
 #include "scenic/device.hpp"
 #include "scenic/model.h"
+#include "scenic/wire_fault_spec.hpp"
 
 namespace {
 
@@ -71,6 +72,24 @@ auto guarded(const char* what, F&& f) noexcept -> std::invoke_result_t<F> {
     }
 }
 
+// Runs a parser: 0 if it accepts, else -1 with its message in err.
+template <typename F>
+int checked(F&& parse, const char* fallback, char* err, size_t err_len) noexcept {
+    try {
+        parse();
+        return 0;
+    } catch (const std::exception& e) {
+        if (err && err_len > 0) {
+            std::snprintf(err, err_len, "%s", e.what());
+        }
+    } catch (...) {
+        if (err && err_len > 0) {
+            std::snprintf(err, err_len, "%s", fallback);
+        }
+    }
+    return -1;
+}
+
 }  // namespace
 
 struct scenic_model {
@@ -94,6 +113,8 @@ scenic_model* scenic_model_create(const scenic_model_config* cfg, const scenic_h
         config.bad_block_version = cfg->bad_block_version;
         config.wire_drop_ppm = cfg->wire_drop_ppm;
         config.wire_seed = cfg->wire_seed;
+        config.wire_faults = cfg->wire_faults ? cfg->wire_faults : "";
+        config.wire_fault_log = cfg->wire_fault_log ? cfg->wire_fault_log : "";
         config.rtl_blocks = scenic::cosim::parse_rtl_blocks(cfg->rtl_blocks ? cfg->rtl_blocks : "");
         if (config.rtl_blocks != 0) {
             std::fprintf(stderr, "scenic model: RTL blocks (Verilated): %s\n",
@@ -104,19 +125,13 @@ scenic_model* scenic_model_create(const scenic_model_config* cfg, const scenic_h
 }
 
 int scenic_model_rtl_check(const char* rtl_blocks, char* err, size_t err_len) {
-    try {
-        (void)scenic::cosim::parse_rtl_blocks(rtl_blocks ? rtl_blocks : "");
-        return 0;
-    } catch (const std::exception& e) {
-        if (err && err_len > 0) {
-            std::snprintf(err, err_len, "%s", e.what());
-        }
-    } catch (...) {
-        if (err && err_len > 0) {
-            std::snprintf(err, err_len, "invalid rtl list");
-        }
-    }
-    return -1;
+    return checked([&] { (void)scenic::cosim::parse_rtl_blocks(rtl_blocks ? rtl_blocks : ""); },
+                   "invalid rtl list", err, err_len);
+}
+
+int scenic_model_wire_faults_check(const char* wire_faults, char* err, size_t err_len) {
+    return checked([&] { (void)scenic::wire::parse_wire_faults(wire_faults ? wire_faults : ""); },
+                   "invalid wire-faults spec", err, err_len);
 }
 
 void scenic_model_destroy(scenic_model* m) { std::unique_ptr<scenic_model> owned(m); }

@@ -24,10 +24,15 @@ Device::Device(const Config& config, Host& host)
     : config_(checked(config)),
       icrc_((config_.rtl_blocks & cosim::kRtlIcrc) != 0 ? cosim::make_icrc(true) : nullptr),
       events_(host),
+      // The hooks run only once frames flow, after every member is constructed.
+      wire_(config_, events_,
+            {[this](std::span<const uint8_t> f) { eth_.receive(f); },
+             [&host](std::span<const uint8_t> f) { host.eth_send(f); },
+             [this]() -> rdma::Counters& { return rdma_.counters(); }}),
+      tx_host_(host, wire_),
       core_(config_, host, events_, [this] { reset(); }),
-      eth_(config_, host, events_),
-      rdma_(config_, host, events_, [this](bool en) { eth_.set_roce_steering(en); }),
-      wire_loss_(config_.wire_drop_ppm, config_.wire_seed) {
+      eth_(config_, tx_host_, events_),
+      rdma_(config_, tx_host_, events_, [this](bool en) { eth_.set_roce_steering(en); }) {
     eth_.set_roce_sink([this](std::span<const uint8_t> frame) { return rdma_.receive(frame); });
     bus_.attach(core_);
     bus_.attach(eth_);
@@ -41,7 +46,8 @@ void Device::reset() {
         b->reset();
     }
     events_.clear();
-    wire_loss_.reset();
+    // After the blocks: the held frames it drops are counted in the fresh WIRE_DROPS.
+    wire_.reset();
 }
 
 }  // namespace scenic

@@ -109,6 +109,16 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return c.cq_overruns;
         case r::kWireDrops:
             return c.wire_drops;
+        case r::kWireDups:
+            return c.wire_dups;
+        case r::kWireReorders:
+            return c.wire_reorders;
+        case r::kWireDelays:
+            return c.wire_delays;
+        case r::kWireCorrupts:
+            return c.wire_corrupts;
+        case r::kWireEcnMarks:
+            return c.wire_ecn_marks;
         default:
             return 0;
     }

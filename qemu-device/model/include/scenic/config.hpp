@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "scenic/regs.hpp"
 
@@ -17,7 +18,12 @@ struct Config {
     bool bad_block_version = false;
     // Loss injection: received frames (all kinds) dropped per million, replayable from the seed.
     uint32_t wire_drop_ppm = 0;
+    // Seed of the fault-injecting wire's PRNGs (wire_drop_ppm and the ppm= rules).
     uint64_t wire_seed = 0;
+    // Fault-injecting wire rules (scenic/wire_fault_spec.hpp, docs/fault-wire.md); "" = none.
+    std::string wire_faults;
+    // If not empty: every injected fault appended to this file as one text line.
+    std::string wire_fault_log;
     // Blocks run as Verilated RTL instead of their C++ twins (scenic::cosim::RtlBlock mask).
     uint32_t rtl_blocks = 0;
 

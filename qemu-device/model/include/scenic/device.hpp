@@ -14,9 +14,10 @@
 #include "scenic/event_queue.hpp"
 #include "scenic/host.hpp"
 #include "scenic/rdma_block.hpp"
-#include "scenic/rdma_wire_loss.hpp"
 #include "scenic/register_bus.hpp"
 #include "scenic/scu_block.hpp"
+#include "scenic/wire_faults.hpp"
+#include "scenic/wire_tx_host.hpp"
 
 namespace scenic {
 
@@ -46,14 +47,11 @@ class Device {
         rdma_.db_write(offset, value, size);
     }
 
-    // The wire. Loss injection (Config::wire_drop_ppm) drops before the card sees the frame.
+    // The wire. Received frames pass the fault-injecting wire's rx rules (and the legacy
+    // Config::wire_drop_ppm) before the card sees them; sent ones its tx rules.
     void eth_rx(std::span<const uint8_t> frame) {
         const auto scope = icrc_scope();
-        if (wire_loss_.drop()) {
-            ++rdma_.counters().wire_drops;
-            return;
-        }
-        eth_.receive(frame);
+        wire_.receive(frame);
     }
     [[nodiscard]] bool can_receive() const { return eth_.can_receive(); }
     void set_link(bool up) { eth_.set_link(up); }
@@ -68,6 +66,12 @@ class Device {
     [[nodiscard]] const RegisterBus& bus() const { return bus_; }
     [[nodiscard]] const EthBlock& eth() const { return eth_; }
     [[nodiscard]] RdmaBlock& rdma() { return rdma_; }
+    // The last WireFaults::kLogRecords injected faults, oldest first.
+    [[nodiscard]] const std::deque<wire::FaultRecord>& wire_fault_log() const {
+        return wire_.log();
+    }
+    // Frames the wire holds (delay, reorder) until the timer or later frames release them.
+    [[nodiscard]] size_t wire_held_frames() const { return wire_.held_frames(); }
 
   private:
     // The ICRC of the packets built and checked inside an entry point: the RTL with
@@ -77,12 +81,13 @@ class Device {
     const Config config_;
     std::unique_ptr<cosim::IcrcEngine> icrc_;  // nullptr: the twin
     EventQueue events_;
+    wire::WireFaults wire_;
+    wire::WireTxHost tx_host_;  // what the ETH block and the RDMA engine send through
     CoreBlock core_;
     EthBlock eth_;
     RdmaBlock rdma_;
     ScuBlock scu_;
     RegisterBus bus_;
-    rdma::WireLoss wire_loss_;
 };
 
 }  // namespace scenic

@@ -49,11 +49,20 @@ typedef struct scenic_model_config {
     /* Blocks run as Verilated RTL instead of their C++ twins: "all", or a list separated by ','
      * or '+' ("prefilter+icrc"); NULL, "" or "none": none. An unknown name fails the creation. */
     const char *rtl_blocks;
+    /* Fault-injecting wire rules (docs/fault-wire.md), e.g. "tx:drop:nth=3;rx:ecn:ppm=1000";
+     * NULL or "": none. A malformed spec fails the creation (scenic_model_wire_faults_check). */
+    const char *wire_faults;
+    /* NULL or "": no log file; else every injected fault is appended there as one line. */
+    const char *wire_fault_log;
 } scenic_model_config;
 
 /* Checks an rtl_blocks list: returns 0 if every name is known, else -1 with a message naming the
  * unknown block and the known ones in err (err_len bytes, NUL-terminated). */
 int scenic_model_rtl_check(const char *rtl_blocks, char *err, size_t err_len);
+
+/* Checks a wire_faults spec: returns 0 if it is well formed, else -1 with a message naming the
+ * bad rule and key in err (err_len bytes, NUL-terminated). */
+int scenic_model_wire_faults_check(const char *wire_faults, char *err, size_t err_len);
 
 /* Returns NULL if the configuration is invalid or on allocation failure. ops is copied. */
 scenic_model *scenic_model_create(const scenic_model_config *cfg, const scenic_host_ops *ops);

@@ -29,14 +29,14 @@ inline constexpr uint32_t kWindowPsns = 128;           // requester: PSNs in fli
 // QPs burst), so a QP that sees loss backs off instead of resending a full window into it.
 inline constexpr uint32_t kCwndInit = 16;
 inline constexpr uint32_t kCwndMin = 2;
-inline constexpr uint32_t kMaxPendingWqes = 128;       // requester: WQEs fetched, not done
-inline constexpr uint32_t kAckReqEvery = 16;           // AckReq at least every N packets
-inline constexpr uint32_t kTxBudget = 64;              // packets per requester run
-inline constexpr uint32_t kRespBudget = 64;            // packets per responder run
-inline constexpr uint32_t kFlushBudget = 64;           // flush CQEs per run
-inline constexpr uint32_t kMaxRespJobs = 32;           // queued READ / atomic responses
-inline constexpr unsigned kSavedAtomics = 16;          // responder: results for duplicates
-inline constexpr uint64_t kTlbRetryNs = 100'000;       // requester: retry a missing page
+inline constexpr uint32_t kMaxPendingWqes = 128;  // requester: WQEs fetched, not done
+inline constexpr uint32_t kAckReqEvery = 16;      // AckReq at least every N packets
+inline constexpr uint32_t kTxBudget = 64;         // packets per requester run
+inline constexpr uint32_t kRespBudget = 64;       // packets per responder run
+inline constexpr uint32_t kFlushBudget = 64;      // flush CQEs per run
+inline constexpr uint32_t kMaxRespJobs = 32;      // queued READ / atomic responses
+inline constexpr unsigned kSavedAtomics = 16;     // responder: results for duplicates
+inline constexpr uint64_t kTlbRetryNs = 100'000;  // requester: retry a missing page
 inline constexpr uint32_t kPsnMask = 0x00ffffffu;
 
 // ib_wc_status (the CQE status values).
@@ -80,7 +80,12 @@ struct Counters {
     uint32_t tlb_evictions = 0;
     uint32_t cqe_written = 0;
     uint32_t cq_overruns = 0;
-    uint32_t wire_drops = 0;
+    uint32_t wire_drops = 0;  // the fault-injecting wire (scenic/wire_faults.hpp)
+    uint32_t wire_dups = 0;
+    uint32_t wire_reorders = 0;
+    uint32_t wire_delays = 0;
+    uint32_t wire_corrupts = 0;
+    uint32_t wire_ecn_marks = 0;
     // Not registers (no slot in the map): kept for tests and the report.
     uint32_t db_ignored = 0;  // doorbell writes at unknown offsets / sizes / objects
     uint32_t dma_errors = 0;  // failed DMA accesses of any kind

@@ -291,6 +291,16 @@ inline constexpr uint32_t kCqOverruns = 0x150;  // ro
 inline constexpr uint32_t kCqOverrunsDefault = 0x00000000;
 inline constexpr uint32_t kWireDrops = 0x154;  // ro
 inline constexpr uint32_t kWireDropsDefault = 0x00000000;
+inline constexpr uint32_t kWireDups = 0x158;  // ro
+inline constexpr uint32_t kWireDupsDefault = 0x00000000;
+inline constexpr uint32_t kWireReorders = 0x15c;  // ro
+inline constexpr uint32_t kWireReordersDefault = 0x00000000;
+inline constexpr uint32_t kWireDelays = 0x160;  // ro
+inline constexpr uint32_t kWireDelaysDefault = 0x00000000;
+inline constexpr uint32_t kWireCorrupts = 0x164;  // ro
+inline constexpr uint32_t kWireCorruptsDefault = 0x00000000;
+inline constexpr uint32_t kWireEcnMarks = 0x168;  // ro
+inline constexpr uint32_t kWireEcnMarksDefault = 0x00000000;
 }  // namespace rdma
 
 // Stream Compute Unit slots (paper section 5.3).
