@@ -34,6 +34,10 @@ static const u32 scenic_rdma_hw_regs[SCENIC_RDMA_NUM_HW_STATS] = {
 	SCENIC_RDMA_CQE_WRITTEN,
 	SCENIC_RDMA_CQ_OVERRUNS,
 	SCENIC_RDMA_WIRE_DROPS,
+	SCENIC_RDMA_CNP_SENT,
+	SCENIC_RDMA_CNP_RCVD,
+	SCENIC_RDMA_ECN_CE_RCVD,
+	SCENIC_RDMA_CC_RATE_CUTS,
 	SCENIC_RDMA_EVENT_LOST,
 };
 
@@ -76,6 +80,10 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "cqes_written" },
 	{ .name = "cq_overruns" },
 	{ .name = "wire_drops" },
+	{ .name = "cnp_sent" },
+	{ .name = "cnp_rcvd" },
+	{ .name = "ecn_ce_rcvd" },
+	{ .name = "cc_rate_cuts" },
 	{ .name = "events_lost" },
 	/* driver */
 	{ .name = "cmd_errors" },

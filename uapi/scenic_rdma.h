@@ -184,6 +184,12 @@ enum scenic_rdma_cmd {
 	SCENIC_RDMA_CMD_DEREG_MR = 8,
 	/* a0 key, a1/a2 iova of the page (4 KiB aligned), a3/a4 its DMA address */
 	SCENIC_RDMA_CMD_TLB_FILL = 9,
+	/*
+	 * a0 qpn -> DCQCN reaction point of the QP: res0 current rate, res1
+	 * target rate (kb/s; 100000000 = line rate, not paced), res2 alpha
+	 * (0x8000 = 1.0), res3 CNPs the QP received.
+	 */
+	SCENIC_RDMA_CMD_QUERY_QP_CC = 10,
 };
 
 /*

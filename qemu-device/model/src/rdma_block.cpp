@@ -109,6 +109,14 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return c.cq_overruns;
         case r::kWireDrops:
             return c.wire_drops;
+        case r::kCnpSent:
+            return c.cnp_sent;
+        case r::kCnpRcvd:
+            return c.cnp_rcvd;
+        case r::kEcnCeRcvd:
+            return c.ecn_ce_rcvd;
+        case r::kCcRateCuts:
+            return c.cc_rate_cuts;
         default:
             return 0;
     }
