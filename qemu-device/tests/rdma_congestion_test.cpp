@@ -80,7 +80,9 @@ class RdmaCongestion : public ::testing::Test {
             }
         };
     }
-    bool data_intact(size_t bytes) { return p.a.read_va(kSrc, bytes) == p.b.read_va(kDst, bytes); }
+    bool data_intact(size_t bytes, uint64_t off = 0) {
+        return p.a.read_va(kSrc + off, bytes) == p.b.read_va(kDst + off, bytes);
+    }
 
     RdmaPair p;
     uint32_t a_key = 0;
@@ -281,6 +283,109 @@ TEST_F(RdmaCongestion, ContinuousMarkingCutsTheSendRateThenItRecovers) {
     const uint64_t idle_after = p.a.host.now - cnps.back();
     EXPECT_GE(idle_after, 26 * cc::kCcRatePeriodNs);
     EXPECT_LE(idle_after, (slowest + 1) * cc::kCcRatePeriodNs);
+}
+
+// The NP reads the ECN field of IPv6 too (traffic class bits 1:0).
+TEST_F(RdmaCongestion, CeMarkedIpv6RequestGetsACnp) {
+    setup();
+    roce::PathContext path;
+    path.src_mac = p.a.mac;
+    path.dst_mac = p.b.mac;
+    path.ip_version = roce::IpVersion::kV6;
+    path.src_ip = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    path.dst_ip = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+    path.ecn = 3;  // CE
+    roce::Transport t;
+    t.bth.opcode = static_cast<uint8_t>(Opcode::kWriteOnly);
+    t.bth.dest_qp = kQb;
+    t.bth.psn = QpAttrs{}.sq_psn;  // the PSN B expects from A
+    t.bth.ackreq = true;
+    t.reth = roce::Reth{kDst, b_key, 16};
+    const std::vector<uint8_t> payload(16, 0xab);
+    auto built = roce::build_frame(path, t, payload);
+    ASSERT_TRUE(built.ok());
+    p.b.dev.eth_rx(built.frame);
+    EXPECT_EQ(p.b.r(regs::rdma::kEcnCeRcvd), 1u);
+    EXPECT_EQ(p.b.r(regs::rdma::kCnpSent), 1u);
+    EXPECT_EQ(p.b.read_va(kDst, 16), payload);  // and the WRITE was executed
+    size_t cnp_frames_out = 0;
+    for (const auto& f : p.b.host.wire) {
+        const roce::ParseResult pr = roce::parse_frame(f);
+        ASSERT_TRUE(pr.ok());
+        if (is_cnp(pr.packet)) {
+            ++cnp_frames_out;
+            EXPECT_EQ(pr.packet.transport.bth.dest_qp, kQa);
+        }
+    }
+    EXPECT_EQ(cnp_frames_out, 1u);
+    p.b.host.wire.clear();
+}
+
+// CE-marked READ responses are counted at the requester but answered with no CNP: the RP paces
+// requests, so a CNP for the responder's flow would have nothing to slow down.
+TEST_F(RdmaCongestion, CeMarkedResponsesAreCountedButGetNoCnp) {
+    setup();
+    p.b.fill_va(kDst, 8192, 5);
+    size_t responses = 0;
+    p.rewrite = [&](Dir d, const roce::ParsedPacket& pkt, std::vector<uint8_t>& f) {
+        if (d == Dir::kBtoA && pkt.info && pkt.info->cls == roce::OpClass::kReadResponse) {
+            ++responses;
+            RdmaPair::ce_mark(f);
+        }
+    };
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_READ, {sge(kSrc, 8192, a_key)}, kDst, b_key));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(responses, 8u);  // 8 KiB at PMTU 1024
+    EXPECT_EQ(p.a.r(regs::rdma::kEcnCeRcvd), 8u);
+    EXPECT_EQ(p.a.r(regs::rdma::kCnpSent), 0u);
+    EXPECT_EQ(p.b.r(regs::rdma::kCnpRcvd), 0u);
+    EXPECT_EQ(p.b.r(regs::rdma::kEcnCeRcvd), 0u);
+    EXPECT_EQ(p.a.sq_completed(kQa), 1u);
+    EXPECT_TRUE(data_intact(8192));
+}
+
+// A CNP slows its own QP only: on the same card another QP's stream still leaves unpaced.
+TEST_F(RdmaCongestion, CnpSlowsOnlyItsOwnQp) {
+    constexpr uint32_t kQa2 = 4;
+    constexpr uint32_t kQb2 = 5;
+    constexpr uint32_t kBytes = 256 * 1024;
+    constexpr uint64_t kOff = 1 << 20;  // the second QP's buffers
+    setup();
+    QpAttrs at;
+    at.timeout = 0;
+    QpAttrs bt = at;
+    bt.sq_psn = at.rq_psn;
+    bt.rq_psn = at.sq_psn;
+    p.a.create_qp(kQa2, 0, 1);
+    p.b.create_qp(kQb2, 0, 1);
+    p.a.connect(kQa2, p.b, kQb2, at, bt);
+    p.b.connect(kQb2, p.a, kQa2, bt, at);
+    p.a.fill_va(kSrc, 2 * kOff, 11);
+    std::vector<uint64_t> t1, t2;  // send times of each QP's requests
+    p.rewrite = [&](Dir d, const roce::ParsedPacket& pkt, std::vector<uint8_t>& f) {
+        if (d != Dir::kAtoB || !pkt.info || !pkt.info->request) return;
+        if (pkt.transport.bth.dest_qp == kQb) {
+            t1.push_back(p.a.host.now);
+            RdmaPair::ce_mark(f);
+        } else {
+            t2.push_back(p.a.host.now);
+        }
+    };
+    write(kBytes);
+    p.a.post_send(
+        kQa2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc + kOff, kBytes, a_key)}, kDst + kOff, b_key));
+    ASSERT_TRUE(p.run());
+    ASSERT_EQ(t1.size(), kBytes / 1024);
+    ASSERT_EQ(t2.size(), kBytes / 1024);
+    EXPECT_EQ(t2.front(), t2.back());  // never paced
+    EXPECT_GT(t1.back(), t1.front());  // paced after the first CNP
+    EXPECT_GT(query_cc(p.a, kQa).cnps, 0u);
+    EXPECT_EQ(query_cc(p.a, kQa2).cnps, 0u);
+    EXPECT_EQ(query_cc(p.a, kQa2).rate, cc::kLineRateKbps);
+    EXPECT_EQ(p.a.sq_completed(kQa), 1u);
+    EXPECT_EQ(p.a.sq_completed(kQa2), 1u);
+    EXPECT_TRUE(data_intact(kBytes));
+    EXPECT_TRUE(data_intact(kBytes, kOff));
 }
 
 // A CNP for a QP that does not exist or is not in RTS changes nothing and counts as a drop.
