@@ -17,6 +17,7 @@ static const char * const scenic_rdma_cmd_names[] = {
 	[SCENIC_RDMA_CMD_REG_MR] = "REG_MR",
 	[SCENIC_RDMA_CMD_DEREG_MR] = "DEREG_MR",
 	[SCENIC_RDMA_CMD_TLB_FILL] = "TLB_FILL",
+	[SCENIC_RDMA_CMD_QUERY_QP_CC] = "QUERY_QP_CC",
 	[SCENIC_RDMA_CMD_TLB_FILL_PAGES] = "TLB_FILL_PAGES",
 };
 

@@ -662,12 +662,13 @@ int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 /*
  * rdma resource show qp -dd: the card's own view of the QP (CMD_QUERY_QP), so
  * that the SCU a QP was steered to can be checked on the card, not in the
- * driver's copy.
+ * driver's copy; and its DCQCN rate (CMD_QUERY_QP_CC).
  */
 int scenic_rdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct scenic_rdma_dev *sdev = to_sdev(ibqp->device);
 	struct scenic_rdma_qp *qp = to_sqp(ibqp);
+	struct scenic_rdma_mbox cc = { .arg = { qp->qpn }, .nargs = 1 };
 	struct nlattr *nest;
 	u32 res[4];
 	int err;
@@ -676,6 +677,8 @@ int scenic_rdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		return 0;
 	mutex_lock(&qp->lock);
 	err = scenic_rdma_qp_hw_query(sdev, qp, res);
+	if (!err)
+		err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_QUERY_QP_CC, &cc);
 	mutex_unlock(&qp->lock);
 	if (err)
 		return 0;	/* the generic attributes still print */
@@ -685,7 +688,11 @@ int scenic_rdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	if (rdma_nl_put_driver_u32(msg, "card_state", res[0]) ||
 	    rdma_nl_put_driver_u32_hex(msg, "card_sq_psn", res[1]) ||
 	    rdma_nl_put_driver_u32_hex(msg, "card_rq_psn", res[2]) ||
-	    rdma_nl_put_driver_u32(msg, "scu", res[3])) {
+	    rdma_nl_put_driver_u32(msg, "scu", res[3]) ||
+	    rdma_nl_put_driver_u32(msg, "cc_rate_kbps", cc.res[0]) ||
+	    rdma_nl_put_driver_u32(msg, "cc_target_kbps", cc.res[1]) ||
+	    rdma_nl_put_driver_u32_hex(msg, "cc_alpha", cc.res[2]) ||
+	    rdma_nl_put_driver_u32(msg, "cnps_rcvd", cc.res[3])) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

@@ -39,6 +39,10 @@ static const u32 scenic_rdma_hw_regs[SCENIC_RDMA_NUM_HW_STATS] = {
 	SCENIC_RDMA_WIRE_DELAYS,
 	SCENIC_RDMA_WIRE_CORRUPTS,
 	SCENIC_RDMA_WIRE_ECN_MARKS,
+	SCENIC_RDMA_CNP_SENT,
+	SCENIC_RDMA_CNP_RCVD,
+	SCENIC_RDMA_ECN_CE_RCVD,
+	SCENIC_RDMA_CC_RATE_CUTS,
 	SCENIC_RDMA_EVENT_LOST,
 };
 
@@ -86,6 +90,10 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "wire_delays" },
 	{ .name = "wire_corrupts" },
 	{ .name = "wire_ecn_marks" },
+	{ .name = "cnp_sent" },
+	{ .name = "cnp_rcvd" },
+	{ .name = "ecn_ce_rcvd" },
+	{ .name = "cc_rate_cuts" },
 	{ .name = "events_lost" },
 	/* driver */
 	{ .name = "cmd_errors" },

@@ -185,13 +185,19 @@ enum scenic_rdma_cmd {
 	/* a0 key, a1/a2 iova of the page (4 KiB aligned), a3/a4 its DMA address */
 	SCENIC_RDMA_CMD_TLB_FILL = 9,
 	/*
+	 * a0 qpn -> DCQCN reaction point of the QP: res0 current rate, res1
+	 * target rate (kb/s; 100000000 = line rate, not paced), res2 alpha
+	 * (0x8000 = 1.0), res3 CNPs the QP received.
+	 */
+	SCENIC_RDMA_CMD_QUERY_QP_CC = 10,
+	/*
 	 * a0 key, a1/a2 iova of the first page (4 KiB aligned), a3 number of
 	 * pages (1 .. SCENIC_RDMA_TLB_FILL_MAX), a4/a5 DMA address (8-byte
 	 * aligned) of a table of that many __le64 DMA addresses, one per page
 	 * in iova order. The card reads the table and checks every entry (4 KiB
 	 * aligned, page inside the MR) before it fills any: all or nothing.
 	 */
-	SCENIC_RDMA_CMD_TLB_FILL_PAGES = 10,
+	SCENIC_RDMA_CMD_TLB_FILL_PAGES = 11,
 };
 
 /* TLB_FILL_PAGES: at most one 4 KiB page of table entries per command */

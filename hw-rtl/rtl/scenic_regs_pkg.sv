@@ -287,6 +287,14 @@ package scenic_regs_pkg;
   localparam logic [31:0] RDMA_WIRE_CORRUPTS_DEFAULT = 32'h00000000;
   localparam logic [11:0] RDMA_WIRE_ECN_MARKS = 12'h168;
   localparam logic [31:0] RDMA_WIRE_ECN_MARKS_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_CNP_SENT = 12'h16c;
+  localparam logic [31:0] RDMA_CNP_SENT_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_CNP_RCVD = 12'h170;
+  localparam logic [31:0] RDMA_CNP_RCVD_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_ECN_CE_RCVD = 12'h174;
+  localparam logic [31:0] RDMA_ECN_CE_RCVD_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_CC_RATE_CUTS = 12'h178;
+  localparam logic [31:0] RDMA_CC_RATE_CUTS_DEFAULT = 32'h00000000;
 
   // Stream Compute Unit slots (paper section 5.3).
   localparam logic [31:0] SCU_BLK_TYPE = 32'h5c1c0004;

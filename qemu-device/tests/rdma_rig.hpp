@@ -382,6 +382,9 @@ class RdmaPair {
     enum class Dir { kAtoB, kBtoA };
     // Return true to drop the frame (it is still checked and counted).
     using DropFn = std::function<bool(Dir, const roce::ParsedPacket&)>;
+    // Sees every frame that is delivered (after DropFn) and may rewrite it in place, e.g. with
+    // ce_mark(); pkt is the frame as sent and must not be used after a rewrite.
+    using RewriteFn = std::function<void(Dir, const roce::ParsedPacket&, std::vector<uint8_t>&)>;
 
     // faults_a / faults_b: each card's Config::wire_faults (tx: what it sends, rx: what it gets).
     explicit RdmaPair(uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0,
@@ -440,9 +443,28 @@ class RdmaPair {
         return false;
     }
 
+    // Sets the IP ECN field to CE (0b11), as a congested switch does, and fixes the IPv4 header
+    // checksum. The ICRC masks TOS / traffic class, so it stays valid.
+    static void ce_mark(std::vector<uint8_t>& f) {
+        const bool vlan = f.size() >= 14 && f[12] == 0x81 && f[13] == 0x00;
+        const size_t l3 = vlan ? roce::EthHeader::kVlanSize : roce::EthHeader::kSize;
+        ASSERT_GT(f.size(), l3 + roce::Ipv4Header::kMinSize);
+        if ((f[l3] >> 4) == 4) {
+            const size_t ihl = size_t{f[l3] & 0x0fu} * 4;
+            f[l3 + 1] |= 0x03;
+            f[l3 + 10] = f[l3 + 11] = 0;
+            const uint16_t sum = roce::internet_checksum(std::span(f).subspan(l3, ihl));
+            f[l3 + 10] = static_cast<uint8_t>(sum >> 8);
+            f[l3 + 11] = static_cast<uint8_t>(sum);
+        } else {
+            f[l3 + 1] |= 0x30;  // traffic class bits 1:0 are bits 5:4 of the second byte
+        }
+    }
+
     Node a;
     Node b;
     DropFn drop;
+    RewriteFn rewrite;
     size_t frames = 0;
     // Failed to parse or ICRC, never delivered: a sender's tx:corrupt ends here, the receiver's
     // rx:corrupt is what makes the card itself count RX_DROP_ICRC.
@@ -456,7 +478,7 @@ class RdmaPair {
         }
         auto batch = std::move(from.host.wire);
         from.host.wire.clear();
-        for (const auto& f : batch) {
+        for (auto& f : batch) {
             ++frames;
             const roce::ParseResult pr = roce::parse_frame(f);
             if (!pr.ok()) {
@@ -466,6 +488,9 @@ class RdmaPair {
             if (drop && drop(dir, pr.packet)) {
                 ++dropped;
                 continue;
+            }
+            if (rewrite) {
+                rewrite(dir, pr.packet, f);
             }
             to.dev.eth_rx(f);
         }

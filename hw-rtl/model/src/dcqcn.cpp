@@ -41,6 +41,19 @@ uint32_t Dcqcn::alpha_on_cnp(uint32_t a, unsigned g) {
     return (a - (a >> g) + (kAlphaOne >> g)) & 0xffff;
 }
 uint32_t Dcqcn::alpha_decay(uint32_t a, unsigned g) { return a - (a >> g); }
+Dcqcn::Rates Dcqcn::increase(uint64_t rc, uint64_t rt, unsigned i, unsigned j, unsigned f,
+                             uint64_t ai, uint64_t hai, uint64_t rate_max) {
+    const unsigned mx = std::max(i, j), mn = std::min(i, j);
+    uint64_t inc = rt;
+    if (mx < f)
+        inc = rt;
+    else if (mn >= f)
+        inc = rt + hai;
+    else
+        inc = rt + ai;
+    if (inc > rate_max) inc = rate_max;
+    return {(inc + rc) >> 1, inc};
+}
 
 Dcqcn::Outputs Dcqcn::outputs(const Config& cfg, const Inputs& in) const {
     Outputs o;
@@ -99,17 +112,10 @@ void Dcqcn::clock(const Config& cfg, const Inputs& in) {
         i_d = (t_ev && i_ != 255) ? i_ + 1 : i_;
         j_d = (b_ev && j_ != 255) ? j_ + 1 : j_;
         if (t_ev || b_ev) {
-            const unsigned mx = std::max(i_d, j_d), mn = std::min(i_d, j_d);
-            uint64_t inc = rt;
-            if (mx < (cfg.f & 255))
-                inc = rt;
-            else if (mn >= (cfg.f & 255))
-                inc = rt + (cfg.rate_hai & rate_mask_);
-            else
-                inc = rt + (cfg.rate_ai & rate_mask_);
-            if (inc > rmax) inc = rmax;
-            rt_d = inc;
-            rc_d = ((inc + rc) >> 1) & rate_mask_;
+            const Rates r = increase(rc, rt, i_d, j_d, cfg.f & 255, cfg.rate_ai & rate_mask_,
+                                     cfg.rate_hai & rate_mask_, rmax);
+            rt_d = r.rt;
+            rc_d = r.rc & rate_mask_;
         }
     }
     // token bucket

@@ -119,6 +119,14 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return c.wire_corrupts;
         case r::kWireEcnMarks:
             return c.wire_ecn_marks;
+        case r::kCnpSent:
+            return c.cnp_sent;
+        case r::kCnpRcvd:
+            return c.cnp_rcvd;
+        case r::kEcnCeRcvd:
+            return c.ecn_ce_rcvd;
+        case r::kCcRateCuts:
+            return c.cc_rate_cuts;
         default:
             return 0;
     }

@@ -86,6 +86,18 @@ uint32_t Engine::command(uint32_t op, const CmdArgs& a, CmdResults& res) {
             res = {q->state, started ? q->req.next_psn : q->sq_psn, q->resp.epsn, q->scu};
             return SCENIC_RDMA_OK;
         }
+        case SCENIC_RDMA_CMD_QUERY_QP_CC: {
+            if (a[0] < SCENIC_RDMA_RSVD_QPS || a[0] >= kMaxQp) {
+                return SCENIC_RDMA_ERR_BAD_INDEX;
+            }
+            const Qp* q = qp(a[0]);
+            if (!q) {
+                return SCENIC_RDMA_ERR_NOT_FOUND;
+            }
+            res = {static_cast<uint32_t>(q->cc.rc), static_cast<uint32_t>(q->cc.rt), q->cc.alpha,
+                   q->cc.cnps};
+            return SCENIC_RDMA_OK;
+        }
         case SCENIC_RDMA_CMD_DESTROY_QP:
             return destroy_qp(a);
         case SCENIC_RDMA_CMD_REG_MR:

@@ -14,6 +14,14 @@ namespace {
 
 constexpr uint32_t kGsiQpn = 1;  // QP 1: the driver's software GSI (rdma_cm), not the engine's
 
+// IP ECN field = CE (0b11): a switch on the path was congested.
+bool ce_marked(const roce::ParsedPacket& p) {
+    if (p.ipv4) {
+        return p.ipv4->ecn == 3;
+    }
+    return p.ipv6 && (p.ipv6->traffic_class & 3) == 3;
+}
+
 uint8_t cqe_opcode(uint8_t wqe_opcode) {
     switch (wqe_opcode) {
         case SCENIC_WQE_OP_WRITE:
@@ -42,7 +50,8 @@ Engine::Engine(const Config& config, Host& host, EventQueue& events)
       cqs_(host, fifo_, cnt_),
       req_(*this),
       comp_(*this),
-      resp_(*this) {}
+      resp_(*this),
+      cc_(*this) {}
 
 Engine::~Engine() = default;
 
@@ -57,15 +66,16 @@ void Engine::reset() {
     cnt_ = {};
 }
 
-void Engine::send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload) {
+size_t Engine::send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload) {
     t.bth.dest_qp = qp.dest_qpn;
     t.bth.pkey = roce::kDefaultPkey;
     auto built = roce::build_frame(qp.path, t, payload);
     if (!built.ok()) {
-        return;  // only reachable with an inconsistent context; never sends garbage
+        return 0;  // only reachable with an inconsistent context; never sends garbage
     }
     host_.eth_send(built.frame);
     ++cnt_.tx_pkts;
+    return built.frame.size();
 }
 
 void Engine::defer(Qp& target, uint64_t delay_ns, std::function<void(Qp&)> fn) {
@@ -235,7 +245,11 @@ bool Engine::receive(std::span<const uint8_t> frame) {
     }
     const roce::ParsedPacket& pkt = pr.packet;
     if (!pkt.info || !std::ranges::equal(pkt.eth.dst, config_.mac)) {
-        ++cnt_.rx_drop_malformed;  // CNP (no congestion control here) or another station's
+        ++cnt_.rx_drop_malformed;  // another station's
+        return true;
+    }
+    if (pkt.info->cls == roce::OpClass::kCnp) {
+        receive_cnp(pkt);
         return true;
     }
     Qp* q = qp(pkt.transport.bth.dest_qp);
@@ -249,6 +263,10 @@ bool Engine::receive(std::span<const uint8_t> frame) {
             return true;
         }
         ++cnt_.rx_pkts;
+        if (ce_marked(pkt)) {
+            ++cnt_.ecn_ce_rcvd;
+            cc_.congestion_experienced(*q);  // and the request is processed as any other
+        }
         resp_.receive(*q, pkt);
     } else {
         if (!q->can_send() && q->state != SCENIC_QPS_SQE) {
@@ -256,9 +274,23 @@ bool Engine::receive(std::span<const uint8_t> frame) {
             return true;
         }
         ++cnt_.rx_pkts;
+        if (ce_marked(pkt)) {
+            ++cnt_.ecn_ce_rcvd;  // counted; the RP paces requests, not the peer's responses
+        }
         comp_.receive(*q, pkt);
     }
     return true;
+}
+
+// RP: a CNP reacts only on a QP that is sending (RTS); anything else is dropped and counted.
+void Engine::receive_cnp(const roce::ParsedPacket& pkt) {
+    Qp* q = qp(pkt.transport.bth.dest_qp);
+    if (!q || q->state != SCENIC_QPS_RTS) {
+        ++cnt_.rx_drop_qp;
+        return;
+    }
+    ++cnt_.rx_pkts;
+    cc_.cnp_received(*q);
 }
 
 }  // namespace scenic::rdma

@@ -56,6 +56,8 @@ void Requester::start(Qp& qp) {
     r.cwnd_acc = 0;
     r.cwnd_una = qp.sq_psn;
     r.in_recovery = false;
+    r.pace_wait = false;
+    Congestion::start(qp);
 }
 
 void Requester::window_acked(Qp& qp) {
@@ -110,7 +112,7 @@ void Requester::schedule(Qp& qp) {
 void Requester::run(Qp& qp) {
     auto& r = qp.req;
     for (uint32_t budget = kTxBudget; budget != 0; --budget) {
-        if (!qp.can_send() || r.rnr_wait || r.tlb_wait) {
+        if (!qp.can_send() || r.rnr_wait || r.tlb_wait || r.pace_wait) {
             return;
         }
         if (psn_diff(r.tx_psn, r.next_psn) < 0) {
@@ -139,6 +141,14 @@ void Requester::rnr_wait(Qp& qp, uint64_t ns) {
     e_.defer(qp, ns, [this](Qp& q) {
         q.req.rnr_wait = false;
         q.req.last_progress_ns = e_.now();
+        run(q);
+    });
+}
+
+void Requester::pace(Qp& qp, uint64_t ns) {
+    qp.req.pace_wait = true;
+    e_.defer(qp, ns, [this](Qp& q) {
+        q.req.pace_wait = false;
         run(q);
     });
 }
@@ -289,6 +299,13 @@ bool Requester::transmit_one(Qp& qp) {
     if (in_flight >= window) {
         return false;  // window full: wait for ACKs
     }
+    if (const uint64_t wait = e_.congestion().pace_delay(qp); wait != 0) {
+        pace(qp, wait);
+        return false;
+    }
+    // A paced QP asks for an ACK on every packet: its local ACK timer then measures the wire,
+    // not the gaps the pacer leaves between packets.
+    const bool paced = Congestion::paced(qp);
     // The packet that fills the window asks for an ACK, or the window would never open again.
     const bool fills_window = in_flight + 1 >= window;
     // The WQE holding tx_psn (usually one of the last).
@@ -351,7 +368,7 @@ bool Requester::transmit_one(Qp& qp) {
             t.imm = roce::ImmDt{w->imm};
         }
         t.bth.se = info.last && (w->flags & SCENIC_WQE_F_SOLICITED) != 0;
-        t.bth.ackreq = info.last || (k + 1) % kAckReqEvery == 0 || fills_window;
+        t.bth.ackreq = info.last || (k + 1) % kAckReqEvery == 0 || fills_window || paced;
         if (!w->inline_data.empty()) {
             payload = std::span(w->inline_data).subspan(off, len);
         } else {
@@ -379,7 +396,7 @@ bool Requester::transmit_one(Qp& qp) {
             payload = payload_;
         }
     }
-    e_.send(qp, t, payload);
+    e_.congestion().sent(qp, e_.send(qp, t, payload));
     if (psn_diff(r.tx_psn, r.max_sent) < 0) {
         ++e_.counters().retransmits;
     }

@@ -39,6 +39,20 @@ inline constexpr unsigned kSavedAtomics = 16;     // responder: results for dupl
 inline constexpr uint64_t kTlbRetryNs = 100'000;  // requester: retry a missing page
 inline constexpr uint32_t kPsnMask = 0x00ffffffu;
 
+// Congestion control (DCQCN; rdma_congestion.hpp). Rates in kb/s: the line rate is the rate of
+// a QP that never saw a CNP, and it is not paced. Parameters of Zhu et al. 2015 (SIGCOMM).
+inline constexpr uint64_t kLineRateKbps = 100'000'000;  // 100 Gb/s = 12.5 bytes/ns
+inline constexpr uint64_t kCcRateMinKbps = 100'000;     // 100 Mb/s floor of a cut
+inline constexpr uint64_t kCcRateAiKbps = 40'000;       // additive increase step
+inline constexpr uint64_t kCcRateHaiKbps = 100'000;     // hyper increase step
+inline constexpr unsigned kCcGShift = 8;                // g = 1/256
+inline constexpr unsigned kCcFastRecovery = 5;          // F: stages of fast recovery
+inline constexpr uint64_t kCcAlphaPeriodNs = 55'000;    // K: alpha decay timer
+inline constexpr uint64_t kCcRatePeriodNs = 55'000;     // T: rate increase timer
+inline constexpr uint64_t kCcByteThresh = 10'000'000;   // B: byte counter
+inline constexpr uint64_t kCcBurstBytes = 8192;         // token bucket depth
+inline constexpr uint64_t kCnpIntervalNs = 50'000;      // NP: one CNP per QP per 50 us
+
 // ib_wc_status (the CQE status values).
 enum WcStatus : uint8_t {
     kWcSuccess = 0,
@@ -86,6 +100,10 @@ struct Counters {
     uint32_t wire_delays = 0;
     uint32_t wire_corrupts = 0;
     uint32_t wire_ecn_marks = 0;
+    uint32_t cnp_sent = 0;
+    uint32_t cnp_rcvd = 0;
+    uint32_t ecn_ce_rcvd = 0;
+    uint32_t cc_rate_cuts = 0;
     // Not registers (no slot in the map): kept for tests and the report.
     uint32_t db_ignored = 0;  // doorbell writes at unknown offsets / sizes / objects
     uint32_t dma_errors = 0;  // failed DMA accesses of any kind
@@ -175,6 +193,7 @@ struct RequesterState {
     int rnr_left = 0;
     bool rnr_wait = false;
     bool tlb_wait = false;
+    bool pace_wait = false;  // DCQCN pacer: no tokens, a timer resumes the QP
     uint32_t tlb_wait_key = 0;
     bool gap_rewound = false;  // one go-back-N per detected response gap
     bool ack_timer = false;
@@ -213,6 +232,23 @@ struct ResponderState {
     unsigned atomic_next = 0;
 };
 
+// DCQCN state of a QP (rdma_congestion): notification point and reaction point.
+struct CongestionState {
+    bool cnp_sent = false;  // NP: a CNP went out (at last_cnp_ns)
+    uint64_t last_cnp_ns = 0;
+    bool limited = false;         // RP: a CNP cut the rate and it has not recovered to line rate
+    uint64_t rc = kLineRateKbps;  // current rate
+    uint64_t rt = kLineRateKbps;  // target rate
+    uint32_t alpha = 0x8000;      // 1.0 = scenic::dp::Dcqcn::kAlphaOne
+    unsigned i = 0;               // rate-timer stage
+    unsigned j = 0;               // byte-counter stage
+    uint64_t bytes = 0;           // sent since the last CNP or byte event
+    uint64_t epoch = 0;           // timers started before the last CNP / release stop
+    int64_t tokens = 0;           // pacer, 1 = 1/8e6 byte (1 ns at 1 kb/s)
+    uint64_t tokens_ns = 0;       // last refill
+    uint32_t cnps = 0;            // CNPs this QP received (CMD_QUERY_QP_CC)
+};
+
 struct Qp {
     uint32_t qpn = 0;
     uint64_t generation = 0;  // tells timers of a destroyed / re-created QP apart
@@ -243,6 +279,7 @@ struct Qp {
     bool flush_scheduled = false;
     RequesterState req;
     ResponderState resp;
+    CongestionState cc;
 
     [[nodiscard]] uint32_t sq_size() const { return 1u << sq_log2; }
     [[nodiscard]] uint32_t rq_size() const { return 1u << rq_log2; }

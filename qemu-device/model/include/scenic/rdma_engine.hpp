@@ -7,6 +7,7 @@
 //   Requester  SQ side: fetch, segmentation, PSNs, go-back-N, timers (rdma_requester)
 //   Completer  ACK / NAK / response processing, send completions (rdma_completer)
 //   Responder  request execution, ACK / NAK / READ responses (rdma_responder)
+//   Congestion DCQCN: CNPs for CE-marked requests, rate cuts, pacing (rdma_congestion)
 // This file: the QP table, commands (rdma_commands.cpp), doorbells, RX dispatch, QP state
 // changes with flush, and frame transmission.
 #pragma once
@@ -22,6 +23,7 @@
 #include "scenic/event_queue.hpp"
 #include "scenic/host.hpp"
 #include "scenic/rdma_completer.hpp"
+#include "scenic/rdma_congestion.hpp"
 #include "scenic/rdma_context.hpp"
 #include "scenic/rdma_cq.hpp"
 #include "scenic/rdma_events.hpp"
@@ -67,10 +69,12 @@ class Engine {
     Requester& requester() { return req_; }
     Completer& completer() { return comp_; }
     Responder& responder() { return resp_; }
+    Congestion& congestion() { return cc_; }
     [[nodiscard]] uint64_t now() { return host_.now_ns(); }
 
-    // Builds and sends one packet of qp (BTH dest_qp, pkey, path filled in here).
-    void send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload);
+    // Builds and sends one packet of qp (BTH dest_qp, pkey, path filled in here). Returns the
+    // frame's length (0: not sent).
+    size_t send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload);
     // Runs fn(qp) after delay_ns if the QP still exists then (same generation).
     void defer(Qp& qp, uint64_t delay_ns, std::function<void(Qp&)> fn);
     // The card moves the QP to ERR: status page, EV_QP_ERR (ev != 0), flush.
@@ -91,6 +95,7 @@ class Engine {
     void set_state(Qp& qp, uint32_t state);
     void write_status_state(Qp& qp);
     void reset_qp_queues(Qp& qp);
+    void receive_cnp(const roce::ParsedPacket& pkt);
 
     const Config& config_;
     Host& host_;
@@ -103,6 +108,7 @@ class Engine {
     Requester req_;
     Completer comp_;
     Responder resp_;
+    Congestion cc_;
     std::vector<std::unique_ptr<Qp>> qps_ = std::vector<std::unique_ptr<Qp>>(kMaxQp);
     uint64_t next_generation_ = 1;
 };

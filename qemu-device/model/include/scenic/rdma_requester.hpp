@@ -40,6 +40,7 @@ class Requester {
     bool transmit_one(Qp& qp);
     void on_ack_timeout(Qp& qp);
     void schedule(Qp& qp);
+    void pace(Qp& qp, uint64_t ns);  // DCQCN pacer: resume after ns
     [[nodiscard]] uint64_t timeout_ns(const Qp& qp) const;
 
     Engine& e_;

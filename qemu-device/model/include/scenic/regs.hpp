@@ -301,6 +301,14 @@ inline constexpr uint32_t kWireCorrupts = 0x164;  // ro
 inline constexpr uint32_t kWireCorruptsDefault = 0x00000000;
 inline constexpr uint32_t kWireEcnMarks = 0x168;  // ro
 inline constexpr uint32_t kWireEcnMarksDefault = 0x00000000;
+inline constexpr uint32_t kCnpSent = 0x16c;  // ro
+inline constexpr uint32_t kCnpSentDefault = 0x00000000;
+inline constexpr uint32_t kCnpRcvd = 0x170;  // ro
+inline constexpr uint32_t kCnpRcvdDefault = 0x00000000;
+inline constexpr uint32_t kEcnCeRcvd = 0x174;  // ro
+inline constexpr uint32_t kEcnCeRcvdDefault = 0x00000000;
+inline constexpr uint32_t kCcRateCuts = 0x178;  // ro
+inline constexpr uint32_t kCcRateCutsDefault = 0x00000000;
 }  // namespace rdma
 
 // Stream Compute Unit slots (paper section 5.3).

@@ -50,6 +50,14 @@ class Dcqcn {
     static uint64_t cut_rate(uint64_t rc, uint32_t alpha, uint64_t rate_min);  // Rc*(1-alpha/2)
     static uint32_t alpha_on_cnp(uint32_t alpha, unsigned g);
     static uint32_t alpha_decay(uint32_t alpha, unsigned g);
+    struct Rates {
+        uint64_t rc = 0, rt = 0;
+    };
+    // One rate-increase event (timer or byte counter) with stages i, j already counted: fast
+    // recovery (Rt kept), additive (Rt + ai) or hyper (Rt + hai) increase, Rt capped at
+    // rate_max, then Rc = (Rt + Rc) / 2.
+    static Rates increase(uint64_t rc, uint64_t rt, unsigned i, unsigned j, unsigned f, uint64_t ai,
+                          uint64_t hai, uint64_t rate_max);
 
   private:
     Params p_;
