@@ -36,7 +36,7 @@ struct scenic_gsi_qp;
 /* Limits the driver adds to the card's (rings are one coherent allocation). */
 #define SCENIC_RDMA_MAX_WR	8192	/* 8192 * 512 B SQ slots = 4 MiB, order 10 */
 /* pages filled per TLB miss: the missing one and those after it */
-#define SCENIC_RDMA_MISS_PREFETCH	256
+#define SCENIC_RDMA_MISS_PREFETCH	64
 #define SCENIC_RDMA_MIN_WR	1
 #define SCENIC_RDMA_MAX_CQE	65536	/* 65536 * 32 B = 2 MiB */
 #define SCENIC_RDMA_MIN_CQE	16
