@@ -30,8 +30,10 @@ Tlb::Tlb(Counters& cnt, EventFifo& events) : cnt_(cnt), events_(events) {
 }
 
 unsigned Tlb::bank_of(uint32_t key, uint64_t vpn) {
-    // The twin indexes its sets with (vpn ^ id) mod sets; the bank takes the next two bits.
-    return static_cast<unsigned>(((vpn ^ mr_index(key)) / kSetsPerBank) % kBanks);
+    // The twin indexes its sets with (vpn ^ id) mod sets; the bank takes the next two bits of
+    // the vpn, xor the MR index: buffers allocated a power of two apart (perftest's per-QP
+    // buffers) would otherwise all land in one bank and evict each other's translations.
+    return static_cast<unsigned>(((vpn / kSetsPerBank) ^ mr_index(key)) % kBanks);
 }
 
 std::optional<uint64_t> Tlb::lookup(uint32_t key, uint64_t page) {

@@ -2,8 +2,9 @@
 // The on-card TLB (paper section 7.2): translations of (MR, 4 KiB page of iova) to a DMA address,
 // filled by the driver (CMD_TLB_FILL), LRU replacement. Built from hw-rtl's TLB twin
 // (scenic::dp::Tlb, transaction level): the RTL block holds at most 1024 entries, so the
-// 4096-entry TLB is four banks of 256 sets x 4 ways, the bank chosen by the two index bits above
-// the twin's set index, which is exactly a 1024-set 4-way TLB. The twin's id is the MR index
+// 4096-entry TLB is four banks of 256 sets x 4 ways, the bank chosen by the two vpn bits above
+// the twin's set index xor the MR index: a 1024-set 4-way TLB whose set index is hashed with the
+// MR, so that equally aligned buffers of different MRs do not compete for the same sets. The twin's id is the MR index
 // (the MR table checks the key's tag).
 //
 // A miss raises EV_TLB_MISS (key, page iova) once per missing page while it stays missing.
