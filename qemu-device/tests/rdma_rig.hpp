@@ -378,6 +378,31 @@ class RdmaPair {
     enum class Dir { kAtoB, kBtoA };
     // Return true to drop the frame (it is still checked and counted).
     using DropFn = std::function<bool(Dir, const roce::ParsedPacket&)>;
+    // A fault-injecting wire, more general than DropFn (which runs first): the hook sees every
+    // frame that parsed, may rewrite its bytes in place (no ICRC fix-up: a changed byte makes a
+    // bad-ICRC frame), and decides its fate. kHold keeps the frame back and delivers it right
+    // after the next frame of the same direction that passes (two packets swapped), or when
+    // that direction's batch ends.
+    enum class Fate { kPass, kDrop, kDuplicate, kHold };
+    using FrameFn = std::function<Fate(Dir, std::vector<uint8_t>&, const roce::ParsedPacket&)>;
+    // Called after a frame was handed to the receiving card (e.g. to look at its memory then).
+    using AfterFn = std::function<void(Dir, const roce::ParsedPacket&)>;
+    // What a test may want to know about a frame on the wire; recorded when `record` is set.
+    struct WireRecord {
+        Dir dir;
+        uint64_t t_ns;  // virtual time
+        uint8_t opcode;
+        uint32_t psn;
+        uint32_t dest_qp;
+        uint16_t pkey;
+        bool ackreq;
+        std::optional<roce::Aeth> aeth;
+        std::optional<roce::Reth> reth;
+        std::optional<roce::AtomicAckEth> atomic_ack;
+        std::optional<roce::ImmDt> imm;
+        size_t payload;
+        bool delivered;  // false: dropped by drop / hook
+    };
 
     explicit RdmaPair(uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0)
         : a(1, drop_ppm, seed, rtl_blocks), b(2, drop_ppm, seed + 1, rtl_blocks) {}
@@ -433,9 +458,24 @@ class RdmaPair {
         return false;
     }
 
+    // The records of one direction with one opcode.
+    std::vector<WireRecord> seen(Dir dir, roce::Opcode op) const {
+        std::vector<WireRecord> out;
+        for (const WireRecord& r : log) {
+            if (r.dir == dir && r.opcode == static_cast<uint8_t>(op)) {
+                out.push_back(r);
+            }
+        }
+        return out;
+    }
+
     Node a;
     Node b;
     DropFn drop;
+    FrameFn hook;
+    AfterFn after;
+    bool record = false;
+    std::vector<WireRecord> log;
     size_t frames = 0;
     size_t bad_frames = 0;  // failed to parse or ICRC
     size_t dropped = 0;
@@ -447,20 +487,61 @@ class RdmaPair {
         }
         auto batch = std::move(from.host.wire);
         from.host.wire.clear();
-        for (const auto& f : batch) {
+        std::vector<std::vector<uint8_t>> held;
+        for (auto& f : batch) {
             ++frames;
             const roce::ParseResult pr = roce::parse_frame(f);
             if (!pr.ok()) {
                 ++bad_frames;
                 continue;
             }
-            if (drop && drop(dir, pr.packet)) {
+            bool pass = !(drop && drop(dir, pr.packet));
+            Fate fate = Fate::kPass;
+            if (pass && hook) {
+                fate = hook(dir, f, pr.packet);
+                pass = fate != Fate::kDrop;
+            }
+            note(dir, pr.packet, pass && fate != Fate::kHold);
+            if (!pass) {
                 ++dropped;
                 continue;
             }
-            to.dev.eth_rx(f);
+            if (fate == Fate::kHold) {
+                held.push_back(std::move(f));
+                continue;
+            }
+            hand_over(to, dir, f);
+            if (fate == Fate::kDuplicate) {
+                hand_over(to, dir, f);
+            }
+            for (auto& h : held) {
+                hand_over(to, dir, h);
+            }
+            held.clear();
+        }
+        for (auto& h : held) {
+            hand_over(to, dir, h);
         }
         return true;
+    }
+    // Delivers one frame (a rewritten one may no longer parse: the card drops it).
+    void hand_over(Node& to, Dir dir, const std::vector<uint8_t>& f) {
+        to.dev.eth_rx(f);
+        if (after) {
+            const roce::ParseResult pr = roce::parse_frame(f);
+            if (pr.ok()) {
+                after(dir, pr.packet);
+            }
+        }
+    }
+    void note(Dir dir, const roce::ParsedPacket& pkt, bool delivered) {
+        if (!record) {
+            return;
+        }
+        const roce::Transport& t = pkt.transport;
+        log.push_back({dir, a.host.now, t.bth.opcode, t.bth.psn, t.bth.dest_qp, t.bth.pkey,
+                       t.bth.ackreq, t.aeth, t.reth, t.atomic_ack, t.imm, pkt.payload.size(),
+                       delivered});
     }
 };
 
