@@ -35,6 +35,7 @@ static const u32 scenic_rdma_hw_regs[SCENIC_RDMA_NUM_HW_STATS] = {
 	SCENIC_RDMA_CQ_OVERRUNS,
 	SCENIC_RDMA_WIRE_DROPS,
 	SCENIC_RDMA_EVENT_LOST,
+	SCENIC_RDMA_RX_DROP_PKEY,
 };
 
 enum scenic_rdma_sw_stat {
@@ -77,6 +78,7 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "cq_overruns" },
 	{ .name = "wire_drops" },
 	{ .name = "events_lost" },
+	{ .name = "rx_drop_pkey" },
 	/* driver */
 	{ .name = "cmd_errors" },
 	{ .name = "events" },

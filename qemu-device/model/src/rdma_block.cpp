@@ -109,6 +109,8 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return c.cq_overruns;
         case r::kWireDrops:
             return c.wire_drops;
+        case r::kRxDropPkey:
+            return c.rx_drop_pkey;
         default:
             return 0;
     }

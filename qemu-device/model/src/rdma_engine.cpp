@@ -14,6 +14,13 @@ namespace {
 
 constexpr uint32_t kGsiQpn = 1;  // QP 1: the driver's software GSI (rdma_cm), not the engine's
 
+// IBA 10.9.3 (rxe's pkey_match): the low 15 bits equal and not 0, and at least one of the two
+// keys a full member (bit 15).
+bool pkey_match(uint16_t packet, uint16_t qp) {
+    return (packet & 0x7fff) != 0 && (packet & 0x7fff) == (qp & 0x7fff) &&
+           ((packet | qp) & 0x8000) != 0;
+}
+
 uint8_t cqe_opcode(uint8_t wqe_opcode) {
     switch (wqe_opcode) {
         case SCENIC_WQE_OP_WRITE:
@@ -59,7 +66,7 @@ void Engine::reset() {
 
 void Engine::send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload) {
     t.bth.dest_qp = qp.dest_qpn;
-    t.bth.pkey = roce::kDefaultPkey;
+    t.bth.pkey = qp.pkey;
     auto built = roce::build_frame(qp.path, t, payload);
     if (!built.ok()) {
         return;  // only reachable with an inconsistent context; never sends garbage
@@ -241,6 +248,10 @@ bool Engine::receive(std::span<const uint8_t> frame) {
     Qp* q = qp(pkt.transport.bth.dest_qp);
     if (!q) {
         ++cnt_.rx_drop_qp;
+        return true;
+    }
+    if (!pkey_match(pkt.transport.bth.pkey, q->pkey)) {
+        ++cnt_.rx_drop_pkey;  // a partition violation is dropped silently, never NAKed
         return true;
     }
     if (pkt.info->request) {

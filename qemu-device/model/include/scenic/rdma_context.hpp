@@ -29,14 +29,14 @@ inline constexpr uint32_t kWindowPsns = 128;           // requester: PSNs in fli
 // QPs burst), so a QP that sees loss backs off instead of resending a full window into it.
 inline constexpr uint32_t kCwndInit = 16;
 inline constexpr uint32_t kCwndMin = 2;
-inline constexpr uint32_t kMaxPendingWqes = 128;       // requester: WQEs fetched, not done
-inline constexpr uint32_t kAckReqEvery = 16;           // AckReq at least every N packets
-inline constexpr uint32_t kTxBudget = 64;              // packets per requester run
-inline constexpr uint32_t kRespBudget = 64;            // packets per responder run
-inline constexpr uint32_t kFlushBudget = 64;           // flush CQEs per run
-inline constexpr uint32_t kMaxRespJobs = 32;           // queued READ / atomic responses
-inline constexpr unsigned kSavedAtomics = 16;          // responder: results for duplicates
-inline constexpr uint64_t kTlbRetryNs = 100'000;       // requester: retry a missing page
+inline constexpr uint32_t kMaxPendingWqes = 128;  // requester: WQEs fetched, not done
+inline constexpr uint32_t kAckReqEvery = 16;      // AckReq at least every N packets
+inline constexpr uint32_t kTxBudget = 64;         // packets per requester run
+inline constexpr uint32_t kRespBudget = 64;       // packets per responder run
+inline constexpr uint32_t kFlushBudget = 64;      // flush CQEs per run
+inline constexpr uint32_t kMaxRespJobs = 32;      // queued READ / atomic responses
+inline constexpr unsigned kSavedAtomics = 16;     // responder: results for duplicates
+inline constexpr uint64_t kTlbRetryNs = 100'000;  // requester: retry a missing page
 inline constexpr uint32_t kPsnMask = 0x00ffffffu;
 
 // ib_wc_status (the CQE status values).
@@ -81,6 +81,7 @@ struct Counters {
     uint32_t cqe_written = 0;
     uint32_t cq_overruns = 0;
     uint32_t wire_drops = 0;
+    uint32_t rx_drop_pkey = 0;
     // Not registers (no slot in the map): kept for tests and the report.
     uint32_t db_ignored = 0;  // doorbell writes at unknown offsets / sizes / objects
     uint32_t dma_errors = 0;  // failed DMA accesses of any kind
@@ -233,6 +234,7 @@ struct Qp {
     uint8_t access = 0;
     uint8_t max_rd_atomic = 1;
     uint8_t max_dest_rd_atomic = 1;
+    uint16_t pkey = roce::kDefaultPkey;  // the port's one partition (pkey index 0, as rxe)
     roce::PathContext path;
     bool flush_pending = false;  // ERR: WQEs still to flush
     bool flush_scheduled = false;

@@ -291,6 +291,8 @@ inline constexpr uint32_t kCqOverruns = 0x150;  // ro
 inline constexpr uint32_t kCqOverrunsDefault = 0x00000000;
 inline constexpr uint32_t kWireDrops = 0x154;  // ro
 inline constexpr uint32_t kWireDropsDefault = 0x00000000;
+inline constexpr uint32_t kRxDropPkey = 0x180;  // ro
+inline constexpr uint32_t kRxDropPkeyDefault = 0x00000000;
 }  // namespace rdma
 
 // Stream Compute Unit slots (paper section 5.3).
