@@ -306,6 +306,23 @@ class Node {
         ++q.rq_pi;
         db(uint64_t{qpn} * 4096 + SCENIC_DB_RQ, q.rq_pi);
     }
+    // The card's view of a QP (CMD_QUERY_QP): state, next send PSN, expected receive PSN.
+    struct QpView {
+        uint32_t state = 0, sq_psn = 0, epsn = 0;
+    };
+    QpView query(uint32_t qpn) {
+        EXPECT_EQ(cmd(SCENIC_RDMA_CMD_QUERY_QP, {qpn}), 0u);
+        return {res(0), res(1), res(2)};
+    }
+    // The path of this card's frames to the peer, for frames a test builds itself.
+    roce::PathContext path_to(const Node& peer) const {
+        roce::PathContext pc;
+        pc.src_mac = mac;
+        pc.dst_mac = peer.mac;
+        pc.src_ip = {10, 0, 0, mac[5]};
+        pc.dst_ip = {10, 0, 0, peer.mac[5]};
+        return pc;
+    }
     uint64_t sq_completed(uint32_t qpn) { return load<uint64_t>(qps_.at(qpn).status); }
     uint32_t status_state(uint32_t qpn) { return load<uint32_t>(qps_.at(qpn).status + 8); }
     uint32_t sq_pi(uint32_t qpn) const { return qps_.at(qpn).sq_pi; }
