@@ -175,11 +175,7 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
     const roce::OpcodeInfo& info = *pkt.info;
     if (info.first) {
         if (!take_rwqe(qp)) {
-            ++e_.counters().rnr_nak_sent;
-            RespJob j;
-            j.psn = s.epsn;
-            j.aeth = roce::Aeth::rnr_nak(s.msn, qp.min_rnr_timer);
-            emit(qp, j);
+            rnr_nak(qp);
             return false;
         }
         s.recv_off = 0;
@@ -263,11 +259,7 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
     }
     const bool imm = info.has(roce::kHdrImmDt);
     if (imm && !take_rwqe(qp)) {
-        ++e_.counters().rnr_nak_sent;
-        RespJob j;
-        j.psn = s.epsn;
-        j.aeth = roce::Aeth::rnr_nak(s.msn, qp.min_rnr_timer);
-        emit(qp, j);
+        rnr_nak(qp);
         return false;
     }
     if (!remote_access_ok(qp, e_.mem().write(s.write_key, qp.pdn, SCENIC_MR_ACCESS_REMOTE_WRITE,
@@ -380,6 +372,18 @@ void Responder::ack(Qp& qp, uint32_t psn) {
     RespJob j;
     j.psn = psn;
     j.aeth = roce::Aeth::ack(qp.resp.msn);
+    emit(qp, j);
+}
+
+void Responder::rnr_nak(Qp& qp) {
+    auto& s = qp.resp;
+    ++e_.counters().rnr_nak_sent;
+    // The requester resends from the NAKed PSN after the timer: the packets behind it, already
+    // on the wire, are dropped quietly like those behind a sequence NAK (one NAK per attempt).
+    s.nak_sent = true;
+    RespJob j;
+    j.psn = s.epsn;
+    j.aeth = roce::Aeth::rnr_nak(s.msn, qp.min_rnr_timer);
     emit(qp, j);
 }
 

@@ -190,7 +190,7 @@ struct ResponderState {
     uint32_t rq_ci = 0;
     uint32_t epsn = 0;
     uint32_t msn = 0;
-    bool nak_sent = false;  // one sequence NAK per gap
+    bool nak_sent = false;  // one sequence (or RNR) NAK per gap
     enum class Msg : uint8_t { kNone, kSend, kWrite };
     Msg msg = Msg::kNone;
     // SEND in progress: the receive WQE being filled

@@ -38,6 +38,7 @@ class Responder {
     void recv_cqe(Qp& qp, uint8_t status, uint8_t opcode, uint32_t byte_len,
                   const roce::ParsedPacket* pkt);
     void ack(Qp& qp, uint32_t psn);
+    void rnr_nak(Qp& qp);
     void nak(Qp& qp, roce::NakCode code, uint32_t ev);
     void emit(Qp& qp, RespJob job);
     void run(Qp& qp);
