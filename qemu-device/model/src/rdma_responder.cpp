@@ -96,7 +96,7 @@ void Responder::execute(Qp& qp, const roce::ParsedPacket& pkt) {
             in_order = info.first;
             break;
     }
-    if (!in_order) {
+    if (!in_order || !payload_fits_pmtu(qp, pkt)) {
         nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
         return;
     }
@@ -121,6 +121,16 @@ void Responder::execute(Qp& qp, const roce::ParsedPacket& pkt) {
     if (done && pkt.transport.bth.ackreq) {
         ack(qp, pkt.transport.bth.psn);
     }
+}
+
+bool Responder::payload_fits_pmtu(const Qp& qp, const roce::ParsedPacket& pkt) {
+    // IBA 9.7.5.1.2 (rxe's check_rkey does it for WRITEs): FIRST / MIDDLE carry exactly one
+    // PMTU, LAST / ONLY at most one.
+    const roce::OpcodeInfo& info = *pkt.info;
+    if (info.cls != OpClass::kSend && info.cls != OpClass::kWrite) {
+        return true;
+    }
+    return info.last ? pkt.payload.size() <= qp.pmtu : pkt.payload.size() == qp.pmtu;
 }
 
 bool Responder::take_rwqe(Qp& qp) {

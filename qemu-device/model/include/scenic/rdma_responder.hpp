@@ -27,6 +27,7 @@ class Responder {
   private:
     void duplicate(Qp& qp, const roce::ParsedPacket& pkt);
     void execute(Qp& qp, const roce::ParsedPacket& pkt);
+    static bool payload_fits_pmtu(const Qp& qp, const roce::ParsedPacket& pkt);
     bool do_send(Qp& qp, const roce::ParsedPacket& pkt);
     bool do_write(Qp& qp, const roce::ParsedPacket& pkt);
     bool do_read(Qp& qp, const roce::ParsedPacket& pkt, bool dup);
