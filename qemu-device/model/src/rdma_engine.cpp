@@ -228,6 +228,23 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
     }
 }
 
+bool Engine::reserved_rc_request(const roce::ParsedPacket& pkt) {
+    // Opcodes of other transports (UC, RD, UD) stay malformed drops: header validation
+    // discards a transport mismatch silently (IBA 9.6.1.1, rxe's check_type_state).
+    const roce::Bth& bth = pkt.transport.bth;
+    constexpr uint8_t kTransportMask = 0xe0;  // RC is transport 0
+    if ((bth.opcode & kTransportMask) != 0 || !std::ranges::equal(pkt.eth.dst, config_.mac)) {
+        return false;
+    }
+    Qp* q = qp(bth.dest_qp);
+    if (!q || !q->can_receive() || !pkey_match(bth.pkey, q->pkey)) {
+        return false;
+    }
+    ++cnt_.rx_pkts;
+    resp_.reserved_opcode(*q, bth.psn);
+    return true;
+}
+
 bool Engine::receive(std::span<const uint8_t> frame) {
     const roce::ParseResult pr = roce::parse_frame(frame);
     // QP 1 is the driver's software GSI (UD, which the RC parser calls an unknown opcode): the
@@ -237,6 +254,9 @@ bool Engine::receive(std::span<const uint8_t> frame) {
         return false;
     }
     if (!pr.ok()) {
+        if (pr.reason == roce::DropReason::kUnknownOpcode && reserved_rc_request(pr.packet)) {
+            return true;
+        }
         ++(pr.reason == roce::DropReason::kBadIcrc ? cnt_.rx_drop_icrc : cnt_.rx_drop_malformed);
         return true;
     }

@@ -28,15 +28,7 @@ void Responder::receive(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& s = qp.resp;
     const int32_t d = psn_diff(pkt.transport.bth.psn, s.epsn);
     if (d > 0) {
-        // Packets were lost: one sequence NAK per gap, carrying the PSN expected.
-        if (!s.nak_sent) {
-            s.nak_sent = true;
-            ++e_.counters().seq_nak_sent;
-            RespJob j;
-            j.psn = s.epsn;
-            j.aeth = roce::Aeth::nak(s.msn, NakCode::kPsnSeqError);
-            emit(qp, j);
-        }
+        sequence_gap(qp);
         return;
     }
     if (d < 0) {
@@ -44,6 +36,30 @@ void Responder::receive(Qp& qp, const roce::ParsedPacket& pkt) {
         return;
     }
     execute(qp, pkt);
+}
+
+void Responder::sequence_gap(Qp& qp) {
+    // Packets were lost: one sequence NAK per gap, carrying the PSN expected.
+    auto& s = qp.resp;
+    if (!s.nak_sent) {
+        s.nak_sent = true;
+        ++e_.counters().seq_nak_sent;
+        RespJob j;
+        j.psn = s.epsn;
+        j.aeth = roce::Aeth::nak(s.msn, NakCode::kPsnSeqError);
+        emit(qp, j);
+    }
+}
+
+void Responder::reserved_opcode(Qp& qp, uint32_t psn) {
+    const int32_t d = psn_diff(psn, qp.resp.epsn);
+    if (d > 0) {
+        sequence_gap(qp);
+    } else if (d < 0) {
+        ++e_.counters().dup_requests;  // nothing was executed for it: nothing to answer
+    } else {
+        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+    }
 }
 
 void Responder::duplicate(Qp& qp, const roce::ParsedPacket& pkt) {

@@ -23,8 +23,12 @@ class Responder {
     explicit Responder(Engine& e) : e_(e) {}
 
     void receive(Qp& qp, const roce::ParsedPacket& pkt);
+    // A request with an RC opcode IBA reserves (no headers to parse): Invalid Request NAK at
+    // the expected PSN, the usual PSN checks otherwise.
+    void reserved_opcode(Qp& qp, uint32_t psn);
 
   private:
+    void sequence_gap(Qp& qp);
     void duplicate(Qp& qp, const roce::ParsedPacket& pkt);
     void execute(Qp& qp, const roce::ParsedPacket& pkt);
     static bool payload_fits_pmtu(const Qp& qp, const roce::ParsedPacket& pkt);
