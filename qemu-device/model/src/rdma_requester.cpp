@@ -312,6 +312,10 @@ bool Requester::transmit_one(Qp& qp) {
         (w->needs_response() && rd_before >= rd_atomic_limit(qp))) {
         return false;
     }
+    // SQD drains: messages already begun are finished (and resent), none is begun.
+    if (qp.state == SCENIC_QPS_SQD && psn_diff(w->first_psn, r.max_sent) >= 0) {
+        return false;
+    }
     const auto k = static_cast<uint32_t>(psn_diff(r.tx_psn, w->first_psn));
     const uint64_t off = uint64_t{k} * qp.pmtu;
     roce::Transport t;
