@@ -424,6 +424,47 @@ TEST_F(Conformance, B03_OneLostMiddlePacketExactlyOneSeqNak) {
     EXPECT_EQ(p.b.query(kQb).epsn, kPsnA + 10);
 }
 
+TEST_F(Conformance, B03_LostSendPacketReceiveCompletionsStayInOrder) {
+    start();
+    // SEND 1 packet (0x100), SEND 3 packets (0x101..0x103), SEND 1 packet (0x104); 0x102 lost.
+    const uint32_t lens[] = {100, 3000, 200};
+    uint64_t off = 0;
+    for (uint32_t i = 0; i < 3; ++i) {
+        p.b.post_recv(kQb, {sge(kDst + i * 4096, 4096, b_key)});
+        p.a.fill_va(kSrc + off, lens[i], static_cast<uint8_t>(i + 1));
+        p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_SEND, {sge(kSrc + off, lens[i], a_key)}));
+        off += lens[i];
+    }
+    std::vector<size_t> cqes_at;  // receive CQEs written when each A->B packet was delivered
+    bool lost = false;
+    p.hook = [&](Dir d, std::vector<uint8_t>&, const roce::ParsedPacket& pkt) {
+        if (d == Dir::kAtoB && pkt.transport.bth.psn == kPsnA + 2 && !lost) {
+            lost = true;
+            return Fate::kDrop;
+        }
+        return Fate::kPass;
+    };
+    p.after = [&](Dir d, const roce::ParsedPacket&) {
+        if (d == Dir::kAtoB) cqes_at.push_back(rb(regs::rdma::kCqeWritten));
+    };
+    ASSERT_TRUE(p.run());
+    // Delivered: 0x100 (WQE 0 completes), 0x101, 0x103 and 0x104 (behind the gap: nothing),
+    // then the resent 0x102, 0x103 (WQE 1 completes), 0x104 (WQE 2).
+    EXPECT_EQ(cqes_at, (std::vector<size_t>{1, 1, 1, 1, 1, 2, 3}));
+    EXPECT_EQ(psns(naks(Dir::kBtoA, NakCode::kPsnSeqError)), (std::vector<uint32_t>{kPsnA + 2}));
+    const auto rc = p.b.poll(1);
+    ASSERT_EQ(rc.size(), 3u);
+    off = 0;
+    for (uint32_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(rc[i].wqe_idx, i);
+        EXPECT_EQ(rc[i].status, kWcSuccess);
+        EXPECT_EQ(rc[i].byte_len, lens[i]);
+        EXPECT_EQ(p.b.read_va(kDst + i * 4096, lens[i]), p.a.read_va(kSrc + off, lens[i]));
+        off += lens[i];
+    }
+    EXPECT_EQ(p.a.sq_completed(kQa), 3u);
+}
+
 TEST_F(Conformance, B03_LostLastPacketRecoversByAckTimeoutAtExactTime) {
     QpAttrs at;
     at.timeout = 10;  // 4.096 us * 2^10
@@ -888,6 +929,43 @@ INSTANTIATE_TEST_SUITE_P(Cases, ConformanceAccess,
                              }
                          });
 
+TEST_F(Conformance, B10_ReadAndAtomicWithBadRkeyRemoteAccessError) {
+    // READ: bad rkey; in a second pair, FAA on an MR without REMOTE_ATOMIC.
+    start();
+    p.a.fill_va(kSrc, 64, 0x10);
+    const auto before = p.a.read_va(kSrc, 64);
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_READ, {sge(kSrc, 64, a_key)}, kDst, b_key + 0x100));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(psns(naks(Dir::kBtoA, NakCode::kRemoteAccessError)), (std::vector<uint32_t>{kPsnA}));
+    EXPECT_TRUE(p.seen(Dir::kBtoA, Opcode::kReadResponseOnly).empty());
+    EXPECT_EQ(p.a.read_va(kSrc, 64), before);
+    auto sc = p.a.poll(0);
+    ASSERT_EQ(sc.size(), 1u);
+    EXPECT_EQ(sc[0].status, kWcRemAccess);
+    EXPECT_EQ(sc[0].opcode, SCENIC_CQE_OP_READ);
+    EXPECT_EQ(p.b.query(kQb).state, uint32_t{SCENIC_QPS_ERR});
+    ASSERT_EQ(p.b.count_events(SCENIC_RDMA_EV_QP_ERR), 1u);
+    EXPECT_EQ(p.b.events.back().a0, kEvQpAccessErr);
+
+    RdmaPair q;
+    q.setup(kQa, kQb);
+    const uint32_t ak = q.a.reg_mr(Node::kVa, 4096, kAll);
+    const uint32_t rw =
+        q.b.reg_mr(Node::kVa, 4096, SCENIC_MR_ACCESS_REMOTE_WRITE | SCENIC_MR_ACCESS_REMOTE_READ);
+    put64(q.b, Node::kVa, 41);
+    auto faa = make_wqe(SCENIC_WQE_OP_ATOMIC_FAA, {sge(Node::kVa, 8, ak)}, Node::kVa, rw);
+    faa.compare_add = 1;
+    q.a.post_send(kQa, faa);
+    ASSERT_TRUE(q.run());
+    EXPECT_EQ(get64(q.b, Node::kVa), 41u);
+    sc = q.a.poll(0);
+    ASSERT_EQ(sc.size(), 1u);
+    EXPECT_EQ(sc[0].status, kWcRemAccess);
+    EXPECT_EQ(sc[0].opcode, SCENIC_CQE_OP_ATOMIC_FAA);
+    EXPECT_EQ(q.b.r(regs::rdma::kRemAccessErr), 1u);
+    EXPECT_EQ(q.b.query(kQb).state, uint32_t{SCENIC_QPS_ERR});
+}
+
 TEST_F(Conformance, B10_PermissionRevokedRtsToRtsWhileWritesStream) {
     start();
     constexpr uint32_t kN = 10;
@@ -955,6 +1033,22 @@ TEST_F(Conformance, B11_SendLastWithoutFirstInvalidRequest) {
     const auto rc = p.b.poll(1);
     ASSERT_EQ(rc.size(), 1u);  // the receive WQE is flushed, not consumed by the bad packet
     EXPECT_EQ(rc[0].status, kWcFlushErr);
+}
+
+TEST_F(Conformance, B11_SendMiddleInsideAWriteInvalidRequest) {
+    start();
+    roce::Transport first;
+    first.bth.opcode = op(Opcode::kWriteFirst);
+    first.bth.psn = kPsnA;
+    first.reth = roce::Reth{kDst, b_key, 3072};
+    const std::vector<uint8_t> payload(1024, 0x5a);
+    inject_b(first, payload);
+    EXPECT_TRUE(b_replies().empty());  // accepted, no ACK asked for
+    roce::Transport mid;
+    mid.bth.opcode = op(Opcode::kSendMiddle);
+    mid.bth.psn = kPsnA + 1;
+    inject_b(mid, payload);
+    expect_invalid_request_from_b(kPsnA + 1);
 }
 
 TEST_F(Conformance, B11_WritePayloadBeyondRethLengthInvalidRequest) {
@@ -1147,6 +1241,29 @@ TEST_F(Conformance, B13_ResetAndInitDropTrafficCounted) {
     EXPECT_EQ(rb(regs::rdma::kRxDropQp), 2u);
     EXPECT_EQ(rb(regs::rdma::kRxPkts), 0u);
     EXPECT_EQ(p.b.read_va(kDst, 64), before);
+}
+
+TEST_F(Conformance, B13_ErrDropsArrivingTrafficAndFlushesBothQueues) {
+    start();
+    p.b.post_recv(kQb, {sge(kDst, 64, b_key)});
+    p.b.post_recv(kQb, {sge(kDst, 64, b_key)});
+    p.b.post_send(kQb, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, b_key)}, kDst, a_key));
+    p.b.host.wire.clear();  // the WRITE B just sent: not part of this test
+    ASSERT_EQ(p.b.set_state(kQb, SCENIC_QPS_ERR), 0u);
+    EXPECT_EQ(p.b.query(kQb).state, uint32_t{SCENIC_QPS_ERR});
+    const std::vector<uint8_t> payload(64, 0x42);
+    inject_b(write_only(kPsnA, kDst, b_key, 64), payload);
+    EXPECT_TRUE(b_replies().empty());
+    EXPECT_EQ(rb(regs::rdma::kRxDropQp), 1u);
+    const auto sc = p.b.poll(0);
+    ASSERT_EQ(sc.size(), 1u);
+    EXPECT_EQ(sc[0].status, kWcFlushErr);
+    EXPECT_EQ(sc[0].wqe_idx, 0u);
+    const auto rc = p.b.poll(1);
+    ASSERT_EQ(rc.size(), 2u);
+    EXPECT_EQ(rc[0].status, kWcFlushErr);
+    EXPECT_EQ(rc[1].status, kWcFlushErr);
+    EXPECT_EQ(rc[1].wqe_idx, 1u);
 }
 
 TEST_F(Conformance, B13_RtrReceivesAndAcksSendsNothingUntilRts) {
