@@ -344,6 +344,30 @@ TEST_F(Conformance, B02_RnrNakCarriesMinRnrTimerAndResendsFromThatPsn) {
     EXPECT_EQ(p.b.read_va(kDst + 4096, 3000), p.a.read_va(kSrc, 3000));
 }
 
+TEST_F(Conformance, B02_WriteWithImmediateWithoutReceiveIsRnrNakedNothingWrittenTwice) {
+    start();
+    p.a.fill_va(kSrc, 64, 0x2b);
+    auto w = make_wqe(SCENIC_WQE_OP_WRITE_IMM, {sge(kSrc, 64, a_key)}, kDst, b_key);
+    w.imm_data_be = 0x01020304;
+    p.a.post_send(kQa, w);
+    p.after = [&](Dir d, const roce::ParsedPacket& pkt) {
+        if (d == Dir::kBtoA && pkt.transport.aeth &&
+            pkt.transport.aeth->type() == AethType::kRnrNak) {
+            p.b.post_recv(kQb, {});  // WRITE with immediate takes a WQE without buffers
+        }
+    };
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(psns(acks(Dir::kBtoA, AethType::kRnrNak)), (std::vector<uint32_t>{kPsnA}));
+    EXPECT_EQ(p.seen(Dir::kAtoB, Opcode::kWriteOnlyImm).size(), 2u);
+    EXPECT_EQ(p.a.sq_completed(kQa), 1u);
+    const auto rc = p.b.poll(1);
+    ASSERT_EQ(rc.size(), 1u);
+    EXPECT_EQ(rc[0].opcode, SCENIC_CQE_OP_RECV_WRITE_IMM);
+    EXPECT_EQ(rc[0].byte_len, 64u);
+    EXPECT_EQ(rc[0].imm_data_be, 0x01020304u);
+    EXPECT_EQ(p.b.read_va(kDst, 64), p.a.read_va(kSrc, 64));
+}
+
 TEST_F(Conformance, B02_RnrRetryCountsDownThenRnrRetryExcErr) {
     QpAttrs at;
     at.rnr_retry = 3;
@@ -658,6 +682,31 @@ TEST_F(Conformance, B06_PeerGoneRetryExcErrAfterRetryCntPlusOneTimeoutsThenFlush
     }
     EXPECT_EQ(p.a.query(kQa).state, uint32_t{SCENIC_QPS_ERR});
     EXPECT_EQ(p.a.sq_completed(kQa), 0u);
+}
+
+TEST_F(Conformance, B06_EveryAckLostRetryExcErrResponderExecutedOnce) {
+    QpAttrs at;
+    at.retry_cnt = 2;
+    at.timeout = 8;
+    start(at);
+    p.hook = [](Dir d, std::vector<uint8_t>&, const roce::ParsedPacket&) {
+        return d == Dir::kBtoA ? Fate::kDrop : Fate::kPass;
+    };
+    p.b.post_recv(kQb, {sge(kDst, 64, b_key)});
+    p.b.post_recv(kQb, {sge(kDst, 64, b_key)});
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_SEND, {sge(kSrc, 64, a_key)}));
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 64, a_key)}, kDst + 4096, b_key));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(ra(regs::rdma::kAckTimeouts), 3u);
+    EXPECT_EQ(sent_a(kPsnA).size(), 3u);
+    EXPECT_EQ(rb(regs::rdma::kDupRequests), 4u);  // both requests, twice resent
+    EXPECT_EQ(p.b.poll(1).size(), 1u);            // the SEND completed once at the responder
+    const auto sc = p.a.poll(0);
+    ASSERT_EQ(sc.size(), 2u);
+    EXPECT_EQ(sc[0].status, kWcRetryExc);
+    EXPECT_EQ(sc[1].status, kWcFlushErr);
+    EXPECT_EQ(p.a.query(kQa).state, uint32_t{SCENIC_QPS_ERR});
+    EXPECT_EQ(p.b.query(kQb).state, uint32_t{SCENIC_QPS_RTS});
 }
 
 // ------------------------------------------------------------------ 7 lost READ response
@@ -1189,6 +1238,27 @@ INSTANTIATE_TEST_SUITE_P(Keys, ConformancePkey,
                              std::snprintf(b, sizeof b, "pkey%04x", info.param.first);
                              return std::string(b);
                          });
+
+TEST_F(Conformance, B12_ResponseWithForeignPkeyDroppedAtTheRequester) {
+    start();
+    // The ACK's P_Key rewritten (ICRC recomputed): the requester drops it, counts it, and
+    // recovers through the ACK timeout; the second, untouched ACK completes the WRITE.
+    bool rewritten = false;
+    p.hook = [&](Dir d, std::vector<uint8_t>& f, const roce::ParsedPacket& pkt) {
+        if (d == Dir::kBtoA && pkt.transport.bth.opcode == op(Opcode::kAck) && !rewritten) {
+            rewritten = true;
+            f[44] = 0x12;  // BTH bytes 2-3: P_Key 0x1234
+            f[45] = 0x34;
+            set_frame_icrc(f);
+        }
+        return Fate::kPass;
+    };
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst, b_key));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(ra(regs::rdma::kRxDropPkey), 1u);
+    EXPECT_EQ(ra(regs::rdma::kAckTimeouts), 1u);
+    EXPECT_EQ(p.a.sq_completed(kQa), 1u);
+}
 
 TEST_P(ConformanceMtu, B12_IcrcAtEveryPayloadLengthUpToPmtu) {
     const uint32_t P = GetParam();
