@@ -36,7 +36,8 @@ constexpr uint64_t kSrc = Node::kVa;
 constexpr uint64_t kDst = Node::kVa + 0x80000;
 constexpr uint8_t kWcSuccess = 0, kWcLocLenErr = 1, kWcFlushErr = 5, kWcRemInvReq = 9,
                   kWcRemAccess = 10, kWcRetryExc = 12, kWcRnrRetryExc = 13;
-constexpr uint32_t kEvQpReqErr = 2, kEvQpAccessErr = 3;  // ib_event_type in EV_QP_ERR arg0
+constexpr uint32_t kEvQpReqErr = 2, kEvQpAccessErr = 3,
+                   kEvSqDrained = 5;  // ib_event_type in EV_QP_ERR arg0
 
 uint8_t op(Opcode o) { return static_cast<uint8_t>(o); }
 
@@ -1374,7 +1375,24 @@ TEST_F(Conformance, B13_SqdFinishesInFlightStartsNothingNewThenRtsResumes) {
                                     kDst + i * 8192, b_key));
     }
     ASSERT_EQ(p.a.set_state(kQa, SCENIC_QPS_SQD), 0u);
+    auto drained = [&] {
+        p.a.service_events();
+        return std::ranges::count_if(p.a.events, [](const Node::Event& e) {
+            return e.type == SCENIC_RDMA_EV_QP_ERR && e.id == kQa && e.a0 == kEvSqDrained;
+        });
+    };
+    EXPECT_EQ(drained(), 0);  // two messages in flight
+    // (completed WQEs, SQ_DRAINED events) after every answer: the event with the last ACK.
+    std::vector<std::pair<uint64_t, long>> at;
+    p.after = [&](Dir d, const roce::ParsedPacket&) {
+        if (d == Dir::kBtoA) at.emplace_back(p.a.sq_completed(kQa), drained());
+    };
     ASSERT_TRUE(p.run());
+    ASSERT_FALSE(at.empty());
+    EXPECT_EQ(at.back(), (std::pair<uint64_t, long>{2, 1}));
+    for (size_t i = 0; i + 1 < at.size(); ++i) {
+        EXPECT_EQ(at[i].second, 0) << i;
+    }
     EXPECT_EQ(p.a.sq_completed(kQa), 2u);
     EXPECT_EQ(p.a.query(kQa).state, uint32_t{SCENIC_QPS_SQD});
     for (const Rec& r : p.log) {
@@ -1385,7 +1403,25 @@ TEST_F(Conformance, B13_SqdFinishesInFlightStartsNothingNewThenRtsResumes) {
     ASSERT_EQ(p.a.set_state(kQa, SCENIC_QPS_RTS), 0u);
     ASSERT_TRUE(p.run());
     EXPECT_EQ(p.a.sq_completed(kQa), 3u);
+    EXPECT_EQ(drained(), 1);
     EXPECT_EQ(p.b.read_va(kDst, 3 * 8192), p.a.read_va(kSrc, 3 * 8192));
+}
+
+TEST_F(Conformance, B13_SqdWithNothingInFlightIsDrainedAtOnce) {
+    start();
+    ASSERT_EQ(p.a.set_state(kQa, SCENIC_QPS_SQD), 0u);
+    p.a.service_events();
+    ASSERT_EQ(p.a.events.size(), 1u);
+    EXPECT_EQ(p.a.events[0].type, uint32_t{SCENIC_RDMA_EV_QP_ERR});
+    EXPECT_EQ(p.a.events[0].a0, kEvSqDrained);
+    // A WR posted in SQD waits for RTS.
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst, b_key));
+    ASSERT_TRUE(p.run());
+    EXPECT_TRUE(p.log.empty());
+    ASSERT_EQ(p.a.set_state(kQa, SCENIC_QPS_RTS), 0u);
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.a.sq_completed(kQa), 1u);
+    EXPECT_EQ(p.a.events.size(), 1u);
 }
 
 }  // namespace

@@ -96,6 +96,20 @@ void Requester::window_loss(Qp& qp, bool timeout) {
 
 void Requester::kick(Qp& qp) { run(qp); }
 
+void Requester::check_drained(Qp& qp) {
+    auto& r = qp.req;
+    if (qp.state != SCENIC_QPS_SQD || r.drained_event) {
+        return;
+    }
+    // The oldest WQE not completed is the only one that can have begun and not finished.
+    if (!r.pending.empty() && r.pending.front().npsn != 0 &&
+        psn_diff(r.pending.front().first_psn, r.max_sent) < 0) {
+        return;
+    }
+    r.drained_event = true;
+    e_.event_fifo().push(SCENIC_RDMA_EV_QP_ERR, qp.qpn, kEvSqDrained);
+}
+
 void Requester::schedule(Qp& qp) {
     if (qp.req.run_scheduled) {
         return;

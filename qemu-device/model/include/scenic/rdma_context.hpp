@@ -55,7 +55,7 @@ enum WcStatus : uint8_t {
 };
 
 // ib_event_type values carried in EV_QP_ERR arg0.
-enum IbEvent : uint32_t { kEvQpFatal = 1, kEvQpReqErr = 2, kEvQpAccessErr = 3 };
+enum IbEvent : uint32_t { kEvQpFatal = 1, kEvQpReqErr = 2, kEvQpAccessErr = 3, kEvSqDrained = 5 };
 
 // The RDMA block's 32-bit counters (registers 0x100..), wrapping as on the card.
 struct Counters {
@@ -183,6 +183,7 @@ struct RequesterState {
     uint32_t cwnd_una = 0;     // snd_una when the window was last grown
     uint32_t recover_psn = 0;  // no second decrease before snd_una passes it
     bool in_recovery = false;
+    bool drained_event = false;  // SQD: SQ_DRAINED raised
 };
 
 struct ResponderState {
