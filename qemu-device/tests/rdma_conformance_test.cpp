@@ -271,7 +271,7 @@ TEST_P(ConformanceMtu, B01_SendEveryPacketTypeWithImmAndZeroLength) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Pmtu, ConformanceMtu, ::testing::Values(1024u, 4096u),
-                         [](const auto& info) { return "pmtu" + std::to_string(info.param); });
+                         [](const auto& tpi) { return "pmtu" + std::to_string(tpi.param); });
 
 TEST_F(Conformance, B01_TooSmallReceiveBufferInvalidRequestBothQpsErr) {
     start();
@@ -747,7 +747,7 @@ TEST_P(ConformanceLostReadResponse, B07_LostReadResponseReIssuedFromFirstMissing
 
 INSTANTIATE_TEST_SUITE_P(FirstMiddleLast, ConformanceLostReadResponse,
                          ::testing::Values(0u, 1u, 3u),
-                         [](const auto& info) { return "response" + std::to_string(info.param); });
+                         [](const auto& tpi) { return "response" + std::to_string(tpi.param); });
 
 // ------------------------------------------------------------------ 8 ACK coalescing
 
@@ -968,8 +968,8 @@ TEST_P(ConformanceAccess, B10_RemoteAccessErrorNakNothingWrittenBothErrEvent) {
 INSTANTIATE_TEST_SUITE_P(Cases, ConformanceAccess,
                          ::testing::Values(AccessCase::kBadRkey, AccessCase::kOutOfBounds,
                                            AccessCase::kNoRemoteWrite),
-                         [](const auto& info) {
-                             switch (info.param) {
+                         [](const auto& tpi) {
+                             switch (tpi.param) {
                                  case AccessCase::kBadRkey:
                                      return std::string("BadRkey");
                                  case AccessCase::kOutOfBounds:
@@ -1234,9 +1234,9 @@ INSTANTIATE_TEST_SUITE_P(Keys, ConformancePkey,
                                            std::make_pair(uint16_t{0x8001}, false),
                                            std::make_pair(uint16_t{0x8000}, false),  // invalid
                                            std::make_pair(uint16_t{0x0000}, false)),
-                         [](const auto& info) {
+                         [](const auto& tpi) {
                              char b[16];
-                             std::snprintf(b, sizeof b, "pkey%04x", info.param.first);
+                             std::snprintf(b, sizeof b, "pkey%04x", tpi.param.first);
                              return std::string(b);
                          });
 

@@ -5,7 +5,9 @@
 // the card up through the mailbox exactly as the kernel driver does, posts WQEs into the rings
 // and rings the doorbells as the provider does, and answers TLB-miss events. The pump moves
 // frames between the cards (checking that each one parses and passes ICRC) and advances a
-// shared virtual clock to the next timer when the wire is quiet, always within bounds.
+// shared virtual clock to the next timer when the wire is quiet, always within bounds. The wire
+// injects faults at exact positions (RdmaPair::drop, hook: drop / duplicate / swap / rewrite)
+// and can log what it carried (record, log); see docs/conformance-model.md.
 #pragma once
 
 #include <gtest/gtest.h>
