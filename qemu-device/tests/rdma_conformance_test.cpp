@@ -775,6 +775,25 @@ TEST_F(Conformance, B08_OneAckCompletesEverythingUpToItsPsn) {
     EXPECT_TRUE(p.a.poll(0).empty());
 }
 
+TEST_F(Conformance, B08_ResponderAcksOnlyThePacketsThatAskForOne) {
+    start();
+    // A 20-packet WRITE: AckReq on the 16th (every 16th, and it fills the initial window) and on
+    // the last; the responder sends exactly those two ACKs, each covering all before it.
+    p.a.fill_va(kSrc, 20 * 1024, 0x44);
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 20 * 1024, a_key)}, kDst, b_key));
+    ASSERT_TRUE(p.run());
+    std::vector<uint32_t> asked;
+    for (const Rec& r : p.log) {
+        if (r.dir == Dir::kAtoB && r.ackreq) asked.push_back(r.psn);
+    }
+    EXPECT_EQ(asked, (std::vector<uint32_t>{kPsnA + 15, kPsnA + 19}));
+    EXPECT_EQ(psns(acks(Dir::kBtoA, AethType::kAck)),
+              (std::vector<uint32_t>{kPsnA + 15, kPsnA + 19}));
+    EXPECT_EQ(rb(regs::rdma::kAcksSent), 2u);
+    EXPECT_EQ(p.a.sq_completed(kQa), 1u);
+    EXPECT_EQ(p.b.read_va(kDst, 20 * 1024), p.a.read_va(kSrc, 20 * 1024));
+}
+
 TEST_F(Conformance, B08_ReadResponseAndAtomicAckImplicitlyAcknowledgeEarlierRequests) {
     start();
     p.b.post_recv(kQb, {sge(kDst, 64, b_key)});
