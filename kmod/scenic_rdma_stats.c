@@ -44,6 +44,7 @@ static const u32 scenic_rdma_hw_regs[SCENIC_RDMA_NUM_HW_STATS] = {
 	SCENIC_RDMA_ECN_CE_RCVD,
 	SCENIC_RDMA_CC_RATE_CUTS,
 	SCENIC_RDMA_EVENT_LOST,
+	SCENIC_RDMA_RX_DROP_PKEY,
 };
 
 enum scenic_rdma_sw_stat {
@@ -95,6 +96,7 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "ecn_ce_rcvd" },
 	{ .name = "cc_rate_cuts" },
 	{ .name = "events_lost" },
+	{ .name = "rx_drop_pkey" },
 	/* driver */
 	{ .name = "cmd_errors" },
 	{ .name = "events" },

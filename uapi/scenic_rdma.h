@@ -251,7 +251,7 @@ enum scenic_rdma_err {
 enum scenic_rdma_event {
 	SCENIC_RDMA_EV_NONE = 0,
 	SCENIC_RDMA_EV_CQ = 1,		/* id cqn: an armed CQ got a completion */
-	SCENIC_RDMA_EV_QP_ERR = 2,	/* id qpn, arg0 ib_event_type (QP_FATAL, QP_ACCESS_ERR, ...) */
+	SCENIC_RDMA_EV_QP_ERR = 2,	/* id qpn, arg0 ib_event_type (QP_FATAL, QP_ACCESS_ERR, SQ_DRAINED, ...) */
 	SCENIC_RDMA_EV_TLB_MISS = 3,	/* arg0 key, arg1/arg2 iova lo/hi (page aligned) */
 	SCENIC_RDMA_EV_CQ_ERR = 4,	/* id cqn: ring overrun */
 };

@@ -5,7 +5,9 @@
 // the card up through the mailbox exactly as the kernel driver does, posts WQEs into the rings
 // and rings the doorbells as the provider does, and answers TLB-miss events. The pump moves
 // frames between the cards (checking that each one parses and passes ICRC) and advances a
-// shared virtual clock to the next timer when the wire is quiet, always within bounds.
+// shared virtual clock to the next timer when the wire is quiet, always within bounds. The wire
+// injects faults at exact positions (RdmaPair::drop, hook: drop / duplicate / swap / rewrite)
+// and can log what it carried (record, log); see docs/conformance-model.md.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -310,6 +312,23 @@ class Node {
         ++q.rq_pi;
         db(uint64_t{qpn} * 4096 + SCENIC_DB_RQ, q.rq_pi);
     }
+    // The card's view of a QP (CMD_QUERY_QP): state, next send PSN, expected receive PSN.
+    struct QpView {
+        uint32_t state = 0, sq_psn = 0, epsn = 0;
+    };
+    QpView query(uint32_t qpn) {
+        EXPECT_EQ(cmd(SCENIC_RDMA_CMD_QUERY_QP, {qpn}), 0u);
+        return {res(0), res(1), res(2)};
+    }
+    // The path of this card's frames to the peer, for frames a test builds itself.
+    roce::PathContext path_to(const Node& peer) const {
+        roce::PathContext pc;
+        pc.src_mac = mac;
+        pc.dst_mac = peer.mac;
+        pc.src_ip = {10, 0, 0, mac[5]};
+        pc.dst_ip = {10, 0, 0, peer.mac[5]};
+        return pc;
+    }
     uint64_t sq_completed(uint32_t qpn) { return load<uint64_t>(qps_.at(qpn).status); }
     uint32_t status_state(uint32_t qpn) { return load<uint32_t>(qps_.at(qpn).status + 8); }
     uint32_t sq_pi(uint32_t qpn) const { return qps_.at(qpn).sq_pi; }
@@ -385,6 +404,31 @@ class RdmaPair {
     // Sees every frame that is delivered (after DropFn) and may rewrite it in place, e.g. with
     // ce_mark(); pkt is the frame as sent and must not be used after a rewrite.
     using RewriteFn = std::function<void(Dir, const roce::ParsedPacket&, std::vector<uint8_t>&)>;
+    // A fault-injecting wire, more general than DropFn (which runs first): the hook sees every
+    // frame that parsed, may rewrite its bytes in place (no ICRC fix-up: a changed byte makes a
+    // bad-ICRC frame), and decides its fate. kHold keeps the frame back and delivers it right
+    // after the next frame of the same direction that passes (two packets swapped), or when
+    // that direction's batch ends.
+    enum class Fate { kPass, kDrop, kDuplicate, kHold };
+    using FrameFn = std::function<Fate(Dir, std::vector<uint8_t>&, const roce::ParsedPacket&)>;
+    // Called after a frame was handed to the receiving card (e.g. to look at its memory then).
+    using AfterFn = std::function<void(Dir, const roce::ParsedPacket&)>;
+    // What a test may want to know about a frame on the wire; recorded when `record` is set.
+    struct WireRecord {
+        Dir dir;
+        uint64_t t_ns;  // virtual time
+        uint8_t opcode;
+        uint32_t psn;
+        uint32_t dest_qp;
+        uint16_t pkey;
+        bool ackreq;
+        std::optional<roce::Aeth> aeth;
+        std::optional<roce::Reth> reth;
+        std::optional<roce::AtomicAckEth> atomic_ack;
+        std::optional<roce::ImmDt> imm;
+        size_t payload;
+        bool delivered;  // false: dropped by drop / hook
+    };
 
     // faults_a / faults_b: each card's Config::wire_faults (tx: what it sends, rx: what it gets).
     explicit RdmaPair(uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0,
@@ -461,10 +505,25 @@ class RdmaPair {
         }
     }
 
+    // The records of one direction with one opcode.
+    std::vector<WireRecord> seen(Dir dir, roce::Opcode op) const {
+        std::vector<WireRecord> out;
+        for (const WireRecord& r : log) {
+            if (r.dir == dir && r.opcode == static_cast<uint8_t>(op)) {
+                out.push_back(r);
+            }
+        }
+        return out;
+    }
+
     Node a;
     Node b;
     DropFn drop;
     RewriteFn rewrite;
+    FrameFn hook;
+    AfterFn after;
+    bool record = false;
+    std::vector<WireRecord> log;
     size_t frames = 0;
     // Failed to parse or ICRC, never delivered: a sender's tx:corrupt ends here, the receiver's
     // rx:corrupt is what makes the card itself count RX_DROP_ICRC.
@@ -478,6 +537,7 @@ class RdmaPair {
         }
         auto batch = std::move(from.host.wire);
         from.host.wire.clear();
+        std::vector<std::vector<uint8_t>> held;
         for (auto& f : batch) {
             ++frames;
             const roce::ParseResult pr = roce::parse_frame(f);
@@ -485,16 +545,56 @@ class RdmaPair {
                 ++bad_frames;
                 continue;
             }
-            if (drop && drop(dir, pr.packet)) {
+            bool pass = !(drop && drop(dir, pr.packet));
+            Fate fate = Fate::kPass;
+            if (pass && hook) {
+                fate = hook(dir, f, pr.packet);
+                pass = fate != Fate::kDrop;
+            }
+            note(dir, pr.packet, pass && fate != Fate::kHold);
+            if (!pass) {
                 ++dropped;
                 continue;
             }
             if (rewrite) {
                 rewrite(dir, pr.packet, f);
             }
-            to.dev.eth_rx(f);
+            if (fate == Fate::kHold) {
+                held.push_back(std::move(f));
+                continue;
+            }
+            hand_over(to, dir, f);
+            if (fate == Fate::kDuplicate) {
+                hand_over(to, dir, f);
+            }
+            for (auto& h : held) {
+                hand_over(to, dir, h);
+            }
+            held.clear();
+        }
+        for (auto& h : held) {
+            hand_over(to, dir, h);
         }
         return true;
+    }
+    // Delivers one frame (a rewritten one may no longer parse: the card drops it).
+    void hand_over(Node& to, Dir dir, const std::vector<uint8_t>& f) {
+        to.dev.eth_rx(f);
+        if (after) {
+            const roce::ParseResult pr = roce::parse_frame(f);
+            if (pr.ok()) {
+                after(dir, pr.packet);
+            }
+        }
+    }
+    void note(Dir dir, const roce::ParsedPacket& pkt, bool delivered) {
+        if (!record) {
+            return;
+        }
+        const roce::Transport& t = pkt.transport;
+        log.push_back({dir, a.host.now, t.bth.opcode, t.bth.psn, t.bth.dest_qp, t.bth.pkey,
+                       t.bth.ackreq, t.aeth, t.reth, t.atomic_ack, t.imm, pkt.payload.size(),
+                       delivered});
     }
 };
 

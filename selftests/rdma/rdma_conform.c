@@ -593,6 +593,8 @@ static int cidx(const char *name)
 
 static void take(struct node *c, struct snap *s)
 {
+	/* the core caches hw_counters for 10 ms (RDMA_HW_STATS_DEFAULT_LIFESPAN): read fresh */
+	usleep(30000);
 	for (int i = 0; i < NCOUNTERS + 3; i++) {
 		const char *n = i < NCOUNTERS ? cnames[i] : cnames2[i - NCOUNTERS];
 

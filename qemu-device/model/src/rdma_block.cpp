@@ -127,6 +127,8 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return c.ecn_ce_rcvd;
         case r::kCcRateCuts:
             return c.cc_rate_cuts;
+        case r::kRxDropPkey:
+            return c.rx_drop_pkey;
         default:
             return 0;
     }

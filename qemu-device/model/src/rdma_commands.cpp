@@ -275,6 +275,10 @@ uint32_t Engine::modify_qp(const CmdArgs& a) {
             if (to == SCENIC_QPS_RTS) {
                 req_.kick(*q);
             }
+            if (to == SCENIC_QPS_SQD) {
+                q->req.drained_event = false;
+                req_.check_drained(*q);
+            }
         }
     }
     return SCENIC_RDMA_OK;

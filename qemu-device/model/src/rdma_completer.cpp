@@ -162,6 +162,7 @@ void Completer::receive(Qp& qp, const roce::ParsedPacket& pkt) {
     }
     complete_local_errors(qp);
     e_.requester().kick(qp);  // the window moved, or a READ / atomic slot freed
+    e_.requester().check_drained(qp);
 }
 
 bool Completer::stored(Qp& qp, const SendWqe& w, uint64_t off, std::span<const uint8_t> data) {

@@ -22,6 +22,13 @@ bool ce_marked(const roce::ParsedPacket& p) {
     return p.ipv6 && (p.ipv6->traffic_class & 3) == 3;
 }
 
+// IBA 10.9.3 (rxe's pkey_match): the low 15 bits equal and not 0, and at least one of the two
+// keys a full member (bit 15).
+bool pkey_match(uint16_t packet, uint16_t qp) {
+    return (packet & 0x7fff) != 0 && (packet & 0x7fff) == (qp & 0x7fff) &&
+           ((packet | qp) & 0x8000) != 0;
+}
+
 uint8_t cqe_opcode(uint8_t wqe_opcode) {
     switch (wqe_opcode) {
         case SCENIC_WQE_OP_WRITE:
@@ -68,7 +75,7 @@ void Engine::reset() {
 
 size_t Engine::send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload) {
     t.bth.dest_qp = qp.dest_qpn;
-    t.bth.pkey = roce::kDefaultPkey;
+    t.bth.pkey = qp.pkey;
     auto built = roce::build_frame(qp.path, t, payload);
     if (!built.ok()) {
         return 0;  // only reachable with an inconsistent context; never sends garbage
@@ -231,6 +238,23 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
     }
 }
 
+bool Engine::reserved_rc_request(const roce::ParsedPacket& pkt) {
+    // Opcodes of other transports (UC, RD, UD) stay malformed drops: header validation
+    // discards a transport mismatch silently (IBA 9.6.1.1, rxe's check_type_state).
+    const roce::Bth& bth = pkt.transport.bth;
+    constexpr uint8_t kTransportMask = 0xe0;  // RC is transport 0
+    if ((bth.opcode & kTransportMask) != 0 || !std::ranges::equal(pkt.eth.dst, config_.mac)) {
+        return false;
+    }
+    Qp* q = qp(bth.dest_qp);
+    if (!q || !q->can_receive() || !pkey_match(bth.pkey, q->pkey)) {
+        return false;
+    }
+    ++cnt_.rx_pkts;
+    resp_.reserved_opcode(*q, bth.psn);
+    return true;
+}
+
 bool Engine::receive(std::span<const uint8_t> frame) {
     const roce::ParseResult pr = roce::parse_frame(frame);
     // QP 1 is the driver's software GSI (UD, which the RC parser calls an unknown opcode): the
@@ -240,6 +264,9 @@ bool Engine::receive(std::span<const uint8_t> frame) {
         return false;
     }
     if (!pr.ok()) {
+        if (pr.reason == roce::DropReason::kUnknownOpcode && reserved_rc_request(pr.packet)) {
+            return true;
+        }
         ++(pr.reason == roce::DropReason::kBadIcrc ? cnt_.rx_drop_icrc : cnt_.rx_drop_malformed);
         return true;
     }
@@ -255,6 +282,10 @@ bool Engine::receive(std::span<const uint8_t> frame) {
     Qp* q = qp(pkt.transport.bth.dest_qp);
     if (!q) {
         ++cnt_.rx_drop_qp;
+        return true;
+    }
+    if (!pkey_match(pkt.transport.bth.pkey, q->pkey)) {
+        ++cnt_.rx_drop_pkey;  // a partition violation is dropped silently, never NAKed
         return true;
     }
     if (pkt.info->request) {

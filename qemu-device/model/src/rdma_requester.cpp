@@ -98,6 +98,20 @@ void Requester::window_loss(Qp& qp, bool timeout) {
 
 void Requester::kick(Qp& qp) { run(qp); }
 
+void Requester::check_drained(Qp& qp) {
+    auto& r = qp.req;
+    if (qp.state != SCENIC_QPS_SQD || r.drained_event) {
+        return;
+    }
+    // The oldest WQE not completed is the only one that can have begun and not finished.
+    if (!r.pending.empty() && r.pending.front().npsn != 0 &&
+        psn_diff(r.pending.front().first_psn, r.max_sent) < 0) {
+        return;
+    }
+    r.drained_event = true;
+    e_.event_fifo().push(SCENIC_RDMA_EV_QP_ERR, qp.qpn, kEvSqDrained);
+}
+
 void Requester::schedule(Qp& qp) {
     if (qp.req.run_scheduled) {
         return;
@@ -327,6 +341,10 @@ bool Requester::transmit_one(Qp& qp) {
     }
     if (w->local_err != 0 || ((w->flags & SCENIC_WQE_F_FENCE) && rd_before != 0) ||
         (w->needs_response() && rd_before >= rd_atomic_limit(qp))) {
+        return false;
+    }
+    // SQD drains: messages already begun are finished (and resent), none is begun.
+    if (qp.state == SCENIC_QPS_SQD && psn_diff(w->first_psn, r.max_sent) >= 0) {
         return false;
     }
     const auto k = static_cast<uint32_t>(psn_diff(r.tx_psn, w->first_psn));

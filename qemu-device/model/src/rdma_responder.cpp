@@ -28,15 +28,7 @@ void Responder::receive(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& s = qp.resp;
     const int32_t d = psn_diff(pkt.transport.bth.psn, s.epsn);
     if (d > 0) {
-        // Packets were lost: one sequence NAK per gap, carrying the PSN expected.
-        if (!s.nak_sent) {
-            s.nak_sent = true;
-            ++e_.counters().seq_nak_sent;
-            RespJob j;
-            j.psn = s.epsn;
-            j.aeth = roce::Aeth::nak(s.msn, NakCode::kPsnSeqError);
-            emit(qp, j);
-        }
+        sequence_gap(qp);
         return;
     }
     if (d < 0) {
@@ -44,6 +36,30 @@ void Responder::receive(Qp& qp, const roce::ParsedPacket& pkt) {
         return;
     }
     execute(qp, pkt);
+}
+
+void Responder::sequence_gap(Qp& qp) {
+    // Packets were lost: one sequence NAK per gap, carrying the PSN expected.
+    auto& s = qp.resp;
+    if (!s.nak_sent) {
+        s.nak_sent = true;
+        ++e_.counters().seq_nak_sent;
+        RespJob j;
+        j.psn = s.epsn;
+        j.aeth = roce::Aeth::nak(s.msn, NakCode::kPsnSeqError);
+        emit(qp, j);
+    }
+}
+
+void Responder::reserved_opcode(Qp& qp, uint32_t psn) {
+    const int32_t d = psn_diff(psn, qp.resp.epsn);
+    if (d > 0) {
+        sequence_gap(qp);
+    } else if (d < 0) {
+        ++e_.counters().dup_requests;  // nothing was executed for it: nothing to answer
+    } else {
+        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+    }
 }
 
 void Responder::duplicate(Qp& qp, const roce::ParsedPacket& pkt) {
@@ -96,7 +112,7 @@ void Responder::execute(Qp& qp, const roce::ParsedPacket& pkt) {
             in_order = info.first;
             break;
     }
-    if (!in_order) {
+    if (!in_order || !payload_fits_pmtu(qp, pkt)) {
         nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
         return;
     }
@@ -121,6 +137,16 @@ void Responder::execute(Qp& qp, const roce::ParsedPacket& pkt) {
     if (done && pkt.transport.bth.ackreq) {
         ack(qp, pkt.transport.bth.psn);
     }
+}
+
+bool Responder::payload_fits_pmtu(const Qp& qp, const roce::ParsedPacket& pkt) {
+    // IBA 9.7.5.1.2 (rxe's check_rkey does it for WRITEs): FIRST / MIDDLE carry exactly one
+    // PMTU, LAST / ONLY at most one.
+    const roce::OpcodeInfo& info = *pkt.info;
+    if (info.cls != OpClass::kSend && info.cls != OpClass::kWrite) {
+        return true;
+    }
+    return info.last ? pkt.payload.size() <= qp.pmtu : pkt.payload.size() == qp.pmtu;
 }
 
 bool Responder::take_rwqe(Qp& qp) {
@@ -175,11 +201,7 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
     const roce::OpcodeInfo& info = *pkt.info;
     if (info.first) {
         if (!take_rwqe(qp)) {
-            ++e_.counters().rnr_nak_sent;
-            RespJob j;
-            j.psn = s.epsn;
-            j.aeth = roce::Aeth::rnr_nak(s.msn, qp.min_rnr_timer);
-            emit(qp, j);
+            rnr_nak(qp);
             return false;
         }
         s.recv_off = 0;
@@ -224,17 +246,10 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
 // A request that misses the TLB is not executed; an RNR NAK (the QP's min_rnr_timer) makes the
 // requester wait for the driver's fill and resend from this PSN, as NICs answer a responder
 // page fault (mlx5 ODP). Dropping it instead cost a go-back-N storm per miss, and retry
-// exhaustion when many QPs thrash the TLB. The packets behind it in the burst belong to the
-// same gap: no sequence NAK for them.
+// exhaustion when many QPs thrash the TLB.
 void Responder::tlb_miss_rnr(Qp& qp) {
-    auto& s = qp.resp;
     ++e_.counters().rx_drop_tlb_miss;
-    ++e_.counters().rnr_nak_sent;
-    RespJob j;
-    j.psn = s.epsn;
-    j.aeth = roce::Aeth::rnr_nak(s.msn, qp.min_rnr_timer);
-    emit(qp, j);
-    s.nak_sent = true;
+    rnr_nak(qp);
 }
 
 bool Responder::remote_access_ok(Qp& qp, MemStatus st) {
@@ -279,11 +294,7 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
     }
     const bool imm = info.has(roce::kHdrImmDt);
     if (imm && !take_rwqe(qp)) {
-        ++e_.counters().rnr_nak_sent;
-        RespJob j;
-        j.psn = s.epsn;
-        j.aeth = roce::Aeth::rnr_nak(s.msn, qp.min_rnr_timer);
-        emit(qp, j);
+        rnr_nak(qp);
         return false;
     }
     if (!remote_access_ok(qp, e_.mem().write(s.write_key, qp.pdn, SCENIC_MR_ACCESS_REMOTE_WRITE,
@@ -396,6 +407,18 @@ void Responder::ack(Qp& qp, uint32_t psn) {
     RespJob j;
     j.psn = psn;
     j.aeth = roce::Aeth::ack(qp.resp.msn);
+    emit(qp, j);
+}
+
+void Responder::rnr_nak(Qp& qp) {
+    auto& s = qp.resp;
+    ++e_.counters().rnr_nak_sent;
+    // The requester resends from the NAKed PSN after the timer: the packets behind it, already
+    // on the wire, are dropped quietly like those behind a sequence NAK (one NAK per attempt).
+    s.nak_sent = true;
+    RespJob j;
+    j.psn = s.epsn;
+    j.aeth = roce::Aeth::rnr_nak(s.msn, qp.min_rnr_timer);
     emit(qp, j);
 }
 

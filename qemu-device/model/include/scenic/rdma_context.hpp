@@ -69,7 +69,7 @@ enum WcStatus : uint8_t {
 };
 
 // ib_event_type values carried in EV_QP_ERR arg0.
-enum IbEvent : uint32_t { kEvQpFatal = 1, kEvQpReqErr = 2, kEvQpAccessErr = 3 };
+enum IbEvent : uint32_t { kEvQpFatal = 1, kEvQpReqErr = 2, kEvQpAccessErr = 3, kEvSqDrained = 5 };
 
 // The RDMA block's 32-bit counters (registers 0x100..), wrapping as on the card.
 struct Counters {
@@ -104,6 +104,7 @@ struct Counters {
     uint32_t cnp_rcvd = 0;
     uint32_t ecn_ce_rcvd = 0;
     uint32_t cc_rate_cuts = 0;
+    uint32_t rx_drop_pkey = 0;
     // Not registers (no slot in the map): kept for tests and the report.
     uint32_t db_ignored = 0;  // doorbell writes at unknown offsets / sizes / objects
     uint32_t dma_errors = 0;  // failed DMA accesses of any kind
@@ -206,6 +207,7 @@ struct RequesterState {
     uint32_t cwnd_una = 0;     // snd_una when the window was last grown
     uint32_t recover_psn = 0;  // no second decrease before snd_una passes it
     bool in_recovery = false;
+    bool drained_event = false;  // SQD: SQ_DRAINED raised
 };
 
 struct ResponderState {
@@ -213,7 +215,7 @@ struct ResponderState {
     uint32_t rq_ci = 0;
     uint32_t epsn = 0;
     uint32_t msn = 0;
-    bool nak_sent = false;  // one sequence NAK per gap
+    bool nak_sent = false;  // one sequence (or RNR) NAK per gap
     enum class Msg : uint8_t { kNone, kSend, kWrite };
     Msg msg = Msg::kNone;
     // SEND in progress: the receive WQE being filled
@@ -274,6 +276,7 @@ struct Qp {
     uint8_t access = 0;
     uint8_t max_rd_atomic = 1;
     uint8_t max_dest_rd_atomic = 1;
+    uint16_t pkey = roce::kDefaultPkey;  // the port's one partition (pkey index 0, as rxe)
     roce::PathContext path;
     bool flush_pending = false;  // ERR: WQEs still to flush
     bool flush_scheduled = false;

@@ -86,6 +86,9 @@ class Engine {
     void flush(Qp& qp);
 
   private:
+    // A valid frame with an opcode of the RC range that IBA reserves, to an RC QP that
+    // receives: true when the responder took it (Invalid Request NAK).
+    bool reserved_rc_request(const roce::ParsedPacket& pkt);
     uint32_t create_qp(const CmdArgs& a);
     uint32_t modify_qp(const CmdArgs& a);
     uint32_t destroy_qp(const CmdArgs& a);

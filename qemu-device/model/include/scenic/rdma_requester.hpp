@@ -33,6 +33,8 @@ class Requester {
     // A TLB fill for key arrived: resume QPs paused on it.
     void tlb_filled(uint32_t key);
     void arm_ack_timer(Qp& qp);
+    // SQD: once every message begun has completed, the QP's SQ_DRAINED event (once per SQD).
+    void check_drained(Qp& qp);
 
   private:
     void run(Qp& qp);

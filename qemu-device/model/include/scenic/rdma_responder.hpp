@@ -23,10 +23,15 @@ class Responder {
     explicit Responder(Engine& e) : e_(e) {}
 
     void receive(Qp& qp, const roce::ParsedPacket& pkt);
+    // A request with an RC opcode IBA reserves (no headers to parse): Invalid Request NAK at
+    // the expected PSN, the usual PSN checks otherwise.
+    void reserved_opcode(Qp& qp, uint32_t psn);
 
   private:
+    void sequence_gap(Qp& qp);
     void duplicate(Qp& qp, const roce::ParsedPacket& pkt);
     void execute(Qp& qp, const roce::ParsedPacket& pkt);
+    static bool payload_fits_pmtu(const Qp& qp, const roce::ParsedPacket& pkt);
     bool do_send(Qp& qp, const roce::ParsedPacket& pkt);
     bool do_write(Qp& qp, const roce::ParsedPacket& pkt);
     bool do_read(Qp& qp, const roce::ParsedPacket& pkt, bool dup);
@@ -39,6 +44,7 @@ class Responder {
     void recv_cqe(Qp& qp, uint8_t status, uint8_t opcode, uint32_t byte_len,
                   const roce::ParsedPacket* pkt);
     void ack(Qp& qp, uint32_t psn);
+    void rnr_nak(Qp& qp);
     void nak(Qp& qp, roce::NakCode code, uint32_t ev);
     void emit(Qp& qp, RespJob job);
     void run(Qp& qp);

@@ -309,6 +309,8 @@ inline constexpr uint32_t kEcnCeRcvd = 0x174;  // ro
 inline constexpr uint32_t kEcnCeRcvdDefault = 0x00000000;
 inline constexpr uint32_t kCcRateCuts = 0x178;  // ro
 inline constexpr uint32_t kCcRateCutsDefault = 0x00000000;
+inline constexpr uint32_t kRxDropPkey = 0x180;  // ro
+inline constexpr uint32_t kRxDropPkeyDefault = 0x00000000;
 }  // namespace rdma
 
 // Stream Compute Unit slots (paper section 5.3).
