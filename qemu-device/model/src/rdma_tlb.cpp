@@ -29,16 +29,26 @@ Tlb::Tlb(Counters& cnt, EventFifo& events) : cnt_(cnt), events_(events) {
     }
 }
 
-unsigned Tlb::bank_of(uint32_t key, uint64_t vpn) {
-    // The twin indexes its sets with (vpn ^ id) mod sets; the bank takes the next two bits of
-    // the vpn, xor the MR index: buffers allocated a power of two apart (perftest's per-QP
-    // buffers) would otherwise all land in one bank and evict each other's translations.
-    return static_cast<unsigned>(((vpn / kSetsPerBank) ^ mr_index(key)) % kBanks);
+// The vpn the banks see: the low 10 bits (bank and set index) xor a multiplicative hash of the
+// MR index, a bijection per MR, so tags still match exactly. Without it the same page offset of
+// every MR shares a set: perftest's per-QP buffers, allocated a power of two apart, competed
+// for 64 sets while the rest of the TLB stayed empty (ib_read_bw -q 16 -a livelocked on
+// misses that the next fill evicted again).
+uint64_t Tlb::bank_vpn(uint32_t key, uint64_t vpn) {
+    constexpr unsigned kIndexBits = 10;  // log2(kBanks * kSetsPerBank)
+    static_assert((1u << kIndexBits) == kBanks * kSetsPerBank);
+    const uint32_t mix = (mr_index(key) * 0x9e3779b1u) >> (32 - kIndexBits);
+    return vpn ^ mix;
+}
+
+unsigned Tlb::bank_of(uint64_t bvpn) {
+    // The twin indexes its sets with (vpn ^ id) mod sets; the bank takes the next two bits.
+    return static_cast<unsigned>((bvpn / kSetsPerBank) % kBanks);
 }
 
 std::optional<uint64_t> Tlb::lookup(uint32_t key, uint64_t page) {
-    const uint64_t vpn = page >> SCENIC_RDMA_PAGE_SHIFT;
-    const auto r = banks_[bank_of(key, vpn)].lookup_now(mr_index(key), page);
+    const uint64_t bvpn = bank_vpn(key, page >> SCENIC_RDMA_PAGE_SHIFT);
+    const auto r = banks_[bank_of(bvpn)].lookup_now(mr_index(key), bvpn << SCENIC_RDMA_PAGE_SHIFT);
     if (r.hit) {
         ++cnt_.tlb_hits;
         return r.pa;
@@ -57,8 +67,8 @@ std::optional<uint64_t> Tlb::lookup(uint32_t key, uint64_t page) {
 }
 
 void Tlb::fill(uint32_t key, uint64_t page, uint64_t dma) {
-    const uint64_t vpn = page >> SCENIC_RDMA_PAGE_SHIFT;
-    if (banks_[bank_of(key, vpn)].fill(mr_index(key), vpn, dma >> SCENIC_RDMA_PAGE_SHIFT)) {
+    const uint64_t bvpn = bank_vpn(key, page >> SCENIC_RDMA_PAGE_SHIFT);
+    if (banks_[bank_of(bvpn)].fill(mr_index(key), bvpn, dma >> SCENIC_RDMA_PAGE_SHIFT)) {
         ++cnt_.tlb_evictions;
     }
     std::erase_if(pending_, [&](const Miss& m) { return m.key == key && m.page == page; });

@@ -3,8 +3,8 @@
 // filled by the driver (CMD_TLB_FILL), LRU replacement. Built from hw-rtl's TLB twin
 // (scenic::dp::Tlb, transaction level): the RTL block holds at most 1024 entries, so the
 // 4096-entry TLB is four banks of 256 sets x 4 ways, the bank chosen by the two vpn bits above
-// the twin's set index xor the MR index: a 1024-set 4-way TLB whose set index is hashed with the
-// MR, so that equally aligned buffers of different MRs do not compete for the same sets. The twin's id is the MR index
+// the twin's set index: a 1024-set 4-way TLB. The banks see the vpn with its 10 index bits xor a
+// hash of the MR index, so that equally aligned buffers of different MRs use different sets. The twin's id is the MR index
 // (the MR table checks the key's tag).
 //
 // A miss raises EV_TLB_MISS (key, page iova) once per missing page while it stays missing.
@@ -37,7 +37,8 @@ class Tlb {
     static constexpr unsigned kBanks = 4;
     static constexpr unsigned kSetsPerBank = kTlbEntries / kBanks / 4;
     static constexpr unsigned kMaxPendingMisses = 256;
-    [[nodiscard]] static unsigned bank_of(uint32_t key, uint64_t vpn);
+    [[nodiscard]] static uint64_t bank_vpn(uint32_t key, uint64_t vpn);
+    [[nodiscard]] static unsigned bank_of(uint64_t bvpn);
 
     Counters& cnt_;
     EventFifo& events_;
