@@ -29,16 +29,21 @@ Tlb::Tlb(Counters& cnt, EventFifo& events) : cnt_(cnt), events_(events) {
     }
 }
 
-// The vpn the banks see: the low 10 bits (bank and set index) xor a multiplicative hash of the
-// MR index, a bijection per MR, so tags still match exactly. Without it the same page offset of
-// every MR shares a set: perftest's per-QP buffers, allocated a power of two apart, competed
-// for 64 sets while the rest of the TLB stayed empty (ib_read_bw -q 16 -a livelocked on
-// misses that the next fill evicted again).
+// The vpn the banks see: its 10 index bits (bank and set) xor a hash of the bits above them and a
+// hash of the MR index. For a given MR that is a bijection (the bits above stay
+// as they are), so tags still match exactly. Without it buffers a power of two apart, as perftest
+// lays out one region per QP in one MR (or one MR per QP), put the same page offset of every
+// buffer into one set while the rest of the TLB stays empty: ib_read_bw -q 16 -a livelocked on
+// misses that the next fill evicted again.
 uint64_t Tlb::bank_vpn(uint32_t key, uint64_t vpn) {
     constexpr unsigned kIndexBits = 10;  // log2(kBanks * kSetsPerBank)
     static_assert((1u << kIndexBits) == kBanks * kSetsPerBank);
+    constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
+    // Multiplicative hashes (Fibonacci): every one of the 10 bits depends on all input bits, so
+    // buffers a power of two apart get unrelated set ranges, not neighbouring ones.
+    const uint64_t fold = ((vpn >> kIndexBits) * 0x9e3779b97f4a7c15ull) >> (64 - kIndexBits);
     const uint32_t mix = (mr_index(key) * 0x9e3779b1u) >> (32 - kIndexBits);
-    return vpn ^ mix;
+    return vpn ^ ((fold ^ mix) & kIndexMask);
 }
 
 unsigned Tlb::bank_of(uint64_t bvpn) {

@@ -4,7 +4,8 @@
 // (scenic::dp::Tlb, transaction level): the RTL block holds at most 1024 entries, so the
 // 4096-entry TLB is four banks of 256 sets x 4 ways, the bank chosen by the two vpn bits above
 // the twin's set index: a 1024-set 4-way TLB. The banks see the vpn with its 10 index bits xor a
-// hash of the MR index, so that equally aligned buffers of different MRs use different sets. The twin's id is the MR index
+// hash of the higher vpn bits and one of the MR index, so that buffers a power of two apart
+// (in one MR or in several) use different sets. The twin's id is the MR index
 // (the MR table checks the key's tag).
 //
 // A miss raises EV_TLB_MISS (key, page iova) once per missing page while it stays missing.
