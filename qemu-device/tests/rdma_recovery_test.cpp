@@ -373,6 +373,36 @@ TEST_F(RdmaRecovery, TlbMissEventFillAndCompletion) {
     EXPECT_EQ(q.bad_frames, 0u);
 }
 
+// Responder misses: a WRITE request that misses gets an RNR NAK and is resent after the timer;
+// a READ response that misses stalls until the fill and goes on. Neither waits for the ACK
+// timeout, and no sequence NAK is sent for the packets behind a miss.
+TEST_F(RdmaRecovery, ResponderTlbMissesRecoverWithoutAckTimeout) {
+    RdmaPair q;
+    q.setup(kQa, kQb);
+    const uint32_t len = 6 * 4096;
+    const uint32_t ak = q.a.reg_mr(Node::kVa, 16 * 4096, kAll);
+    const uint32_t bk = q.b.reg_mr(Node::kVa, 16 * 4096, kAll, false);
+    q.a.fill_va(Node::kVa, len, 3);
+    q.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, len, ak)}, Node::kVa, bk));
+    ASSERT_TRUE(q.run());
+    EXPECT_EQ(q.a.sq_completed(kQa), 1u);
+    EXPECT_EQ(q.b.read_va(Node::kVa, len), q.a.read_va(Node::kVa, len));
+    EXPECT_EQ(q.b.r(regs::rdma::kRnrNakSent), 6u);  // one per missing page, each resent
+    EXPECT_EQ(q.a.r(regs::rdma::kRnrNakRcvd), 6u);
+    EXPECT_EQ(q.b.r(regs::rdma::kSeqNakSent), 0u);
+
+    // READ back from pages 6..11 of B, not translated yet.
+    q.b.fill_va(Node::kVa + len, len, 9);
+    q.a.post_send(
+        kQa, make_wqe(SCENIC_WQE_OP_READ, {sge(Node::kVa + len, len, ak)}, Node::kVa + len, bk));
+    ASSERT_TRUE(q.run());
+    EXPECT_EQ(q.a.sq_completed(kQa), 2u);
+    EXPECT_EQ(q.a.read_va(Node::kVa + len, len), q.b.read_va(Node::kVa + len, len));
+    EXPECT_EQ(q.b.count_events(SCENIC_RDMA_EV_TLB_MISS), 12u);
+    EXPECT_EQ(q.b.r(regs::rdma::kRnrNakSent), 6u);   // READs stall, they are not NAKed
+    EXPECT_EQ(q.a.r(regs::rdma::kAckTimeouts), 0u);  // nothing waited for the 4.2 ms timer
+}
+
 TEST_F(RdmaRecovery, TlbEvictsLeastRecentlyUsed) {
     // 5000 pages through a 4096-entry TLB: evictions are counted, data stays right.
     RdmaPair q;

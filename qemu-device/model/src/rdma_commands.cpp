@@ -319,6 +319,7 @@ uint32_t Engine::tlb_fill(const CmdArgs& a) {
     }
     tlb_.fill(key, page, dma);
     req_.tlb_filled(key);
+    resp_.tlb_filled();
     return SCENIC_RDMA_OK;
 }
 
@@ -359,6 +360,7 @@ uint32_t Engine::tlb_fill_pages(const CmdArgs& a) {
         tlb_.fill(key, page + uint64_t{i} * kPageSize, dma[i]);
     }
     req_.tlb_filled(key);
+    resp_.tlb_filled();
     return SCENIC_RDMA_OK;
 }
 

@@ -118,6 +118,7 @@ void Engine::enter_error(Qp& qp, uint32_t ev) {
         fifo_.push(SCENIC_RDMA_EV_QP_ERR, qp.qpn, ev);
     }
     qp.resp.outq.clear();
+    qp.resp.tlb_wait = false;
     qp.flush_pending = true;
     flush(qp);
 }

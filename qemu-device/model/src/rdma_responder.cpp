@@ -463,9 +463,32 @@ void Responder::schedule(Qp& qp) {
     });
 }
 
+void Responder::stall_for_tlb(Qp& qp) {
+    qp.resp.tlb_wait = true;
+    e_.defer(qp, kTlbRetryNs, [this](Qp& q) { tlb_resume(q); });
+}
+
+void Responder::tlb_resume(Qp& qp) {
+    if (qp.resp.tlb_wait) {
+        qp.resp.tlb_wait = false;
+        run(qp);
+    }
+}
+
+void Responder::tlb_filled() {
+    for (uint32_t qpn = SCENIC_RDMA_RSVD_QPS; qpn < kMaxQp; ++qpn) {
+        if (Qp* q = e_.qp(qpn)) {
+            tlb_resume(*q);
+        }
+    }
+}
+
 void Responder::run(Qp& qp) {
     auto& q = qp.resp.outq;
     for (uint32_t budget = kRespBudget; budget != 0 && !q.empty(); --budget) {
+        if (qp.resp.tlb_wait) {
+            return;  // resumed by tlb_filled() or the retry timer
+        }
         const bool done = send_job(qp, q.front());
         if (qp.state == SCENIC_QPS_ERR) {
             q.clear();  // a NAK left instead
@@ -474,6 +497,9 @@ void Responder::run(Qp& qp) {
         if (done) {
             q.pop_front();
         }
+    }
+    if (qp.resp.tlb_wait) {
+        return;
     }
     if (!q.empty()) {
         schedule(qp);
@@ -511,9 +537,11 @@ bool Responder::send_job(Qp& qp, RespJob& job) {
         case MemStatus::kOk:
             break;
         case MemStatus::kMiss:
-            // The rest of the READ is dropped; the requester asks again from the gap.
-            ++e_.counters().rx_drop_tlb_miss;
-            return true;
+            // The response stream stalls until the driver's fill (or a retry after
+            // kTlbRetryNs), as the card's DMA engine waits for a translation. Dropping the rest of
+            // the READ instead left the requester to find the gap by its ACK timeout.
+            stall_for_tlb(qp);
+            return false;
         case MemStatus::kProt:
         case MemStatus::kDma: {
             // The MR went away (or DMA failed) after the request was checked.

@@ -230,6 +230,7 @@ struct ResponderState {
     uint32_t write_total = 0;
     std::deque<RespJob> outq;
     bool run_scheduled = false;
+    bool tlb_wait = false;  // a READ response waits for a TLB fill (outq stalled)
     std::array<SavedAtomic, kSavedAtomics> atomics{};
     unsigned atomic_next = 0;
 };

@@ -26,6 +26,8 @@ class Responder {
     // A request with an RC opcode IBA reserves (no headers to parse): Invalid Request NAK at
     // the expected PSN, the usual PSN checks otherwise.
     void reserved_opcode(Qp& qp, uint32_t psn);
+    // A TLB fill: READ responses stalled on a miss continue.
+    void tlb_filled();
 
   private:
     void sequence_gap(Qp& qp);
@@ -37,7 +39,7 @@ class Responder {
     bool do_read(Qp& qp, const roce::ParsedPacket& pkt, bool dup);
     bool do_atomic(Qp& qp, const roce::ParsedPacket& pkt);
     // The outcome of a WRITE / atomic on responder memory: true when it was done; else the
-    // packet is dropped (TLB miss) or NAKed (protection, DMA).
+    // packet is RNR-NAKed (TLB miss) or NAKed (protection, DMA).
     bool remote_access_ok(Qp& qp, MemStatus st);
     void tlb_miss_rnr(Qp& qp);
     bool take_rwqe(Qp& qp);
@@ -49,6 +51,8 @@ class Responder {
     void emit(Qp& qp, RespJob job);
     void run(Qp& qp);
     bool send_job(Qp& qp, RespJob& job);  // false: job not finished
+    void stall_for_tlb(Qp& qp);
+    void tlb_resume(Qp& qp);
     void schedule(Qp& qp);
 
     Engine& e_;
