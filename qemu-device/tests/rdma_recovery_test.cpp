@@ -401,6 +401,19 @@ TEST_F(RdmaRecovery, ResponderTlbMissesRecoverWithoutAckTimeout) {
     EXPECT_EQ(q.b.count_events(SCENIC_RDMA_EV_TLB_MISS), 12u);
     EXPECT_EQ(q.b.r(regs::rdma::kRnrNakSent), 6u);   // READs stall, they are not NAKed
     EXPECT_EQ(q.a.r(regs::rdma::kAckTimeouts), 0u);  // nothing waited for the 4.2 ms timer
+
+    // READ into pages of A that are not translated: A asks only once the destination is, so
+    // no response is lost to a miss and nothing is asked twice.
+    const uint64_t dst = Node::kVa + 16 * 4096;
+    const uint32_t ak2 = q.a.reg_mr(dst, 8 * 4096, kAll, false);
+    const uint32_t a_misses = q.a.r(regs::rdma::kTlbMisses);
+    q.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_READ, {sge(dst, len, ak2)}, Node::kVa + len, bk));
+    ASSERT_TRUE(q.run());
+    EXPECT_EQ(q.a.sq_completed(kQa), 3u);
+    EXPECT_EQ(q.a.read_va(dst, len), q.b.read_va(Node::kVa + len, len));
+    EXPECT_EQ(q.a.r(regs::rdma::kTlbMisses) - a_misses, 6u);  // one per page, before asking
+    EXPECT_EQ(q.b.r(regs::rdma::kDupRequests), 0u);           // nothing was asked twice
+    EXPECT_EQ(q.a.r(regs::rdma::kAckTimeouts), 0u);
 }
 
 TEST_F(RdmaRecovery, TlbEvictsLeastRecentlyUsed) {

@@ -160,4 +160,9 @@ MemStatus Memory::scatter(std::span<const Sge> sgl, uint32_t pdn, uint64_t offse
     return st == MemStatus::kOk ? dma_out(src) : st;
 }
 
+MemStatus Memory::prepare_scatter(std::span<const Sge> sgl, uint32_t pdn, uint64_t offset,
+                                  uint64_t len) {
+    return len == 0 ? MemStatus::kOk : map_sgl(sgl, pdn, SCENIC_MR_ACCESS_LOCAL_WRITE, offset, len);
+}
+
 }  // namespace scenic::rdma

@@ -167,6 +167,16 @@ void Requester::pace(Qp& qp, uint64_t ns) {
     });
 }
 
+void Requester::wait_for_tlb(Qp& qp) {
+    qp.req.tlb_wait = true;
+    e_.defer(qp, kTlbRetryNs, [this](Qp& q) {
+        if (q.req.tlb_wait) {
+            q.req.tlb_wait = false;
+            run(q);
+        }
+    });
+}
+
 void Requester::tlb_filled(uint32_t /*key*/) {
     // The model does not track which page a paused SQ waits for: any fill resumes it, and a
     // page still missing pauses it again (the miss event is not repeated).
@@ -368,6 +378,14 @@ bool Requester::transmit_one(Qp& qp) {
             advance = std::min(advance, static_cast<uint32_t>(psn_diff(r.max_sent, r.tx_psn)));
         }
         const uint64_t len = std::min<uint64_t>(w->length - off, uint64_t{advance} * qp.pmtu);
+        // The responses are scattered as they arrive: a destination page that misses would drop
+        // them. Ask only once the piece's destination is translated (protection errors are
+        // left to the responses, which fail the WQE in order).
+        if (e_.mem().prepare_scatter(std::span(w->sge).first(w->num_sge), qp.pdn, off, len) ==
+            MemStatus::kMiss) {
+            wait_for_tlb(qp);
+            return false;
+        }
         t.reth = roce::Reth{w->remote_addr + off, w->rkey, static_cast<uint32_t>(len)};
     } else if (w->is_atomic()) {
         const bool cas = w->opcode == SCENIC_WQE_OP_ATOMIC_CAS;
@@ -395,13 +413,7 @@ bool Requester::transmit_one(Qp& qp) {
                 case MemStatus::kOk:
                     break;
                 case MemStatus::kMiss:
-                    r.tlb_wait = true;
-                    e_.defer(qp, kTlbRetryNs, [this](Qp& q) {
-                        if (q.req.tlb_wait) {
-                            q.req.tlb_wait = false;
-                            run(q);
-                        }
-                    });
+                    wait_for_tlb(qp);
                     return false;
                 case MemStatus::kProt:
                 case MemStatus::kDma:

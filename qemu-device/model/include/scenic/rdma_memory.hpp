@@ -51,6 +51,10 @@ class Memory {
                      std::span<uint8_t> dst);
     MemStatus scatter(std::span<const Sge> sgl, uint32_t pdn, uint64_t offset,
                       std::span<const uint8_t> src);
+    // The checks and translations of a scatter, without data: the requester makes sure that
+    // the destination of a READ is translated before it asks for the data.
+    MemStatus prepare_scatter(std::span<const Sge> sgl, uint32_t pdn, uint64_t offset,
+                              uint64_t len);
 
   private:
     struct Seg {

@@ -37,6 +37,8 @@ class Requester {
     void check_drained(Qp& qp);
 
   private:
+    // Pauses the SQ on a missing translation until the next fill (or kTlbRetryNs).
+    void wait_for_tlb(Qp& qp);
     void run(Qp& qp);
     bool fetch(Qp& qp);
     bool transmit_one(Qp& qp);
