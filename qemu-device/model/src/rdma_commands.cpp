@@ -168,11 +168,13 @@ uint32_t Engine::destroy_qp(const CmdArgs& a) {
             --cq->users;
         }
     }
+    arb_.forget(*slot);
     slot.reset();  // deferred work of this QP finds no QP (or a newer generation) and stops
     return SCENIC_RDMA_OK;
 }
 
 void Engine::reset_qp_queues(Qp& qp) {
+    arb_.forget(qp);
     qp.req = RequesterState{};
     qp.resp = ResponderState{};
     qp.flush_pending = false;

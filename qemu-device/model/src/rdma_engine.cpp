@@ -58,7 +58,8 @@ Engine::Engine(const Config& config, Host& host, EventQueue& events)
       req_(*this),
       comp_(*this),
       resp_(*this),
-      cc_(*this) {}
+      cc_(*this),
+      arb_(*this) {}
 
 Engine::~Engine() = default;
 
@@ -70,6 +71,7 @@ void Engine::reset() {
     mem_.reset();
     tlb_.reset();
     fifo_.reset();
+    arb_.reset();
     cnt_ = {};
 }
 
@@ -119,6 +121,7 @@ void Engine::enter_error(Qp& qp, uint32_t ev) {
     }
     qp.resp.outq.clear();
     qp.resp.tlb_wait = false;
+    arb_.account(qp);  // nothing of an ERR QP is in flight any more
     qp.flush_pending = true;
     flush(qp);
 }
@@ -310,6 +313,7 @@ bool Engine::receive(std::span<const uint8_t> frame) {
             ++cnt_.ecn_ce_rcvd;  // counted; the RP paces requests, not the peer's responses
         }
         comp_.receive(*q, pkt);
+        arb_.account(*q);  // ACKed PSNs leave the card's window; waiting QPs get their turn
     }
     return true;
 }

@@ -323,6 +323,10 @@ bool Requester::transmit_one(Qp& qp) {
     if (in_flight >= window) {
         return false;  // window full: wait for ACKs
     }
+    // A new PSN (not a retransmission) needs room in the card's window and its turn.
+    if (psn_diff(r.tx_psn, r.max_sent) >= 0 && !e_.arbiter().may_send_new(qp)) {
+        return false;
+    }
     if (const uint64_t wait = e_.congestion().pace_delay(qp); wait != 0) {
         pace(qp, wait);
         return false;
@@ -433,6 +437,7 @@ bool Requester::transmit_one(Qp& qp) {
     r.tx_psn = psn_add(r.tx_psn, advance);
     if (psn_diff(r.tx_psn, r.max_sent) > 0) {
         r.max_sent = r.tx_psn;
+        e_.arbiter().account(qp);
     }
     arm_ack_timer(qp);
     return true;

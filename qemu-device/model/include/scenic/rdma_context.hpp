@@ -24,6 +24,8 @@ inline constexpr uint64_t kPageSize = uint64_t{1} << SCENIC_RDMA_PAGE_SHIFT;
 inline constexpr unsigned kMaxWqRingLog2 = 15;         // SQ / RQ: up to 32768 WQEs
 inline constexpr unsigned kMaxCqRingLog2 = 16;         // CQ: up to 65536 CQEs
 inline constexpr uint32_t kMaxMsgBytes = 0x80000000u;  // IBA: 2^31
+// card: new PSNs in flight over all QPs (rdma_tx_arbiter)
+inline constexpr uint32_t kCardWindowPsns = 128;
 inline constexpr uint32_t kWindowPsns = 128;           // requester: PSNs in flight, at most
 // Congestion window (AIMD, in PSNs): the wire is lossy (the host's UDP buffers overflow when many
 // QPs burst), so a QP that sees loss backs off instead of resending a full window into it.
@@ -208,6 +210,10 @@ struct RequesterState {
     uint32_t recover_psn = 0;  // no second decrease before snd_una passes it
     bool in_recovery = false;
     bool drained_event = false;  // SQD: SQ_DRAINED raised
+    // transmit arbiter (rdma_tx_arbiter): PSNs counted in the card's window, queued for a turn
+    uint32_t charged = 0;
+    bool tx_waiting = false;
+    bool tx_granted = false;
 };
 
 struct ResponderState {

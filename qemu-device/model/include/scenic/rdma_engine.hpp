@@ -31,6 +31,7 @@
 #include "scenic/rdma_requester.hpp"
 #include "scenic/rdma_responder.hpp"
 #include "scenic/rdma_tlb.hpp"
+#include "scenic/rdma_tx_arbiter.hpp"
 #include "scenic/roce/packet.hpp"
 
 namespace scenic::rdma {
@@ -70,6 +71,8 @@ class Engine {
     Completer& completer() { return comp_; }
     Responder& responder() { return resp_; }
     Congestion& congestion() { return cc_; }
+    TxArbiter& arbiter() { return arb_; }
+    [[nodiscard]] uint32_t arbiter_in_flight() const { return arb_.in_flight(); }
     [[nodiscard]] uint64_t now() { return host_.now_ns(); }
 
     // Builds and sends one packet of qp (BTH dest_qp, pkey, path filled in here). Returns the
@@ -112,6 +115,7 @@ class Engine {
     Completer comp_;
     Responder resp_;
     Congestion cc_;
+    TxArbiter arb_;
     std::vector<std::unique_ptr<Qp>> qps_ = std::vector<std::unique_ptr<Qp>>(kMaxQp);
     uint64_t next_generation_ = 1;
 };

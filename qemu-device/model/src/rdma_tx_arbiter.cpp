@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+#include "scenic/rdma_tx_arbiter.hpp"
+
+#include "scenic/rdma_engine.hpp"
+#include "scenic/roce/psn.hpp"
+
+namespace scenic::rdma {
+
+bool TxArbiter::may_send_new(Qp& qp) {
+    auto& r = qp.req;
+    const bool may = total_ < kCardWindowPsns && (r.tx_granted || waiting_.empty());
+    if (!may && !r.tx_waiting) {
+        r.tx_waiting = true;
+        waiting_.push_back(qp.qpn);
+    }
+    return may;
+}
+
+void TxArbiter::account(Qp& qp) {
+    auto& r = qp.req;
+    const int32_t d = roce::psn_diff(r.max_sent, r.snd_una);
+    const uint32_t now =
+        qp.can_send() && !r.pending.empty() && d > 0 ? static_cast<uint32_t>(d) : 0;
+    total_ = total_ - r.charged + now;
+    r.charged = now;
+    grant();
+}
+
+void TxArbiter::forget(Qp& qp) {
+    total_ -= qp.req.charged;
+    qp.req.charged = 0;
+    qp.req.tx_waiting = false;  // its queue entry is skipped when it comes up
+    grant();
+}
+
+void TxArbiter::grant() {
+    if (granting_) {
+        return;  // a grant's own sends account from inside the loop below
+    }
+    granting_ = true;
+    // Bounded: each QP is granted at most once per pass (a QP that queues again goes last).
+    for (size_t n = waiting_.size(); n != 0 && total_ < kCardWindowPsns; --n) {
+        const uint32_t qpn = waiting_.front();
+        waiting_.pop_front();
+        Qp* q = e_.qp(qpn);
+        if (!q || !q->req.tx_waiting) {
+            continue;
+        }
+        q->req.tx_waiting = false;
+        q->req.tx_granted = true;
+        e_.requester().kick(*q);
+        q->req.tx_granted = false;
+    }
+    granting_ = false;
+}
+
+void TxArbiter::reset() {
+    total_ = 0;
+    waiting_.clear();
+    granting_ = false;
+}
+
+}  // namespace scenic::rdma

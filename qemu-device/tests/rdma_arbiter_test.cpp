@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// The card's transmit arbiter (rdma_tx_arbiter): many QPs share a wire whose buffer holds a
+// limited burst (as the host's UDP buffers on the emulated rig do) without one QP taking it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "rdma_rig.hpp"
+#include "scenic/rdma_engine.hpp"
+
+namespace scenic::test {
+namespace {
+
+constexpr uint32_t kAll = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
+                          SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
+
+double jain(const std::vector<double>& x) {
+    const double s = std::accumulate(x.begin(), x.end(), 0.0);
+    const double s2 = std::inner_product(x.begin(), x.end(), x.begin(), 0.0);
+    return s * s / (static_cast<double>(x.size()) * s2);
+}
+
+// 32 QPs, each with 8 x 16 KiB WRITEs queued, over a wire that drops what exceeds a 160-frame
+// burst: every QP gets its share of the wire (Jain's index over the bytes each has completed
+// when the first QP is done >= 0.99), the card never has more than kCardWindowPsns new PSNs
+// in flight, and everything completes with intact data.
+TEST(RdmaArbiter, QpsShareABurstLimitedWireFairly) {
+    RdmaPair p;
+    constexpr uint32_t kQps = 32;
+    constexpr uint32_t kWrites = 8;
+    constexpr uint32_t kLen = 16 * 1024;
+    for (Node* n : {&p.a, &p.b}) {
+        n->create_cq(0, 12);
+        n->create_cq(1, 4);
+    }
+    QpAttrs at;
+    QpAttrs bt;
+    bt.sq_psn = at.rq_psn;
+    bt.rq_psn = at.sq_psn;
+    for (uint32_t n = 0; n < kQps; ++n) {
+        p.a.create_qp(2 + n, 0, 1, 4, 2);  // 16 SQ / 4 RQ slots: 32 QPs fit the rig's rings
+        p.b.create_qp(2 + n, 0, 1, 4, 2);
+        p.a.connect(2 + n, p.b, 2 + n, at, bt);
+        p.b.connect(2 + n, p.a, 2 + n, bt, at);
+    }
+    const uint32_t ak = p.a.reg_mr(Node::kVa, kQps * kLen, kAll);
+    const uint32_t bk = p.b.reg_mr(Node::kVa, kQps * kLen, kAll);
+    p.a.fill_va(Node::kVa, kQps * kLen, 7);
+    for (uint32_t n = 0; n < kQps; ++n) {  // QP by QP: the first ones would take the wire
+        const uint64_t va = Node::kVa + uint64_t{n} * kLen;
+        for (uint32_t i = 0; i < kWrites; ++i) {
+            p.a.post_send(2 + n, make_wqe(SCENIC_WQE_OP_WRITE, {sge(va, kLen, ak)}, va, bk));
+        }
+    }
+    // The wire holds a burst of 160 frames per direction and step; the rest is dropped.
+    size_t burst = 0;
+    RdmaPair::Dir last = RdmaPair::Dir::kBtoA;
+    uint64_t last_t = 0;
+    const rdma::Engine& eng = p.a.dev.rdma().engine();
+    uint32_t max_in_flight = 0;
+    std::vector<double> done_at_first(kQps, 0.0);
+    bool first_done = false;
+    p.hook = [&](RdmaPair::Dir d, std::vector<uint8_t>&, const roce::ParsedPacket&) {
+        if (d != last || p.a.host.now != last_t) {
+            burst = 0;
+        }
+        last = d;
+        last_t = p.a.host.now;
+        max_in_flight = std::max(max_in_flight, eng.arbiter_in_flight());
+        return ++burst > 160 ? RdmaPair::Fate::kDrop : RdmaPair::Fate::kPass;
+    };
+    p.after = [&](RdmaPair::Dir, const roce::ParsedPacket&) {
+        if (first_done) {
+            return;
+        }
+        for (uint32_t n = 0; n < kQps; ++n) {
+            if (p.a.sq_completed(2 + n) == kWrites) {
+                first_done = true;
+            }
+        }
+        if (first_done) {
+            for (uint32_t n = 0; n < kQps; ++n) {
+                done_at_first[n] = static_cast<double>(p.a.sq_completed(2 + n));
+            }
+        }
+    };
+    ASSERT_TRUE(p.run(20'000'000'000));
+    for (uint32_t n = 0; n < kQps; ++n) {
+        EXPECT_EQ(p.a.sq_completed(2 + n), kWrites) << "QP " << 2 + n;
+    }
+    EXPECT_EQ(p.b.read_va(Node::kVa, kQps * kLen), p.a.read_va(Node::kVa, kQps * kLen));
+    EXPECT_LE(max_in_flight, rdma::kCardWindowPsns);
+    ASSERT_TRUE(first_done);
+    const double j = jain(done_at_first);
+    EXPECT_GE(j, 0.99) << "completed WRITEs per QP when the first QP was done, Jain " << j;
+    EXPECT_EQ(p.a.r(regs::rdma::kAckTimeouts), 0u);
+}
+
+}  // namespace
+}  // namespace scenic::test
