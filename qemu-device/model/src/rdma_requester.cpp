@@ -408,7 +408,11 @@ bool Requester::transmit_one(Qp& qp) {
             t.imm = roce::ImmDt{w->imm};
         }
         t.bth.se = info.last && (w->flags & SCENIC_WQE_F_SOLICITED) != 0;
-        t.bth.ackreq = info.last || (k + 1) % kAckReqEvery == 0 || fills_window || paced;
+        // A window smaller than the ACK interval (after loss) asks on every packet: one lost
+        // ACK then costs nothing, instead of holding the full window until the ACK timeout.
+        const bool small_window = window < static_cast<int32_t>(kAckReqEvery);
+        t.bth.ackreq =
+            info.last || (k + 1) % kAckReqEvery == 0 || fills_window || paced || small_window;
         if (!w->inline_data.empty()) {
             payload = std::span(w->inline_data).subspan(off, len);
         } else {
