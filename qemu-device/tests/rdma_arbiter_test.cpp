@@ -24,8 +24,8 @@ double jain(const std::vector<double>& x) {
 
 // 32 QPs, each with 8 x 16 KiB WRITEs queued, over a wire that drops what exceeds a 160-frame
 // burst: every QP gets its share of the wire (Jain's index over the bytes each has completed
-// when the first QP is done >= 0.99), the card never has more than kCardWindowPsns new PSNs
-// in flight, and everything completes with intact data.
+// when the first QP is done >= 0.99), the card never has more than kCardWindowBytes of new
+// PSNs in flight, and everything completes with intact data.
 TEST(RdmaArbiter, QpsShareABurstLimitedWireFairly) {
     RdmaPair p;
     constexpr uint32_t kQps = 32;
@@ -91,7 +91,7 @@ TEST(RdmaArbiter, QpsShareABurstLimitedWireFairly) {
         EXPECT_EQ(p.a.sq_completed(2 + n), kWrites) << "QP " << 2 + n;
     }
     EXPECT_EQ(p.b.read_va(Node::kVa, kQps * kLen), p.a.read_va(Node::kVa, kQps * kLen));
-    EXPECT_LE(max_in_flight, rdma::kCardWindowPsns);
+    EXPECT_LE(max_in_flight, rdma::kCardWindowBytes);
     ASSERT_TRUE(first_done);
     const double j = jain(done_at_first);
     EXPECT_GE(j, 0.99) << "completed WRITEs per QP when the first QP was done, Jain " << j;

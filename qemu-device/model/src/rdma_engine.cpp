@@ -109,6 +109,7 @@ void Engine::write_status_state(Qp& qp) {
 void Engine::set_state(Qp& qp, uint32_t state) {
     qp.state = state;
     write_status_state(qp);
+    arb_.account(qp);  // a QP that may not send (ERR, RESET, ...) holds nothing of the window
 }
 
 void Engine::enter_error(Qp& qp, uint32_t ev) {
@@ -121,7 +122,6 @@ void Engine::enter_error(Qp& qp, uint32_t ev) {
     }
     qp.resp.outq.clear();
     qp.resp.tlb_wait = false;
-    arb_.account(qp);  // nothing of an ERR QP is in flight any more
     qp.flush_pending = true;
     flush(qp);
 }

@@ -8,7 +8,7 @@ namespace scenic::rdma {
 
 bool TxArbiter::may_send_new(Qp& qp) {
     auto& r = qp.req;
-    const bool may = total_ < kCardWindowPsns && (r.tx_granted || waiting_.empty());
+    const bool may = total_ < kCardWindowBytes && (r.tx_granted || waiting_.empty());
     if (!may && !r.tx_waiting) {
         r.tx_waiting = true;
         waiting_.push_back(qp.qpn);
@@ -20,7 +20,7 @@ void TxArbiter::account(Qp& qp) {
     auto& r = qp.req;
     const int32_t d = roce::psn_diff(r.max_sent, r.snd_una);
     const uint32_t now =
-        qp.can_send() && !r.pending.empty() && d > 0 ? static_cast<uint32_t>(d) : 0;
+        qp.can_send() && !r.pending.empty() && d > 0 ? static_cast<uint32_t>(d) * qp.pmtu : 0;
     total_ = total_ - r.charged + now;
     r.charged = now;
     grant();
@@ -39,7 +39,7 @@ void TxArbiter::grant() {
     }
     granting_ = true;
     // Bounded: each QP is granted at most once per pass (a QP that queues again goes last).
-    for (size_t n = waiting_.size(); n != 0 && total_ < kCardWindowPsns; --n) {
+    for (size_t n = waiting_.size(); n != 0 && total_ < kCardWindowBytes; --n) {
         const uint32_t qpn = waiting_.front();
         waiting_.pop_front();
         Qp* q = e_.qp(qpn);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The card's transmit arbiter: QPs share the wire round robin (paper section 5.3's arbitration,
-// hw-rtl's scenic_rr_arbiter). At most kCardWindowPsns new PSNs are in flight over all QPs;
+// hw-rtl's scenic_rr_arbiter). At most kCardWindowBytes of new PSNs (PSNs x PMTU) are in flight
+// over all QPs;
 // a QP that wants to send a new PSN when the card's window is full, or while others wait,
 // queues and is granted its turn in FIFO order as ACKs free room. Retransmissions are never
 // held back (they replace PSNs already counted).
@@ -32,7 +33,7 @@ class TxArbiter {
     void forget(Qp& qp);
     void reset();
 
-    [[nodiscard]] uint32_t in_flight() const { return total_; }
+    [[nodiscard]] uint32_t in_flight() const { return total_; }  // bytes
 
   private:
     void grant();
