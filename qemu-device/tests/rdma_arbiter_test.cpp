@@ -31,20 +31,7 @@ TEST(RdmaArbiter, QpsShareABurstLimitedWireFairly) {
     constexpr uint32_t kQps = 32;
     constexpr uint32_t kWrites = 8;
     constexpr uint32_t kLen = 16 * 1024;
-    for (Node* n : {&p.a, &p.b}) {
-        n->create_cq(0, 12);
-        n->create_cq(1, 4);
-    }
-    QpAttrs at;
-    QpAttrs bt;
-    bt.sq_psn = at.rq_psn;
-    bt.rq_psn = at.sq_psn;
-    for (uint32_t n = 0; n < kQps; ++n) {
-        p.a.create_qp(2 + n, 0, 1, 4, 2);  // 16 SQ / 4 RQ slots: 32 QPs fit the rig's rings
-        p.b.create_qp(2 + n, 0, 1, 4, 2);
-        p.a.connect(2 + n, p.b, 2 + n, at, bt);
-        p.b.connect(2 + n, p.a, 2 + n, bt, at);
-    }
+    p.setup_many(kQps, 4, 2);  // 16 SQ / 4 RQ slots: 32 QPs fit the rig's rings
     const uint32_t ak = p.a.reg_mr(Node::kVa, kQps * kLen, kAll);
     const uint32_t bk = p.b.reg_mr(Node::kVa, kQps * kLen, kAll);
     p.a.fill_va(Node::kVa, kQps * kLen, 7);

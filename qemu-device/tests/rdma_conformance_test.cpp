@@ -889,20 +889,7 @@ TEST(ConformanceAtomics, B09_ConcurrentFetchAddFromSeveralQpsGiveTheExactSum) {
     RdmaPair q;
     constexpr uint32_t kQps = 8;
     constexpr uint32_t kPerQp = 40;
-    for (Node* n : {&q.a, &q.b}) {
-        n->create_cq(0, 12);
-        n->create_cq(1, 4);
-    }
-    QpAttrs at;
-    QpAttrs bt;
-    bt.sq_psn = at.rq_psn;
-    bt.rq_psn = at.sq_psn;
-    for (uint32_t n = 0; n < kQps; ++n) {
-        q.a.create_qp(2 + n, 0, 1);
-        q.b.create_qp(2 + n, 0, 1);
-        q.a.connect(2 + n, q.b, 2 + n, at, bt);
-        q.b.connect(2 + n, q.a, 2 + n, bt, at);
-    }
+    q.setup_many(kQps);
     const uint32_t ak = q.a.reg_mr(Node::kVa, 64 * 1024, kAll);
     const uint32_t bk = q.b.reg_mr(Node::kVa, 4096, kAll);
     const uint64_t counter = Node::kVa + 0x100;

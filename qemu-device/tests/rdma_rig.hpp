@@ -452,6 +452,25 @@ class RdmaPair {
         b.connect(qb, a, qa, bt, at, b_stops_at_rtr);
     }
 
+    // n QP pairs (QPN 2.. on both cards, same numbers) on CQ 0 (send, 2^cq_log2 entries) and
+    // CQ 1 (receive, 16 entries) of each card.
+    void setup_many(uint32_t n, unsigned sq_log2 = 8, unsigned rq_log2 = 8, unsigned cq_log2 = 12) {
+        for (Node* node : {&a, &b}) {
+            node->create_cq(0, cq_log2);
+            node->create_cq(1, 4);
+        }
+        QpAttrs at;
+        QpAttrs bt;
+        bt.sq_psn = at.rq_psn;
+        bt.rq_psn = at.sq_psn;
+        for (uint32_t i = 0; i < n; ++i) {
+            a.create_qp(2 + i, 0, 1, sq_log2, rq_log2);
+            b.create_qp(2 + i, 0, 1, sq_log2, rq_log2);
+            a.connect(2 + i, b, 2 + i, at, bt);
+            b.connect(2 + i, a, 2 + i, bt, at);
+        }
+    }
+
     // Moves frames and time until both cards are idle; false if a bound was hit.
     bool run(uint64_t max_ns = 2'000'000'000, size_t max_steps = 2'000'000) {
         const uint64_t start = a.host.now;

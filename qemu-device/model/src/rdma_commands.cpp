@@ -304,45 +304,16 @@ uint32_t Engine::reg_mr(const CmdArgs& a) {
 }
 
 uint32_t Engine::tlb_fill(const CmdArgs& a) {
-    const uint32_t key = a[0];
-    if ((key >> 8) >= kMaxMr) {
-        return SCENIC_RDMA_ERR_BAD_INDEX;
-    }
-    const Mr* mr = mem_.find(key);
-    if (!mr) {
-        return SCENIC_RDMA_ERR_NOT_FOUND;
-    }
-    const uint64_t page = u64(a[1], a[2]);
-    const uint64_t dma = u64(a[3], a[4]);
-    const uint64_t first = mr->iova & ~(kPageSize - 1);
-    if (!aligned(page, kPageSize) || !aligned(dma, kPageSize) || mr->length == 0 || page < first ||
-        page >= mr->iova + mr->length) {
-        return SCENIC_RDMA_ERR_BAD_ARG;
-    }
-    tlb_.fill(key, page, dma);
-    req_.tlb_filled(key);
-    resp_.tlb_filled();
-    return SCENIC_RDMA_OK;
+    const std::array<uint64_t, 1> dma{u64(a[3], a[4])};
+    return fill_translations(a[0], u64(a[1], a[2]), dma);
 }
 
 // One command for a run of pages (a miss fills the missing page and those after it): the
 // per-page TLB_FILL costs a dozen register accesses, this one a table DMA.
 uint32_t Engine::tlb_fill_pages(const CmdArgs& a) {
-    const uint32_t key = a[0];
-    if ((key >> 8) >= kMaxMr) {
-        return SCENIC_RDMA_ERR_BAD_INDEX;
-    }
-    const Mr* mr = mem_.find(key);
-    if (!mr) {
-        return SCENIC_RDMA_ERR_NOT_FOUND;
-    }
-    const uint64_t page = u64(a[1], a[2]);
     const uint32_t count = a[3];
     const uint64_t table = u64(a[4], a[5]);
-    const uint64_t first = mr->iova & ~(kPageSize - 1);
-    if (count == 0 || count > SCENIC_RDMA_TLB_FILL_MAX || !aligned(page, kPageSize) ||
-        !aligned(table, 8) || mr->length == 0 || page < first || page >= mr->iova + mr->length ||
-        (mr->iova + mr->length - 1 - page) / kPageSize < count - 1) {
+    if (count == 0 || count > SCENIC_RDMA_TLB_FILL_MAX || !aligned(table, 8)) {
         return SCENIC_RDMA_ERR_BAD_ARG;
     }
     std::array<uint8_t, SCENIC_RDMA_TLB_FILL_MAX * 8> raw{};
@@ -354,12 +325,29 @@ uint32_t Engine::tlb_fill_pages(const CmdArgs& a) {
         for (unsigned b = 0; b < 8; ++b) {  // __le64
             dma[i] |= uint64_t{raw[size_t{i} * 8 + b]} << (8 * b);
         }
-        if (!aligned(dma[i], kPageSize)) {
-            return SCENIC_RDMA_ERR_BAD_ARG;
-        }
     }
-    for (uint32_t i = 0; i < count; ++i) {
-        tlb_.fill(key, page + uint64_t{i} * kPageSize, dma[i]);
+    return fill_translations(a[0], u64(a[1], a[2]), std::span(dma).first(count));
+}
+
+// Pages [page, page + dma.size()) of MR key: the whole run and every address are checked
+// before the first entry is written, so a refused fill changes nothing.
+uint32_t Engine::fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma) {
+    if ((key >> 8) >= kMaxMr) {
+        return SCENIC_RDMA_ERR_BAD_INDEX;
+    }
+    const Mr* mr = mem_.find(key);
+    if (!mr) {
+        return SCENIC_RDMA_ERR_NOT_FOUND;
+    }
+    const uint64_t first = mr->iova & ~(kPageSize - 1);
+    if (dma.empty() || !aligned(page, kPageSize) || mr->length == 0 || page < first ||
+        page >= mr->iova + mr->length ||
+        (mr->iova + mr->length - 1 - page) / kPageSize < dma.size() - 1 ||
+        !std::ranges::all_of(dma, [](uint64_t d) { return aligned(d, kPageSize); })) {
+        return SCENIC_RDMA_ERR_BAD_ARG;
+    }
+    for (size_t i = 0; i < dma.size(); ++i) {
+        tlb_.fill(key, page + i * kPageSize, dma[i]);
     }
     req_.tlb_filled(key);
     resp_.tlb_filled();

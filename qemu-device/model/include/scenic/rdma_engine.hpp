@@ -98,6 +98,7 @@ class Engine {
     uint32_t reg_mr(const CmdArgs& a);
     uint32_t tlb_fill(const CmdArgs& a);
     uint32_t tlb_fill_pages(const CmdArgs& a);
+    uint32_t fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma);
     void set_state(Qp& qp, uint32_t state);
     void write_status_state(Qp& qp);
     void reset_qp_queues(Qp& qp);
