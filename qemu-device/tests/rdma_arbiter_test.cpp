@@ -85,5 +85,47 @@ TEST(RdmaArbiter, QpsShareABurstLimitedWireFairly) {
     EXPECT_EQ(p.a.r(regs::rdma::kAckTimeouts), 0u);
 }
 
+// A QP whose every frame is lost (its peer gone) fills the card's window; another QP's WRITE
+// queued behind it still completes at once (its packets ask for ACKs when the card's window is
+// full, and the lost QP's share is released at its ACK timeout), long before the lost QP's
+// retries are exhausted (retry_cnt 7: eight timeout periods).
+TEST(RdmaArbiter, ARetransmittingQpDoesNotStallTheOthers) {
+    RdmaPair p;
+    p.setup_many(2);
+    const uint32_t ak = p.a.reg_mr(Node::kVa, 1 << 20, kAll);
+    const uint32_t bk = p.b.reg_mr(Node::kVa, 1 << 20, kAll);
+    // First QP 2's congestion window grows past the card's window on a clean wire.
+    for (int i = 0; i < 8; ++i) {
+        p.a.post_send(2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 65536, ak)}, Node::kVa, bk));
+    }
+    ASSERT_TRUE(p.run());
+    ASSERT_EQ(p.a.sq_completed(2), 8u);
+    ASSERT_GE(p.a.dev.rdma().engine().qp(2)->req.cwnd * 1024, rdma::kCardWindowBytes);
+    const uint32_t timeouts = p.a.r(regs::rdma::kAckTimeouts);
+    p.hook = [](RdmaPair::Dir d, std::vector<uint8_t>&, const roce::ParsedPacket& pkt) {
+        return d == RdmaPair::Dir::kAtoB && pkt.transport.bth.dest_qp == 2 ? RdmaPair::Fate::kDrop
+                                                                           : RdmaPair::Fate::kPass;
+    };
+    const uint64_t t0 = p.a.host.now;
+    uint64_t done3 = 0;
+    p.after = [&](RdmaPair::Dir, const roce::ParsedPacket&) {
+        if (done3 == 0 && p.a.sq_completed(3) == 1) {
+            done3 = p.a.host.now;
+        }
+    };
+    // Now QP 2 fills the card's window with a 64 KiB WRITE that never arrives; QP 3 waits
+    // behind it.
+    p.a.post_send(2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 65536, ak)}, Node::kVa, bk));
+    p.a.post_send(3, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa + 65536, 16384, ak)},
+                              Node::kVa + 65536, bk));
+    ASSERT_TRUE(p.run());
+    const uint64_t timeout = 4096ull << QpAttrs{}.timeout;
+    ASSERT_NE(done3, 0u);
+    EXPECT_LT(done3 - t0, timeout / 4);  // it never waits for an ACK timeout of its own
+    EXPECT_EQ(p.b.read_va(Node::kVa + 65536, 16384), p.a.read_va(Node::kVa + 65536, 16384));
+    EXPECT_EQ(p.a.r(regs::rdma::kAckTimeouts) - timeouts, 8u);  // QP 2: 7 retries, RETRY_EXC
+    EXPECT_EQ(p.a.query(2).state, uint32_t{SCENIC_QPS_ERR});
+}
+
 }  // namespace
 }  // namespace scenic::test

@@ -27,6 +27,7 @@ void Completer::progress(Qp& qp) {
     r.rnr_left = qp.rnr_retry;
     r.last_progress_ns = e_.now();
     r.gap_rewound = false;
+    r.timed_out = false;  // charged again in the card's window (TxArbiter::account)
     // An ACK for PSNs beyond a rewind point (a late or duplicated ACK after a sequence NAK): those
     // PSNs arrived, so resending starts after them. Left behind snd_una, tx_psn pointed into a
     // completed WQE and the requester jumped past PSNs never sent (a hang under dup + loss).

@@ -221,6 +221,10 @@ void Requester::on_ack_timeout(Qp& qp) {
     }
     --r.retry_left;
     window_loss(qp, true);
+    // What it had in flight is lost: it no longer holds its share of the card's window, so a
+    // QP that retransmits (or whose peer is gone) does not stall the others.
+    r.timed_out = true;
+    e_.arbiter().account(qp);
     r.last_progress_ns = now;
     r.tx_psn = r.snd_una;
     run(qp);
@@ -411,8 +415,11 @@ bool Requester::transmit_one(Qp& qp) {
         // A window smaller than the ACK interval (after loss) asks on every packet: one lost
         // ACK then costs nothing, instead of holding the full window until the ACK timeout.
         const bool small_window = window < static_cast<int32_t>(kAckReqEvery);
-        t.bth.ackreq =
-            info.last || (k + 1) % kAckReqEvery == 0 || fills_window || paced || small_window;
+        // Likewise the packet that fills the card's window (TxArbiter): the QP may have to wait
+        // for its turn, and without an ACK request it would wait for its ACK timeout.
+        const bool fills_card = e_.arbiter().in_flight() + qp.pmtu >= kCardWindowBytes;
+        t.bth.ackreq = info.last || (k + 1) % kAckReqEvery == 0 || fills_window || paced ||
+                       small_window || fills_card;
         if (!w->inline_data.empty()) {
             payload = std::span(w->inline_data).subspan(off, len);
         } else {

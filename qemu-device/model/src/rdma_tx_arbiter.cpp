@@ -19,8 +19,9 @@ bool TxArbiter::may_send_new(Qp& qp) {
 void TxArbiter::account(Qp& qp) {
     auto& r = qp.req;
     const int32_t d = roce::psn_diff(r.max_sent, r.snd_una);
-    const uint32_t now =
-        qp.can_send() && !r.pending.empty() && d > 0 ? static_cast<uint32_t>(d) * qp.pmtu : 0;
+    const uint32_t now = qp.can_send() && !r.pending.empty() && !r.timed_out && d > 0
+                             ? static_cast<uint32_t>(d) * qp.pmtu
+                             : 0;
     total_ = total_ - r.charged + now;
     r.charged = now;
     grant();

@@ -212,6 +212,7 @@ struct RequesterState {
     bool drained_event = false;  // SQD: SQ_DRAINED raised
     // transmit arbiter (rdma_tx_arbiter): PSNs counted in the card's window, queued for a turn
     uint32_t charged = 0;
+    bool timed_out = false;  // ACK timeout, no progress since: nothing charged
     bool tx_waiting = false;
     bool tx_granted = false;
 };
