@@ -74,12 +74,9 @@ uint32_t Engine::command(uint32_t op, const CmdArgs& a, CmdResults& res) {
         case SCENIC_RDMA_CMD_MODIFY_QP:
             return modify_qp(a);
         case SCENIC_RDMA_CMD_QUERY_QP: {
-            if (a[0] < SCENIC_RDMA_RSVD_QPS || a[0] >= kMaxQp) {
-                return SCENIC_RDMA_ERR_BAD_INDEX;
-            }
-            const Qp* q = qp(a[0]);
-            if (!q) {
-                return SCENIC_RDMA_ERR_NOT_FOUND;
+            Qp* q = nullptr;
+            if (const uint32_t err = command_qp(a[0], q); err != SCENIC_RDMA_OK) {
+                return err;
             }
             const bool started = q->state == SCENIC_QPS_RTS || q->state == SCENIC_QPS_SQD ||
                                  q->state == SCENIC_QPS_SQE || q->state == SCENIC_QPS_ERR;
@@ -87,12 +84,9 @@ uint32_t Engine::command(uint32_t op, const CmdArgs& a, CmdResults& res) {
             return SCENIC_RDMA_OK;
         }
         case SCENIC_RDMA_CMD_QUERY_QP_CC: {
-            if (a[0] < SCENIC_RDMA_RSVD_QPS || a[0] >= kMaxQp) {
-                return SCENIC_RDMA_ERR_BAD_INDEX;
-            }
-            const Qp* q = qp(a[0]);
-            if (!q) {
-                return SCENIC_RDMA_ERR_NOT_FOUND;
+            Qp* q = nullptr;
+            if (const uint32_t err = command_qp(a[0], q); err != SCENIC_RDMA_OK) {
+                return err;
             }
             res = {static_cast<uint32_t>(q->cc.rc), static_cast<uint32_t>(q->cc.rt), q->cc.alpha,
                    q->cc.cnps};
@@ -155,21 +149,27 @@ uint32_t Engine::create_qp(const CmdArgs& a) {
     return SCENIC_RDMA_OK;
 }
 
-uint32_t Engine::destroy_qp(const CmdArgs& a) {
-    if (a[0] < SCENIC_RDMA_RSVD_QPS || a[0] >= kMaxQp) {
+// The QP a command names: BAD_INDEX outside the QPs a command may name, NOT_FOUND if absent.
+uint32_t Engine::command_qp(uint32_t qpn, Qp*& q) const {
+    if (qpn < SCENIC_RDMA_RSVD_QPS || qpn >= kMaxQp) {
         return SCENIC_RDMA_ERR_BAD_INDEX;
     }
-    auto& slot = qps_[a[0]];
-    if (!slot) {
-        return SCENIC_RDMA_ERR_NOT_FOUND;
+    q = qp(qpn);
+    return q ? SCENIC_RDMA_OK : SCENIC_RDMA_ERR_NOT_FOUND;
+}
+
+uint32_t Engine::destroy_qp(const CmdArgs& a) {
+    Qp* q = nullptr;
+    if (const uint32_t err = command_qp(a[0], q); err != SCENIC_RDMA_OK) {
+        return err;
     }
-    for (const uint32_t cqn : {slot->send_cqn, slot->recv_cqn}) {
+    for (const uint32_t cqn : {q->send_cqn, q->recv_cqn}) {
         if (Cq* cq = cqs_.find(cqn); cq && cq->users != 0) {
             --cq->users;
         }
     }
-    arb_.forget(*slot);
-    slot.reset();  // deferred work of this QP finds no QP (or a newer generation) and stops
+    arb_.forget(*q);
+    qps_[a[0]].reset();  // deferred work of this QP finds no QP (or a newer generation) and stops
     return SCENIC_RDMA_OK;
 }
 
@@ -183,12 +183,9 @@ void Engine::reset_qp_queues(Qp& qp) {
 }
 
 uint32_t Engine::modify_qp(const CmdArgs& a) {
-    if (a[0] < SCENIC_RDMA_RSVD_QPS || a[0] >= kMaxQp) {
-        return SCENIC_RDMA_ERR_BAD_INDEX;
-    }
-    Qp* q = qp(a[0]);
-    if (!q) {
-        return SCENIC_RDMA_ERR_NOT_FOUND;
+    Qp* q = nullptr;
+    if (const uint32_t err = command_qp(a[0], q); err != SCENIC_RDMA_OK) {
+        return err;
     }
     const uint32_t m = a[1];
     constexpr uint32_t kKnown = (SCENIC_QP_ATTR_AV << 1) - 1;

@@ -92,6 +92,7 @@ class Engine {
     // A valid frame with an opcode of the RC range that IBA reserves, to an RC QP that
     // receives: true when the responder took it (Invalid Request NAK).
     bool reserved_rc_request(const roce::ParsedPacket& pkt);
+    uint32_t command_qp(uint32_t qpn, Qp*& q) const;
     uint32_t create_qp(const CmdArgs& a);
     uint32_t modify_qp(const CmdArgs& a);
     uint32_t destroy_qp(const CmdArgs& a);
