@@ -346,8 +346,13 @@ uint32_t Engine::fill_translations(uint32_t key, uint64_t page, std::span<const 
     for (size_t i = 0; i < dma.size(); ++i) {
         tlb_.fill(key, page + i * kPageSize, dma[i]);
     }
-    req_.tlb_filled(key);
-    resp_.tlb_filled();
+    // Whatever waited for a translation (a paused SQ, a stalled READ response) tries again.
+    for (auto& q : qps_) {
+        if (q) {
+            req_.tlb_resume(*q);
+            resp_.tlb_resume(*q);
+        }
+    }
     return SCENIC_RDMA_OK;
 }
 

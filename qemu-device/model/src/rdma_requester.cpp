@@ -169,23 +169,15 @@ void Requester::pace(Qp& qp, uint64_t ns) {
 
 void Requester::wait_for_tlb(Qp& qp) {
     qp.req.tlb_wait = true;
-    e_.defer(qp, kTlbRetryNs, [this](Qp& q) {
-        if (q.req.tlb_wait) {
-            q.req.tlb_wait = false;
-            run(q);
-        }
-    });
+    e_.defer(qp, kTlbRetryNs, [this](Qp& q) { tlb_resume(q); });
 }
 
-void Requester::tlb_filled(uint32_t /*key*/) {
+void Requester::tlb_resume(Qp& qp) {
     // The model does not track which page a paused SQ waits for: any fill resumes it, and a
     // page still missing pauses it again (the miss event is not repeated).
-    for (uint32_t qpn = SCENIC_RDMA_RSVD_QPS; qpn < kMaxQp; ++qpn) {
-        Qp* q = e_.qp(qpn);
-        if (q && q->req.tlb_wait) {
-            q->req.tlb_wait = false;
-            run(*q);
-        }
+    if (qp.req.tlb_wait) {
+        qp.req.tlb_wait = false;
+        run(qp);
     }
 }
 

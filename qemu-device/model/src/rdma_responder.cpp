@@ -475,19 +475,11 @@ void Responder::tlb_resume(Qp& qp) {
     }
 }
 
-void Responder::tlb_filled() {
-    for (uint32_t qpn = SCENIC_RDMA_RSVD_QPS; qpn < kMaxQp; ++qpn) {
-        if (Qp* q = e_.qp(qpn)) {
-            tlb_resume(*q);
-        }
-    }
-}
-
 void Responder::run(Qp& qp) {
     auto& q = qp.resp.outq;
     for (uint32_t budget = kRespBudget; budget != 0 && !q.empty(); --budget) {
         if (qp.resp.tlb_wait) {
-            return;  // resumed by tlb_filled() or the retry timer
+            return;  // resumed by tlb_resume() (a fill, or the retry timer)
         }
         const bool done = send_job(qp, q.front());
         if (qp.state == SCENIC_QPS_ERR) {

@@ -30,8 +30,8 @@ class Requester {
     // The QP entered RTS: PSN state from sq_psn.
     void start(Qp& qp);
     void rnr_wait(Qp& qp, uint64_t ns);
-    // A TLB fill for key arrived: resume QPs paused on it.
-    void tlb_filled(uint32_t key);
+    // A TLB fill arrived: the SQ continues if it was paused on a missing translation.
+    void tlb_resume(Qp& qp);
     void arm_ack_timer(Qp& qp);
     // SQD: once every message begun has completed, the QP's SQ_DRAINED event (once per SQD).
     void check_drained(Qp& qp);

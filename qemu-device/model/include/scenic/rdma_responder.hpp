@@ -26,8 +26,8 @@ class Responder {
     // A request with an RC opcode IBA reserves (no headers to parse): Invalid Request NAK at
     // the expected PSN, the usual PSN checks otherwise.
     void reserved_opcode(Qp& qp, uint32_t psn);
-    // A TLB fill: READ responses stalled on a miss continue.
-    void tlb_filled();
+    // A TLB fill arrived: READ responses stalled on a miss continue.
+    void tlb_resume(Qp& qp);
 
   private:
     void sequence_gap(Qp& qp);
@@ -52,7 +52,6 @@ class Responder {
     void run(Qp& qp);
     bool send_job(Qp& qp, RespJob& job);  // false: job not finished
     void stall_for_tlb(Qp& qp);
-    void tlb_resume(Qp& qp);
     void schedule(Qp& qp);
 
     Engine& e_;
