@@ -51,11 +51,11 @@ unsigned Tlb::bank_of(uint64_t bvpn) {
     return static_cast<unsigned>((bvpn / kSetsPerBank) % kBanks);
 }
 
-std::optional<uint64_t> Tlb::lookup(uint32_t key, uint64_t page) {
+std::optional<uint64_t> Tlb::lookup(uint32_t key, uint64_t page, bool count_hit) {
     const uint64_t bvpn = bank_vpn(key, page >> SCENIC_RDMA_PAGE_SHIFT);
     const auto r = banks_[bank_of(bvpn)].lookup_now(mr_index(key), bvpn << SCENIC_RDMA_PAGE_SHIFT);
     if (r.hit) {
-        ++cnt_.tlb_hits;
+        cnt_.tlb_hits += count_hit ? 1 : 0;
         return r.pa;
     }
     ++cnt_.tlb_misses;

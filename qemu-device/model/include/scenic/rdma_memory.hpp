@@ -73,6 +73,7 @@ class Memory {
     Counters& cnt_;
     std::vector<std::unique_ptr<Mr>> mrs_ = std::vector<std::unique_ptr<Mr>>(kMaxMr);
     std::vector<Seg> segs_;  // scratch, reused
+    bool probing_ = false;   // prepare_scatter: hits are counted by the access after it
 };
 
 }  // namespace scenic::rdma

@@ -28,7 +28,8 @@ class Tlb {
 
     // DMA address of the page of iova `page` (4 KiB aligned) of MR `key`, counted as a hit or a
     // miss; a miss raises the miss event (deduplicated).
-    std::optional<uint64_t> lookup(uint32_t key, uint64_t page);
+    // count_hit false: a check ahead of the access that will count it (a miss always counts).
+    std::optional<uint64_t> lookup(uint32_t key, uint64_t page, bool count_hit = true);
     void fill(uint32_t key, uint64_t page, uint64_t dma);
     // DEREG_MR: every translation of the MR and its pending misses.
     void invalidate(uint32_t key);
