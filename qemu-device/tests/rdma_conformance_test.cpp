@@ -170,11 +170,16 @@ class Conformance : public ::testing::Test {
         p.b.host.wire.clear();
         return out;
     }
-    static roce::Transport write_only(uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len) {
+    // A request of opcode o at psn with no extended header (add them to the result).
+    static roce::Transport request(Opcode o, uint32_t psn, bool ackreq = false) {
         roce::Transport t;
-        t.bth.opcode = op(Opcode::kWriteOnly);
+        t.bth.opcode = op(o);
         t.bth.psn = psn;
-        t.bth.ackreq = true;
+        t.bth.ackreq = ackreq;
+        return t;
+    }
+    static roce::Transport write_only(uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len) {
+        roce::Transport t = request(Opcode::kWriteOnly, psn, true);
         t.reth = roce::Reth{va, rkey, len};
         return t;
     }
@@ -1074,9 +1079,7 @@ TEST_F(Conformance, B10_PermissionRevokedRtsToRtsWhileWritesStream) {
 
 TEST_F(Conformance, B11_MiddleWithoutFirstInvalidRequest) {
     start();
-    roce::Transport t;
-    t.bth.opcode = op(Opcode::kWriteMiddle);
-    t.bth.psn = kPsnA;
+    roce::Transport t = request(Opcode::kWriteMiddle, kPsnA);
     const std::vector<uint8_t> payload(1024, 0x5a);
     inject_b(t, payload);
     expect_invalid_request_from_b(kPsnA);
@@ -1085,10 +1088,7 @@ TEST_F(Conformance, B11_MiddleWithoutFirstInvalidRequest) {
 TEST_F(Conformance, B11_SendLastWithoutFirstInvalidRequest) {
     start();
     p.b.post_recv(kQb, {sge(kDst, 4096, b_key)});
-    roce::Transport t;
-    t.bth.opcode = op(Opcode::kSendLast);
-    t.bth.psn = kPsnA;
-    t.bth.ackreq = true;
+    roce::Transport t = request(Opcode::kSendLast, kPsnA, true);
     const std::vector<uint8_t> payload(16, 0x5a);
     inject_b(t, payload);
     expect_invalid_request_from_b(kPsnA);
@@ -1099,16 +1099,12 @@ TEST_F(Conformance, B11_SendLastWithoutFirstInvalidRequest) {
 
 TEST_F(Conformance, B11_SendMiddleInsideAWriteInvalidRequest) {
     start();
-    roce::Transport first;
-    first.bth.opcode = op(Opcode::kWriteFirst);
-    first.bth.psn = kPsnA;
+    roce::Transport first = request(Opcode::kWriteFirst, kPsnA);
     first.reth = roce::Reth{kDst, b_key, 3072};
     const std::vector<uint8_t> payload(1024, 0x5a);
     inject_b(first, payload);
     EXPECT_TRUE(b_replies().empty());  // accepted, no ACK asked for
-    roce::Transport mid;
-    mid.bth.opcode = op(Opcode::kSendMiddle);
-    mid.bth.psn = kPsnA + 1;
+    roce::Transport mid = request(Opcode::kSendMiddle, kPsnA + 1);
     inject_b(mid, payload);
     expect_invalid_request_from_b(kPsnA + 1);
 }
@@ -1136,10 +1132,7 @@ TEST_F(Conformance, B11_WriteOnlyBeyondPmtuInvalidRequest) {
 TEST_F(Conformance, B11_SendBeyondPmtuInvalidRequest) {
     start();  // PMTU 1024
     p.b.post_recv(kQb, {sge(kDst, 4096, b_key)});
-    roce::Transport t;
-    t.bth.opcode = op(Opcode::kSendOnly);
-    t.bth.psn = kPsnA;
-    t.bth.ackreq = true;
+    roce::Transport t = request(Opcode::kSendOnly, kPsnA, true);
     const std::vector<uint8_t> payload(2048, 0x5a);
     inject_b(t, payload);
     expect_invalid_request_from_b(kPsnA);
@@ -1148,9 +1141,7 @@ TEST_F(Conformance, B11_SendBeyondPmtuInvalidRequest) {
 TEST_F(Conformance, B11_SendFirstShorterThanPmtuInvalidRequest) {
     start();  // PMTU 1024: a FIRST carries exactly one PMTU
     p.b.post_recv(kQb, {sge(kDst, 4096, b_key)});
-    roce::Transport t;
-    t.bth.opcode = op(Opcode::kSendFirst);
-    t.bth.psn = kPsnA;
+    roce::Transport t = request(Opcode::kSendFirst, kPsnA);
     const std::vector<uint8_t> payload(512, 0x5a);
     inject_b(t, payload);
     expect_invalid_request_from_b(kPsnA);
@@ -1159,9 +1150,7 @@ TEST_F(Conformance, B11_SendFirstShorterThanPmtuInvalidRequest) {
 TEST_F(Conformance, B11_ReservedRcOpcodeInvalidRequest) {
     start();
     // An RC opcode IBA reserves (0x18): built as a SEND_ONLY, then the opcode rewritten.
-    roce::Transport t;
-    t.bth.opcode = op(Opcode::kSendOnly);
-    t.bth.psn = kPsnA;
+    roce::Transport t = request(Opcode::kSendOnly, kPsnA);
     auto f = frame_to_b(t);
     f[42] = 0x18;
     set_frame_icrc(f);
@@ -1173,9 +1162,7 @@ TEST_F(Conformance, B11_UdOpcodeToRcQpDroppedSilently) {
     start();
     // UD SEND_ONLY (0x64) to an RC QP: a transport mismatch, dropped at header validation (IBA
     // 9.6.1.1, rxe's check_type_state), never NAKed.
-    roce::Transport t;
-    t.bth.opcode = op(Opcode::kSendOnly);
-    t.bth.psn = kPsnA;
+    roce::Transport t = request(Opcode::kSendOnly, kPsnA);
     const std::vector<uint8_t> deth(8, 0);
     auto f = frame_to_b(t, deth);
     f[42] = 0x64;
