@@ -27,7 +27,7 @@ fi
 
 pkgs=(
 	# host toolchain and libraries
-	build-essential cmake ninja-build meson pkg-config python3 python3-venv git dpkg-dev
+	build-essential cmake ninja-build meson pkg-config python3 python3-venv git dpkg-dev patch
 	libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
 	clang-format clang-tidy
 	# QEMU 7.2 build dependencies (x86_64-softmmu, minimal features)
