@@ -7,8 +7,9 @@
 # 2. Fetches Debian's QEMU source (apt-get source; needs the deb-src entry tools/setup-host.sh
 #    adds), unpacks and patches it once into a cache directory outside the tree:
 #      ${SCENIC_CACHE:-/var/cache/scenic}/qemu-<debian version>-<hash>/{src,build}
-#    where <hash> covers the configure flags and the functions below that shape the source tree
-#    (prepare_source, sync_device): change either and a fresh tree is built next to the old one.
+#    where <hash> covers the configure flags, the functions below that shape the source tree
+#    (prepare_source, sync_device) and the patches of qemu-device/patches: change any and a fresh
+#    tree is built next to the old one.
 # 3. Copies our device (glue, meson.build, headers, model library) into src/hw/net/scenic, only
 #    the files whose content changed, so an unchanged tree is a no-op and a change to the device
 #    is an incremental rebuild.
@@ -52,6 +53,10 @@ config SCENIC
 KCONFIG
 	printf "\nsubdir('scenic')\n" >>"$src/hw/net/meson.build"
 	mkdir -p "$src/hw/net/scenic/include/scenic"
+	local p
+	for p in "$here"/patches/*.patch; do
+		patch -d "$src" -p1 --quiet --forward <"$p" || die "could not apply $p"
+	done
 }
 
 # Copies $1 to $2 if the content differs (keeping the old file and its mtime otherwise).
@@ -111,6 +116,7 @@ version=${version%.dsc}
 hash=$({
 	printf '%s\n' "${configure_flags[@]}"
 	declare -f prepare_source copy_if_changed sync_device
+	cat "$here"/patches/*.patch
 } | sha256sum | cut -c1-10)
 dir=$cache/qemu-$version-$hash
 dl=$cache/downloads/$version
