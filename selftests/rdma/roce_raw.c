@@ -574,6 +574,7 @@ static void tx_send(struct raw *r, const struct tx *t)
 	}
 	if (send(r->fd, f, ETH_LEN + l3 + 4, 0) != (ssize_t)(ETH_LEN + l3 + 4))
 		die("send (AF_PACKET)");
+	usleep(1000);	/* the VM rig's wire (UDP on the host) loses back-to-back bursts */
 }
 
 /* A captured RoCE v2 packet to one of the raw QPNs. */
