@@ -25,7 +25,8 @@
  * the only answer (implicit ACK); malformed requests (WRITE_MIDDLE without
  * FIRST, SEND_LAST inside a WRITE, a reserved opcode, payload != RETH length,
  * payload > PMTU) get an Invalid Request NAK (AETH 0x61) for their PSN, leave
- * the target memory as it was and the QP in ERR.
+ * the target memory as it was and the QP in ERR; so does a SEND_ONLY longer
+ * than the PMTU (rxe 6.1 receives it).
  *
  * Raw responder (the device is the requester): 4 signalled WRITEs answered
  * by one ACK of the last PSN; WRITE, WRITE, READ answered by the READ
@@ -60,7 +61,7 @@
 #define MAX_WC		8
 #define FAA_ORIG	0x1122334455667788ull
 #define FAA_ADD		5
-#define PLAN		39		/* checks of one client run (roce_raw -P prints it) */
+#define PLAN		42		/* checks of one client run (roce_raw -P prints it) */
 
 /* RC opcodes (IBA 9.2) */
 enum {
@@ -84,6 +85,7 @@ enum op {
 	OP_GET64,	/* a = off -> v */
 	OP_POST,	/* slot, a = kind (POST_*), x = seed of the READ data: post, no wait */
 	OP_POLL,	/* slot, a = n, b = ms: -> n completions (status, opcode, wr_id, ms) */
+	OP_RECV,	/* slot, a = off, b = len: post a receive */
 	OP_QUIT,
 };
 
@@ -358,6 +360,14 @@ static void serve(struct server *s)
 			}
 			poll_wcs(s, m.slot, m.a, m.b, &r);
 			break;
+		case OP_RECV: {
+			struct ibv_sge sge = { .addr = (uintptr_t)s->buf + m.a, .length = m.b,
+					       .lkey = s->mr->lkey };
+			struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+			r.status = qp ? -ibv_post_recv(qp, &wr, &bad) : -ENOENT;
+			break;
+		}
 		case OP_QUIT:
 			xfer(s->sock, &r, sizeof(r), true);
 			return;
@@ -1105,6 +1115,33 @@ static void responder_tests(struct client *c)
 		tx_send(&c->r, &t);
 		n = gather(&c->r, RAW_QPN + 6, x, MAX_RX, 3000, 300);
 		check_nak(c, w, 6, x, n, psn, 0, 0, 0);
+	}
+	w = "SEND_ONLY of PMTU + 4 B into a 4 KiB receive";
+	qpn = dev_qp(c, 7, w);
+	if (qpn) {
+		off = region(c, 7);
+		psn = slot_psn(7);
+		call(c, (struct cmd){ .op = OP_RECV, .slot = 7, .a = off, .b = 4096 });
+		write_pkt(&t, SEND_ONLY, qpn, psn, data, PMTU + 4);
+		t.ackreq = true;
+		drain(&c->r);
+		tx_send(&c->r, &t);
+		n = gather(&c->r, RAW_QPN + 7, x, MAX_RX, 3000, 300);
+		if (c->rxe) {
+			/*
+			 * rxe 6.1 checks a SEND's length only against the receive buffer
+			 * (check_length() is a stub for RC, check_rkey() covers WRITEs only):
+			 * the SEND is received and ACKed.
+			 */
+			check_ack(c, w, x, n, psn, 1);
+			tap(region_is(c, 7, 0, PMTU + 4, 1), "%s: rxe places the %u B (rxe 6.1; "
+			    "IBA: Invalid Request NAK)", w, PMTU + 4);
+			st = dev_state(c, 7, IBV_QPS_RTS);
+			tap(st == IBV_QPS_RTS, "%s: rxe responder QP stays RTS (rxe 6.1) (got %s)",
+			    w, state_str(st));
+		} else {
+			check_nak(c, w, 7, x, n, psn, 0, 0, 0);
+		}
 	}
 }
 
