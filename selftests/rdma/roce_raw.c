@@ -1081,9 +1081,17 @@ static void responder_tests(struct client *c)
 			tap(n == 0, "%s: rxe responder drops it silently (rxe 6.1; IBA: Invalid "
 			    "Request NAK) (got %d: %s)", w, n, desc(x, n));
 			tap(region_is(c, 4, 0, 0, 0), "%s: target memory untouched", w);
+			/* alive and at the same PSN: a valid WRITE there is ACKed as the first message */
 			st = dev_state(c, 4, IBV_QPS_RTS);
-			tap(st == IBV_QPS_RTS, "%s: rxe responder QP stays RTS (rxe 6.1) (got %s)",
-			    w, state_str(st));
+			write_pkt(&t, WRITE_ONLY, qpn, psn, data, 64);
+			with_reth(&t, c, off, 64);
+			t.ackreq = true;
+			tx_send(&c->r, &t);
+			n = gather(&c->r, RAW_QPN + 4, x, MAX_RX, 3000, 300);
+			tap(st == IBV_QPS_RTS && n == 1 && x[0].op == ACK && x[0].syn == AETH_ACK &&
+			    x[0].psn == psn && x[0].msn == 1,
+			    "%s: rxe responder QP stays RTS (rxe 6.1), a WRITE_ONLY at the same PSN is "
+			    "then ACKed with MSN 1 (got %s, %d: %s)", w, state_str(st), n, desc(x, n));
 		} else {
 			check_nak(c, w, 4, x, n, psn, 0, 0, 0);
 		}
