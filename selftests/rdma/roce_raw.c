@@ -308,7 +308,8 @@ static void serve(struct server *s)
 
 			if (qp)
 				ibv_destroy_qp(qp);
-			qp = s->qp[m.slot] = ibv_create_qp(s->pd, &ia);
+			qp = ibv_create_qp(s->pd, &ia);
+			s->qp[m.slot] = qp;
 			if (!qp) {
 				r.status = -errno;
 				break;
@@ -475,8 +476,10 @@ static uint32_t icrc(const uint8_t *l3, size_t len)
 	memcpy(h, l3, sizeof(h));
 	h[1] = 0xff;				/* TOS */
 	h[8] = 0xff;				/* TTL */
-	h[10] = h[11] = 0xff;			/* header checksum */
-	h[IP_LEN + 6] = h[IP_LEN + 7] = 0xff;	/* UDP checksum */
+	h[10] = 0xff;				/* header checksum */
+	h[11] = 0xff;
+	h[IP_LEN + 6] = 0xff;			/* UDP checksum */
+	h[IP_LEN + 7] = 0xff;
 	h[IP_LEN + UDP_LEN + 4] = 0xff;		/* BTH resv8a */
 	c = crc_update(0xffffffffu, ones, sizeof(ones));
 	c = crc_update(c, h, sizeof(h));
@@ -851,7 +854,8 @@ static bool region_is(struct client *c, uint32_t slot, uint32_t woff, uint32_t w
 
 static uint32_t slot_psn(uint32_t slot)
 {
-	return 0x100000 * (slot + 1) + 0xabc;	/* a fixed PSN per scenario, to spot it in a trace */
+	/* a fixed PSN per scenario, to spot it in a trace */
+	return 0x100000 * (slot + 1) + 0xabc;
 }
 
 /* A QP of the device for raw QPN RAW_QPN + @slot, RTS; returns its QPN (0 on failure). */
@@ -956,8 +960,9 @@ static void responder_tests(struct client *c)
 		psn = slot_psn(1);
 		drain(&c->r);
 		for (int i = 0; i < 8; i++) {
-			write_pkt(&t, i == 0 ? WRITE_FIRST : i == 7 ? WRITE_LAST : WRITE_MIDDLE, qpn,
-				  psn + i, data + i * PMTU, PMTU);
+			uint8_t op = i == 0 ? WRITE_FIRST : i == 7 ? WRITE_LAST : WRITE_MIDDLE;
+
+			write_pkt(&t, op, qpn, psn + i, data + i * PMTU, PMTU);
 			if (i == 0)
 				with_reth(&t, c, off, 8 * PMTU);
 			t.ackreq = i == 7;
@@ -1027,8 +1032,8 @@ static void responder_tests(struct client *c)
 			    x[0].psn == psn + 14 && x[0].msn == 8 && x[0].orig == orig &&
 			    x[0].icrc_ok,
 			    "%s: %s responder: only an ATOMIC_ACK for PSN %#x, MSN 8, original "
-			    "%#" PRIx64 " (got %d: %s, original %#" PRIx64 ")", w, c->peer, psn + 14,
-			    orig, n, desc(x, n), n ? x[0].orig : 0);
+			    "%#" PRIx64 " (got %d: %s, original %#" PRIx64 ")", w, c->peer,
+			    psn + 14, orig, n, desc(x, n), n ? x[0].orig : 0);
 		}
 	}
 
@@ -1081,7 +1086,7 @@ static void responder_tests(struct client *c)
 			tap(n == 0, "%s: rxe responder drops it silently (rxe 6.1; IBA: Invalid "
 			    "Request NAK) (got %d: %s)", w, n, desc(x, n));
 			tap(region_is(c, 4, 0, 0, 0), "%s: target memory untouched", w);
-			/* alive and at the same PSN: a valid WRITE there is ACKed as the first message */
+			/* alive, at the same PSN: a valid WRITE there is the first message */
 			st = dev_state(c, 4, IBV_QPS_RTS);
 			write_pkt(&t, WRITE_ONLY, qpn, psn, data, 64);
 			with_reth(&t, c, off, 64);
@@ -1091,7 +1096,8 @@ static void responder_tests(struct client *c)
 			tap(st == IBV_QPS_RTS && n == 1 && x[0].op == ACK && x[0].syn == AETH_ACK &&
 			    x[0].psn == psn && x[0].msn == 1,
 			    "%s: rxe responder QP stays RTS (rxe 6.1), a WRITE_ONLY at the same PSN is "
-			    "then ACKed with MSN 1 (got %s, %d: %s)", w, state_str(st), n, desc(x, n));
+			    "then ACKed with MSN 1 (got %s, %d: %s)", w, state_str(st), n,
+			    desc(x, n));
 		} else {
 			check_nak(c, w, 4, x, n, psn, 0, 0, 0);
 		}
@@ -1172,12 +1178,14 @@ static bool requests(struct client *c, uint32_t slot, const uint8_t *ops, int no
 	}
 	for (int i = 0; ok && i < nops; i++) {
 		ok = x[i].op == ops[i] && x[i].psn == psn + (uint32_t)i && x[i].icrc_ok;
+		uint64_t va = RAW_VA + (uint32_t)i * XFER;
+
 		if (ops[i] == WRITE_ONLY)
-			ok = ok && x[i].va == RAW_VA + (uint32_t)i * XFER && x[i].rkey == RAW_RKEY &&
-			     x[i].dlen == XFER && x[i].len == XFER;
+			ok = ok && x[i].va == va && x[i].rkey == RAW_RKEY && x[i].dlen == XFER &&
+			     x[i].len == XFER;
 		if (ops[i] == READ_REQ)
-			ok = ok && x[i].va == RAW_VA + (uint32_t)i * XFER && x[i].rkey == RAW_RKEY &&
-			     x[i].dlen == XFER && x[i].len == 0;
+			ok = ok && x[i].va == va && x[i].rkey == RAW_RKEY && x[i].dlen == XFER &&
+			     x[i].len == 0;
 		if (ops[i] == FETCH_ADD)
 			ok = ok && x[i].va == RAW_VA + 0x100 && x[i].rkey == RAW_RKEY &&
 			     x[i].add == FAA_ADD;
@@ -1285,8 +1293,8 @@ static void requester_tests(struct client *c)
 			t.orig = FAA_ORIG;
 			tx_send(&c->r, &t);
 			completions(c, 10, 2, cwfaa, w, &r);
-			tap(r.v == FAA_ORIG, "%s: FETCH_ADD returns the original %#llx (got %#" PRIx64
-			    ")", w, FAA_ORIG, r.v);
+			tap(r.v == FAA_ORIG, "%s: FETCH_ADD returns the original %#llx "
+			    "(got %#" PRIx64 ")", w, FAA_ORIG, r.v);
 		}
 	}
 }
