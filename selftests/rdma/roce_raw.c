@@ -69,7 +69,7 @@ enum {
 	WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST, WRITE_LAST_IMM, WRITE_ONLY, WRITE_ONLY_IMM,
 	READ_REQ, READ_RESP_FIRST, READ_RESP_MIDDLE, READ_RESP_LAST, READ_RESP_ONLY,
 	ACK, ATOMIC_ACK, CMP_SWAP, FETCH_ADD,
-	RESERVED_RC = 0x18,	/* reserved in IBA 1.4 and in rxe 6.1 */
+	RESERVED_RC = 0x18,	/* reserved in IBA, no rxe_opcode[] entry in rxe 6.1 */
 };
 
 #define AETH_ACK	0x1f	/* ACK, credits invalid (what rxe and SCENIC send) */
@@ -82,8 +82,7 @@ enum op {
 	OP_STATE,	/* slot, a = wanted state, b = ms: -> state (waits until wanted or b ms) */
 	OP_FILL,	/* a = off, b = len, x = seed */
 	OP_HASH,	/* a = off, b = len -> v */
-	OP_GET64,	/* a = off -> v */
-	OP_POST,	/* slot, a = kind (POST_*), x = seed of the READ data: post, no wait */
+	OP_POST,	/* slot, a = kind (POST_*), x = hash of the READ data: post, no wait */
 	OP_POLL,	/* slot, a = n, b = ms: -> n completions (status, opcode, wr_id, ms) */
 	OP_RECV,	/* slot, a = off, b = len: post a receive */
 	OP_QUIT,
@@ -291,7 +290,7 @@ static void serve(struct server *s)
 			fprintf(stderr, "roce_raw: bad slot %u\n", m.slot);
 			exit(2);
 		}
-		if ((m.op == OP_FILL || m.op == OP_HASH || m.op == OP_GET64) &&
+		if ((m.op == OP_FILL || m.op == OP_HASH || m.op == OP_RECV) &&
 		    (uint64_t)m.a + m.b + 8 > MR_SIZE) {
 			r.status = -EINVAL;
 			xfer(s->sock, &r, sizeof(r), true);
@@ -340,9 +339,6 @@ static void serve(struct server *s)
 			break;
 		case OP_HASH:
 			r.v = fnv(s->buf + m.a, m.b);
-			break;
-		case OP_GET64:
-			memcpy(&r.v, s->buf + m.a, 8);
 			break;
 		case OP_POST:
 			if (!qp) {
@@ -1180,9 +1176,12 @@ static bool requests(struct client *c, uint32_t slot, const uint8_t *ops, int no
 		ok = x[i].op == ops[i] && x[i].psn == psn + (uint32_t)i && x[i].icrc_ok;
 		uint64_t va = RAW_VA + (uint32_t)i * XFER;
 
-		if (ops[i] == WRITE_ONLY)
+		if (ops[i] == WRITE_ONLY) {
 			ok = ok && x[i].va == va && x[i].rkey == RAW_RKEY && x[i].dlen == XFER &&
 			     x[i].len == XFER;
+			for (uint32_t k = 0; ok && k < XFER; k++)	/* the server's source */
+				ok = x[i].data[k] == pat(77, (uint32_t)i * XFER + k);
+		}
 		if (ops[i] == READ_REQ)
 			ok = ok && x[i].va == va && x[i].rkey == RAW_RKEY && x[i].dlen == XFER &&
 			     x[i].len == 0;
@@ -1190,8 +1189,8 @@ static bool requests(struct client *c, uint32_t slot, const uint8_t *ops, int no
 			ok = ok && x[i].va == RAW_VA + 0x100 && x[i].rkey == RAW_RKEY &&
 			     x[i].add == FAA_ADD;
 	}
-	tap(ok, "%s: %s requester sends %d requests from PSN %#x, headers as posted (got %d: %s; "
-	    "A: AckReq)", what, c->peer, nops, psn, n, got);
+	tap(ok, "%s: %s requester sends %d requests from PSN %#x, headers and data as posted "
+	    "(got %d: %s; A: AckReq)", what, c->peer, nops, psn, n, got);
 	return ok;
 }
 
