@@ -5,7 +5,11 @@
 #   perftest.sh 'ib_write_bw:-a -n 20' 'ib_write_bw:-q 16 -s 65536 -n 20'
 # Every run must exit 0 and print its result table. Bandwidth tests get -N (no peak computation:
 # slow in TCG; the latency tests refuse it); never -F (it makes perftest report 0 on a loaded
-# host); see DESIGN.md 10.
+# host); see DESIGN.md 10. Each run's wall time is measured; a duration run (-D SECS) must also
+# last at least SECS and count at least one iteration on the client (perftest counts only the
+# completions polled between its warm-up and cool-down margins, a quarter of SECS each, and
+# still exits 0 when there were none), and its TAP line carries the time, the iterations and
+# perftest's average bandwidth (MB/sec: MiB/s) of the counted middle half.
 . /selftests/rdma/lib.sh
 
 tap_plan $#
@@ -21,6 +25,7 @@ for item in "$@"; do
 	[ "$item" != "$t" ] && args=${item#*:}
 	port=$((port + 1))
 	case $t in *_bw) args="-N $args" ;; esac
+	dur=$(echo " $args " | sed -n 's/.* -D \([0-9][0-9]*\) .*/\1/p')
 	if [ "$NODE" = "$SERVER" ]; then
 		# shellcheck disable=SC2086
 		timeout 300 /usr/bin/$t -d "$DEV" -x "$GIDX" -p $port $args >/tmp/perf.out 2>&1 &
@@ -31,9 +36,11 @@ for item in "$@"; do
 	else
 		sync_peer "perf-$port" 60
 		sleep 1
+		t0=$(cut -d ' ' -f 1 /proc/uptime)
 		# shellcheck disable=SC2086
 		timeout 300 /usr/bin/$t -d "$DEV" -x "$GIDX" -p $port $args "$PEER4" >/tmp/perf.out 2>&1
 		rc=$?
+		secs=$(awk -v t0="$t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)
 	fi
 	out=$(cat /tmp/perf.out)
 	rows=$(echo "$out" | grep -cE '^ *[0-9]+ +[0-9]+ ')
@@ -43,9 +50,24 @@ for item in "$@"; do
 	# the server side of some latency tests prints no table: only the client must
 	need=1
 	[ "$role" = server ] && need=0
-	tap_result "$t $args as $role: exit 0 with $rows result rows" \
-		"exit $rc: $(echo "$out" | grep -iE 'error|fail|couldn|unable' | head -n 3 | tr '\n' ';')" \
-		[ "$rc" = 0 -a "$rows" -ge "$need" ]
+	why="exit $rc: $(echo "$out" | grep -iE 'error|fail|couldn|unable' | head -n 3 | tr '\n' ';')"
+	if [ -n "$dur" ] && [ "$role" = client ]; then
+		# the last table row: #bytes #iterations BW-peak BW-average[MB/sec] MsgRate
+		row=$(echo "$out" | grep -E '^ *[0-9]+ +[0-9]+ ' | tail -n 1)
+		bytes=$(echo "$row" | awk '{ print $1 + 0 }')
+		iters=$(echo "$row" | awk '{ print $2 + 0 }')
+		avg=$(echo "$row" | awk '{ print $4 + 0 }')
+		long=$(awk -v s="$secs" -v d="$dur" 'BEGIN { print (s >= d) ? 1 : 0 }')
+		# perftest counts the middle half: its margins are a quarter of -D each (-D 60: 15 s)
+		tap_result "$t $args as client: ran $secs s (>= $dur), $iters x $bytes B in the counted middle $((dur / 2)) s, $avg MB/sec, exit 0" \
+			"$why" [ "$rc" = 0 -a "$rows" -ge 1 -a "$iters" -gt 0 -a "$long" = 1 ]
+	elif [ "$role" = client ]; then
+		tap_result "$t $args as client: exit 0 with $rows result rows ($secs s)" "$why" \
+			[ "$rc" = 0 -a "$rows" -ge "$need" ]
+	else
+		tap_result "$t $args as $role: exit 0 with $rows result rows" "$why" \
+			[ "$rc" = 0 -a "$rows" -ge "$need" ]
+	fi
 	sync_peer "perf-done-$port" 330
 done
 tap_done

@@ -4,7 +4,7 @@
  * libibverbs (no provider-specific code), between two nodes.
  *
  *   node 2:  rdma_verify -s [-d dev] [-p port]
- *   node 1:  rdma_verify -c <server IPv4> [-d dev] [-p port] [-n rounds] [-q] [-L]
+ *   node 1:  rdma_verify -c <server IPv4> [-d dev] [-p port] [-n rounds] [-t secs] [-q] [-L]
  *
  * The client drives every test; the server answers commands over a TCP
  * connection (fill or hash a region of its buffer, post a receive, poll its
@@ -17,6 +17,9 @@
  * immediate, fetch-and-add and compare-and-swap, over sizes 0 .. 1 MiB at
  * unaligned addresses; a bad rkey, an rkey used out of bounds and a bad lkey
  * (error completions, target untouched); invalid QP state transitions (EINVAL).
+ * -n runs the data tests that many rounds; -t SECS repeats rounds until SECS
+ * have passed (checked after each round, at most -n rounds, default 1000) and
+ * reports the rounds and the time in one more TAP line.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -583,7 +586,8 @@ static void test_transitions(struct ctx *c)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: rdma_verify -s | -c SERVER_IPV4 [-d DEV] [-p PORT] [-n ROUNDS] [-q] [-L]\n");
+	fprintf(stderr, "usage: rdma_verify -s | -c SERVER_IPV4 [-d DEV] [-p PORT] [-n ROUNDS] "
+		"[-t SECS] [-q] [-L]\n");
 	exit(2);
 }
 
@@ -591,24 +595,28 @@ int main(int argc, char **argv)
 {
 	const char *server = NULL, *dev = NULL;
 	bool serve_mode = false, quick = false;
-	int port = 18800, rounds = 1, opt;
+	int port = 18800, rounds = 0, secs = 0, done = 0, opt;
+	uint64_t t0;
 	struct ctx c = { 0 };
 	struct conn_info mine;
 	uint32_t psn;
 
-	while ((opt = getopt(argc, argv, "sc:d:p:n:qL")) != -1) {
+	while ((opt = getopt(argc, argv, "sc:d:p:n:t:qL")) != -1) {
 		switch (opt) {
 		case 's': serve_mode = true; break;
 		case 'c': server = optarg; break;
 		case 'd': dev = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'n': rounds = atoi(optarg); break;
+		case 't': secs = atoi(optarg); break;
 		case 'q': quick = true; break;
 		case 'L': lossy = true; break;
 		default: usage();
 		}
 	}
-	if (serve_mode == !!server || rounds < 1 || rounds > 1000)
+	if (!rounds)
+		rounds = secs ? 1000 : 1;
+	if (serve_mode == !!server || rounds < 1 || rounds > 1000 || secs < 0 || secs > 3600)
 		usage();
 	rc_prog = "rdma_verify";
 	srand(getpid());
@@ -635,7 +643,11 @@ int main(int argc, char **argv)
 	printf("TAP version 13\n# device %s, gid index %d, path MTU %d, max inline %u\n",
 	       ibv_get_device_name(c.dev->device), c.gid_idx, 128 << c.mtu, c.max_inline);
 	test_transitions(&c);
+	t0 = now_ms();
 	for (int r = 0; r < rounds; r++) {
+		if (secs && r && now_ms() - t0 >= (uint64_t)secs * 1000)
+			break;
+		done++;
 		test_write(&c, sz, false, r);
 		test_write(&c, sz, true, r);
 		test_read(&c, sz, r);
@@ -643,6 +655,13 @@ int main(int argc, char **argv)
 		test_send(&c, sz, 1, r);
 		test_send(&c, sz, 2, r);
 		test_atomics(&c, r);
+	}
+	if (secs) {
+		uint64_t ms = now_ms() - t0;
+
+		tap(ms >= (uint64_t)secs * 1000 && failures == 0,
+		    "data tests repeated for %" PRIu64 ".%01" PRIu64 " s (>= %d s): %d rounds, "
+		    "%d failed checks", ms / 1000, ms % 1000 / 100, secs, done, failures);
 	}
 	test_errors(&c);
 	call(&c, (struct cmd){ .op = CMD_QUIT });
