@@ -22,19 +22,16 @@ double jain(const std::vector<double>& x) {
     return s * s / (static_cast<double>(x.size()) * s2);
 }
 
-// 32 QPs at PMTU 4096, each with 32 x 16 KiB WRITEs queued (16 MiB, 16 card windows), over a
-// wire that drops what exceeds a 320-frame burst (1.25 MiB): every QP gets its share of the wire
-// (Jain's index over the bytes each has completed when the first QP is done >= 0.99), the card
-// never has more than kCardWindowBytes of new PSNs in flight, and everything completes with intact
-// data.
+// 32 QPs, each with 8 x 16 KiB WRITEs queued, over a wire that drops what exceeds a 160-frame
+// burst: every QP gets its share of the wire (Jain's index over the bytes each has completed
+// when the first QP is done >= 0.99), the card never has more than kCardWindowBytes of new
+// PSNs in flight, and everything completes with intact data.
 TEST(RdmaArbiter, QpsShareABurstLimitedWireFairly) {
     RdmaPair p;
     constexpr uint32_t kQps = 32;
-    constexpr uint32_t kWrites = 32;
+    constexpr uint32_t kWrites = 8;
     constexpr uint32_t kLen = 16 * 1024;
-    QpAttrs at;
-    at.pmtu = 4096;
-    p.setup_many(kQps, 5, 2, 12, at);  // 32 SQ / 4 RQ slots: 32 QPs fit the rig's rings
+    p.setup_many(kQps, 4, 2);  // 16 SQ / 4 RQ slots: 32 QPs fit the rig's rings
     const uint32_t ak = p.a.reg_mr(Node::kVa, kQps * kLen, kAll);
     const uint32_t bk = p.b.reg_mr(Node::kVa, kQps * kLen, kAll);
     p.a.fill_va(Node::kVa, kQps * kLen, 7);
@@ -44,7 +41,7 @@ TEST(RdmaArbiter, QpsShareABurstLimitedWireFairly) {
             p.a.post_send(2 + n, make_wqe(SCENIC_WQE_OP_WRITE, {sge(va, kLen, ak)}, va, bk));
         }
     }
-    // The wire holds a burst of 320 frames per direction and step; the rest is dropped.
+    // The wire holds a burst of 160 frames per direction and step; the rest is dropped.
     size_t burst = 0;
     RdmaPair::Dir last = RdmaPair::Dir::kBtoA;
     uint64_t last_t = 0;
@@ -59,7 +56,7 @@ TEST(RdmaArbiter, QpsShareABurstLimitedWireFairly) {
         last = d;
         last_t = p.a.host.now;
         max_in_flight = std::max(max_in_flight, eng.arbiter_in_flight());
-        return ++burst > 320 ? RdmaPair::Fate::kDrop : RdmaPair::Fate::kPass;
+        return ++burst > 160 ? RdmaPair::Fate::kDrop : RdmaPair::Fate::kPass;
     };
     p.after = [&](RdmaPair::Dir, const roce::ParsedPacket&) {
         if (first_done) {
@@ -88,24 +85,22 @@ TEST(RdmaArbiter, QpsShareABurstLimitedWireFairly) {
     EXPECT_EQ(p.a.r(regs::rdma::kAckTimeouts), 0u);
 }
 
-// A QP whose every frame is lost (its peer gone) takes its whole window, half the card's;
-// another QP's WRITE still completes at once (the lost QP's share is also released at its ACK
-// timeout), long before the lost QP's retries are exhausted
-// (retry_cnt 7: eight timeout periods).
+// A QP whose every frame is lost (its peer gone) fills the card's window; another QP's WRITE
+// queued behind it still completes at once (its packets ask for ACKs when the card's window is
+// full, and the lost QP's share is released at its ACK timeout), long before the lost QP's
+// retries are exhausted (retry_cnt 7: eight timeout periods).
 TEST(RdmaArbiter, ARetransmittingQpDoesNotStallTheOthers) {
     RdmaPair p;
-    QpAttrs at;
-    at.pmtu = 4096;  // one QP's window (128 PSNs) is half the card's
-    p.setup_many(2, 8, 8, 12, at);
+    p.setup_many(2);
     const uint32_t ak = p.a.reg_mr(Node::kVa, 1 << 20, kAll);
     const uint32_t bk = p.b.reg_mr(Node::kVa, 1 << 20, kAll);
-    // First QP 2's congestion window grows to half the card's window on a clean wire.
+    // First QP 2's congestion window grows past the card's window on a clean wire.
     for (int i = 0; i < 8; ++i) {
         p.a.post_send(2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 65536, ak)}, Node::kVa, bk));
     }
     ASSERT_TRUE(p.run());
     ASSERT_EQ(p.a.sq_completed(2), 8u);
-    ASSERT_GE(p.a.dev.rdma().engine().qp(2)->req.cwnd * at.pmtu, rdma::kCardWindowBytes / 2);
+    ASSERT_GE(p.a.dev.rdma().engine().qp(2)->req.cwnd * 1024, rdma::kCardWindowBytes);
     const uint32_t timeouts = p.a.r(regs::rdma::kAckTimeouts);
     p.hook = [](RdmaPair::Dir d, std::vector<uint8_t>&, const roce::ParsedPacket& pkt) {
         return d == RdmaPair::Dir::kAtoB && pkt.transport.bth.dest_qp == 2 ? RdmaPair::Fate::kDrop
@@ -118,10 +113,9 @@ TEST(RdmaArbiter, ARetransmittingQpDoesNotStallTheOthers) {
             done3 = p.a.host.now;
         }
     };
-    // Now QP 2 sends 512 KiB of WRITEs that never arrive; QP 3 comes after it.
-    for (int i = 0; i < 8; ++i) {
-        p.a.post_send(2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 65536, ak)}, Node::kVa, bk));
-    }
+    // Now QP 2 fills the card's window with a 64 KiB WRITE that never arrives; QP 3 waits
+    // behind it.
+    p.a.post_send(2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 65536, ak)}, Node::kVa, bk));
     p.a.post_send(3, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa + 65536, 16384, ak)},
                               Node::kVa + 65536, bk));
     ASSERT_TRUE(p.run());

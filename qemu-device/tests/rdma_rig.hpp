@@ -454,13 +454,13 @@ class RdmaPair {
 
     // n QP pairs (QPN 2.. on both cards, same numbers) on CQ 0 (send, 2^cq_log2 entries) and
     // CQ 1 (receive, 16 entries) of each card.
-    void setup_many(uint32_t n, unsigned sq_log2 = 8, unsigned rq_log2 = 8, unsigned cq_log2 = 12,
-                    const QpAttrs& at = {}) {
+    void setup_many(uint32_t n, unsigned sq_log2 = 8, unsigned rq_log2 = 8, unsigned cq_log2 = 12) {
         for (Node* node : {&a, &b}) {
             node->create_cq(0, cq_log2);
             node->create_cq(1, 4);
         }
-        QpAttrs bt = at;
+        QpAttrs at;
+        QpAttrs bt;
         bt.sq_psn = at.rq_psn;
         bt.rq_psn = at.sq_psn;
         for (uint32_t i = 0; i < n; ++i) {

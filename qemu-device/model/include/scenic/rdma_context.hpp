@@ -24,11 +24,9 @@ inline constexpr uint64_t kPageSize = uint64_t{1} << SCENIC_RDMA_PAGE_SHIFT;
 inline constexpr unsigned kMaxWqRingLog2 = 15;         // SQ / RQ: up to 32768 WQEs
 inline constexpr unsigned kMaxCqRingLog2 = 16;         // CQ: up to 65536 CQEs
 inline constexpr uint32_t kMaxMsgBytes = 0x80000000u;  // IBA: 2^31
+// card: bytes of new PSNs in flight over all QPs (rdma_tx_arbiter), 64 PSNs at PMTU 1024
+inline constexpr uint32_t kCardWindowBytes = 64 * 1024;
 inline constexpr uint32_t kWindowPsns = 128;           // requester: PSNs in flight, at most
-// card: bytes of new PSNs in flight over all QPs (rdma_tx_arbiter). Twice one QP's window at
-// PMTU 4096, so a QP that has lost its peer (its PSNs held until its ACK timeout) leaves half to
-// the others; the rig's wire (4 MiB socket buffers, qemu-device/patches) holds more than that.
-inline constexpr uint32_t kCardWindowBytes = 2 * kWindowPsns * 4096;
 // Congestion window (AIMD, in PSNs): the wire is lossy (the host's UDP buffers overflow when many
 // QPs burst), so a QP that sees loss backs off instead of resending a full window into it.
 inline constexpr uint32_t kCwndInit = 16;
