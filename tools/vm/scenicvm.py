@@ -171,7 +171,8 @@ def _qemu_cmd(qemu, kernel, initrd, node, nnodes, ports, opts):
     if opts.get("dmesg"):
         append.append("scenicvm.dmesg=1")
     append += opts.get("append", [])
-    cmd = [qemu, "-machine", "q35", "-cpu", "max", "-m", str(opts.get("mem", 1024)),
+    cmd = [qemu, "-name", f"node{node.num},debug-threads=on",  # vCPU threads: "CPU 0/TCG"
+           "-machine", "q35", "-cpu", "max", "-m", str(opts.get("mem", 1024)),
            "-smp", "1", "-nographic", "-vga", "none", "-no-reboot", "-nic", "none",
            "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
            "-kernel", kernel, "-initrd", initrd, "-append", " ".join(append)]
@@ -195,6 +196,35 @@ def _qemu_cmd(qemu, kernel, initrd, node, nnodes, ports, opts):
     if os.access(setpriv, os.X_OK):
         cmd = [setpriv, "--pdeathsig", "KILL", "--"] + cmd
     return cmd
+
+
+def _renice_vcpus(pid, nice, wait_s=10.0):
+    """Gives the vCPU threads of QEMU `pid` the nice value `nice` (the other threads keep theirs).
+
+    On a host with fewer cores than busy threads, a guest that busy-polls (perftest) keeps its
+    vCPU runnable all the time, and QEMU's main loop, which runs the card's model and the wire,
+    waited for the scheduler's tick (ms) for its turn. A real NIC does its work beside the host's
+    cores, not in their time slices. True when at least one vCPU thread was found.
+    """
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        found = False
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return False
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                    if f.read().startswith("CPU "):
+                        os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+                        found = True
+            except OSError:
+                pass
+        if found:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def _kill(proc):
@@ -334,6 +364,9 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
                 n.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, start_new_session=True)
                 _live.add(n.proc)
+            if opts.get("vcpu_nice") is not None and not _renice_vcpus(n.proc.pid,
+                                                                       opts["vcpu_nice"]):
+                say(f"node{n.num}: no vCPU thread found to renice")
             prefix = f"node{n.num}| " if len(nodes) > 1 else ""
             t = threading.Thread(target=_reader, args=(n, echo, prefix, lock, inject),
                                  daemon=True)
