@@ -188,4 +188,22 @@ static inline int find_roce4_gid(struct ibv_context *dev, union ibv_gid *gid, en
 	exit(2);
 }
 
+/* The QP's state (enum ibv_qp_state), or -errno. */
+static inline int qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return -errno;
+	return a.qp_state;
+}
+
+static inline const char *state_str(int st)
+{
+	static const char *const n[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
+
+	return st >= 0 && st <= 6 ? n[st] : "?";
+}
+
 #endif

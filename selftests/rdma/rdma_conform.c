@@ -184,28 +184,11 @@ static int qp_bring_up(struct node *c, struct ibv_qp *qp, const struct qp_params
 			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-static int qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr ia;
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
-		return -errno;
-	return a.qp_state;
-}
-
 static int qp_to(struct ibv_qp *qp, enum ibv_qp_state st)
 {
 	struct ibv_qp_attr a = { .qp_state = st };
 
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
-}
-
-static const char *state_str(int st)
-{
-	static const char *const n[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
-
-	return st >= 0 && st <= 6 ? n[st] : "?";
 }
 
 /* One completion of @qp_num (0: any) on @cq within @ms; others are dropped. */

@@ -173,23 +173,6 @@ static int qp_up(struct server *s, struct ibv_qp *qp, uint32_t slot, uint32_t ps
 			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-static int qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr ia;
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
-		return -errno;
-	return a.qp_state;
-}
-
-static const char *state_str(int st)
-{
-	static const char *const n[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
-
-	return st >= 0 && st <= 6 ? n[st] : "?";
-}
-
 /*
  * The requester scenarios: source data at 512 K, READ destination at 520 K,
  * FETCH_ADD result at 524 K; remote addresses in the fake responder's space.
