@@ -1456,10 +1456,13 @@ static void scenario_states(struct node *c)
 		bad |= sdone(c, qp, &id) != IBV_WC_SUCCESS || id != (uint64_t)i;
 		rest++;
 	}
-	tap(!e && !bad && !st && in_sqd + later + rest == 9 &&
-	    peer_hash(c, 0, 8 * 65536) == fnv(c->buf, 8 * 65536),
+	bool placed = peer_hash(c, 0, 8 * 65536) == fnv(c->buf, 8 * 65536);
+
+	tap(!e && !bad && !st && in_sqd + later + rest == 9 && placed,
 	    "states: after SQD->RTS all 8 WRITEs and a new one complete in order with success, "
-	    "data in place (%d + %d + %d)", in_sqd, later, rest);
+	    "data in place (%d + %d + %d; modify %s, post %d, %s, data %s)", in_sqd, later, rest,
+	    strerror(e), st, bad ? "a bad completion" : "completions ok",
+	    placed ? "in place" : "differs");
 	peer_reset(c);
 }
 
