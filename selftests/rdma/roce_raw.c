@@ -876,6 +876,17 @@ static void with_reth(struct tx *t, struct client *c, uint32_t off, uint32_t dle
 	t->dlen = dlen;
 }
 
+/*
+ * Send one hand-made request of raw slot @slot and capture the device's
+ * answers to it (the socket emptied first): how many came, up to MAX_RX in @x.
+ */
+static int exchange(struct client *c, const struct tx *t, int slot, struct rx *x, int first_ms)
+{
+	drain(&c->r);
+	tx_send(&c->r, t);
+	return gather(&c->r, RAW_QPN + slot, x, MAX_RX, first_ms, 300);
+}
+
 /* Expect exactly one packet, an ACK of @psn with @msn. */
 static void check_ack(struct client *c, const char *what, const struct rx *x, int n,
 		      uint32_t psn, uint32_t msn)
@@ -922,9 +933,7 @@ static void responder_tests(struct client *c)
 		write_pkt(&t, WRITE_ONLY, qpn, psn, data, 64);
 		with_reth(&t, c, off, 64);
 		t.ackreq = true;
-		drain(&c->r);
-		tx_send(&c->r, &t);
-		n = gather(&c->r, RAW_QPN + 0, x, MAX_RX, 3000, 300);
+		n = exchange(c, &t, 0, x, 3000);
 		check_ack(c, w, x, n, psn, 1);
 		tap(region_is(c, 0, 0, 64, 1), "%s: data placed", w);
 		st = dev_state(c, 0, IBV_QPS_RTS);
@@ -1023,9 +1032,7 @@ static void responder_tests(struct client *c)
 		off = region(c, 2);
 		psn = slot_psn(2);
 		write_pkt(&t, WRITE_MIDDLE, qpn, psn, data, PMTU);
-		drain(&c->r);
-		tx_send(&c->r, &t);
-		n = gather(&c->r, RAW_QPN + 2, x, MAX_RX, 3000, 300);
+		n = exchange(c, &t, 2, x, 3000);
 		check_nak(c, w, 2, x, n, psn, 0, 0, 0);
 	}
 	w = "SEND_LAST after WRITE_FIRST";
@@ -1053,9 +1060,7 @@ static void responder_tests(struct client *c)
 		psn = slot_psn(4);
 		write_pkt(&t, RESERVED_RC, qpn, psn, data, 16);
 		t.ackreq = true;
-		drain(&c->r);
-		tx_send(&c->r, &t);
-		n = gather(&c->r, RAW_QPN + 4, x, MAX_RX, c->rxe ? 1500 : 3000, 300);
+		n = exchange(c, &t, 4, x, c->rxe ? 1500 : 3000);
 		if (c->rxe) {
 			/*
 			 * rxe 6.1: rxe_rcv() takes an opcode without an rxe_opcode[] mask for a
@@ -1091,9 +1096,7 @@ static void responder_tests(struct client *c)
 		write_pkt(&t, WRITE_ONLY, qpn, psn, data, 200);
 		with_reth(&t, c, off, 100);
 		t.ackreq = true;
-		drain(&c->r);
-		tx_send(&c->r, &t);
-		n = gather(&c->r, RAW_QPN + 5, x, MAX_RX, 3000, 300);
+		n = exchange(c, &t, 5, x, 3000);
 		check_nak(c, w, 5, x, n, psn, 0, 0, 0);
 	}
 	w = "WRITE_ONLY of PMTU + 4 B (RETH length PMTU + 4)";
@@ -1104,9 +1107,7 @@ static void responder_tests(struct client *c)
 		write_pkt(&t, WRITE_ONLY, qpn, psn, data, PMTU + 4);
 		with_reth(&t, c, off, PMTU + 4);
 		t.ackreq = true;
-		drain(&c->r);
-		tx_send(&c->r, &t);
-		n = gather(&c->r, RAW_QPN + 6, x, MAX_RX, 3000, 300);
+		n = exchange(c, &t, 6, x, 3000);
 		check_nak(c, w, 6, x, n, psn, 0, 0, 0);
 	}
 	w = "SEND_ONLY of PMTU + 4 B into a 4 KiB receive";
@@ -1117,9 +1118,7 @@ static void responder_tests(struct client *c)
 		call(c, (struct cmd){ .op = OP_RECV, .slot = 7, .a = off, .b = 4096 });
 		write_pkt(&t, SEND_ONLY, qpn, psn, data, PMTU + 4);
 		t.ackreq = true;
-		drain(&c->r);
-		tx_send(&c->r, &t);
-		n = gather(&c->r, RAW_QPN + 7, x, MAX_RX, 3000, 300);
+		n = exchange(c, &t, 7, x, 3000);
 		if (c->rxe) {
 			/*
 			 * rxe 6.1 checks a SEND's length only against the receive buffer
