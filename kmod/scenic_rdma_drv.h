@@ -41,7 +41,6 @@ struct scenic_gsi_qp;
 #define SCENIC_RDMA_MAX_CQE	65536	/* 65536 * 32 B = 2 MiB */
 #define SCENIC_RDMA_MIN_CQE	16
 #define SCENIC_RDMA_MAX_PD	65536
-#define SCENIC_RDMA_MAX_RD_ATOM	16
 #define SCENIC_RDMA_GID_TBL_LEN	32
 #define SCENIC_RDMA_MAX_MR_SIZE	BIT_ULL(40)
 #define SCENIC_RDMA_STATUS_BYTES	4096	/* the per-QP status page */

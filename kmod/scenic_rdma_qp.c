@@ -424,9 +424,9 @@ static int scenic_rdma_qp_check_attr(struct scenic_rdma_dev *sdev,
 	 * The responder depth is a promise to the peer: above the card's, refuse.
 	 */
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
-	    attr->max_dest_rd_atomic > SCENIC_RDMA_MAX_RD_ATOM) {
+	    attr->max_dest_rd_atomic > SCENIC_RDMA_MAX_RD_ATOMIC) {
 		ibdev_dbg(ibdev, "modify_qp: max_dest_rd_atomic %u above %u\n",
-			  attr->max_dest_rd_atomic, SCENIC_RDMA_MAX_RD_ATOM);
+			  attr->max_dest_rd_atomic, SCENIC_RDMA_MAX_RD_ATOMIC);
 		return -EINVAL;
 	}
 	if (((mask & IB_QP_SQ_PSN) && attr->sq_psn > SCENIC_PSN_MASK) ||
@@ -506,7 +506,7 @@ static int scenic_rdma_qp_build_modify(struct scenic_rdma_dev *sdev,
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC) {
 		m |= SCENIC_QP_ATTR_MAX_RD_ATOMIC;
 		a[8] |= min_t(u32, attr->max_rd_atomic,
-			      SCENIC_RDMA_MAX_RD_ATOM) << 8;
+			      SCENIC_RDMA_MAX_RD_ATOMIC) << 8;
 	}
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
 		m |= SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC;
@@ -547,7 +547,7 @@ static void scenic_rdma_qp_save_attr(struct scenic_rdma_qp *qp,
 		s->qp_access_flags = attr->qp_access_flags;
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)	/* as the card holds it */
 		s->max_rd_atomic = min_t(u8, attr->max_rd_atomic,
-					 SCENIC_RDMA_MAX_RD_ATOM);
+					 SCENIC_RDMA_MAX_RD_ATOMIC);
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		s->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_AV) {

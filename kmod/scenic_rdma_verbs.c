@@ -113,9 +113,9 @@ int scenic_rdma_query_device(struct ib_device *ibdev,
 	attr->max_cqe = SCENIC_RDMA_MAX_CQE;
 	attr->max_mr = sdev->max_mr - 1;	/* index 0 is never used */
 	attr->max_pd = SCENIC_RDMA_MAX_PD - 1;
-	attr->max_qp_rd_atom = SCENIC_RDMA_MAX_RD_ATOM;
-	attr->max_qp_init_rd_atom = SCENIC_RDMA_MAX_RD_ATOM;
-	attr->max_res_rd_atom = max_qp * SCENIC_RDMA_MAX_RD_ATOM;
+	attr->max_qp_rd_atom = SCENIC_RDMA_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SCENIC_RDMA_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = max_qp * SCENIC_RDMA_MAX_RD_ATOMIC;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;

@@ -29,6 +29,7 @@ pkgs=(
 	# host toolchain and libraries
 	build-essential cmake ninja-build meson pkg-config python3 python3-venv git dpkg-dev patch
 	libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+	libdeflate-dev # the device model's ICRC (PCLMULQDQ crc32)
 	clang-format clang-tidy
 	# QEMU 7.2 build dependencies (x86_64-softmmu, minimal features)
 	libglib2.0-dev libpixman-1-dev zlib1g-dev flex bison libfdt-dev

@@ -44,6 +44,13 @@
 
 #define SCENIC_RDMA_PAGE_SHIFT		12	/* TLB page: 4 KiB */
 #define SCENIC_RDMA_RSVD_QPS		2	/* QPN 0 and 1 are never allocated */
+/*
+ * READ/atomic requests in flight per QP, each end (max_rd_atomic and
+ * max_dest_rd_atomic): the responder queues that many responses and keeps
+ * that many atomic results for duplicates. 128, as rxe: at 16, 4 KiB READs
+ * were bounded by 64 KiB per round trip.
+ */
+#define SCENIC_RDMA_MAX_RD_ATOMIC	128
 
 /* ---- doorbell page offsets ---- */
 #define SCENIC_DB_SQ		0x00	/* QP page: u32 SQ producer index */

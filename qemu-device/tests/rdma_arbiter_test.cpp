@@ -127,5 +127,57 @@ TEST(RdmaArbiter, ARetransmittingQpDoesNotStallTheOthers) {
     EXPECT_EQ(p.a.query(2).state, uint32_t{SCENIC_QPS_ERR});
 }
 
+// A QP alone on the card may have more than the turn-sized card window in flight
+// (kSoloWindowBytes: one stream does not stop and wait for every ACK). Once a second QP sends,
+// the card's window is kCardWindowBytes again: the newcomer's new PSNs never leave above it,
+// and both QPs complete with intact data.
+TEST(RdmaArbiter, ALoneQpGetsTheSoloWindowASecondQpSharesTheCardWindow) {
+    RdmaPair p;
+    p.setup_many(2);
+    constexpr uint32_t kLen = 65536;
+    constexpr uint32_t kWrites = 16;
+    const uint32_t ak = p.a.reg_mr(Node::kVa, 2 * kWrites * kLen, kAll);
+    const uint32_t bk = p.b.reg_mr(Node::kVa, 2 * kWrites * kLen, kAll);
+    p.a.fill_va(Node::kVa, 2 * kWrites * kLen, 5);
+    const rdma::Engine& eng = p.a.dev.rdma().engine();
+    uint32_t max_in_flight = 0;
+    // In flight as QP 3 sends while QP 2 has PSNs in flight too (no loss: every PSN is new).
+    uint32_t max_at_qp3 = 0;
+    p.a.host.on_send = [&](std::span<const uint8_t> frame) {
+        const roce::ParseResult pr = roce::parse_frame(frame);
+        ASSERT_TRUE(pr.ok());
+        const uint32_t now = eng.arbiter_in_flight();
+        max_in_flight = std::max(max_in_flight, now);
+        if (pr.packet.transport.bth.dest_qp == 3 &&
+            p.a.dev.rdma().engine().qp(2)->req.charged != 0) {
+            max_at_qp3 = std::max(max_at_qp3, now);
+        }
+    };
+    auto write = [&](uint32_t qpn, uint32_t i) {
+        const uint64_t va = Node::kVa + uint64_t{i} * kLen;
+        p.a.post_send(qpn, make_wqe(SCENIC_WQE_OP_WRITE, {sge(va, kLen, ak)}, va, bk));
+    };
+    for (uint32_t i = 0; i < kWrites; ++i) {
+        write(2, i);
+    }
+    ASSERT_TRUE(p.run());
+    ASSERT_EQ(p.a.sq_completed(2), kWrites);
+    EXPECT_GT(max_in_flight, rdma::kCardWindowBytes);
+    EXPECT_LE(max_in_flight, rdma::kSoloWindowBytes);
+
+    for (uint32_t i = 0; i < kWrites; ++i) {
+        write(2, i);
+        write(3, kWrites + i);
+    }
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.a.sq_completed(2), 2 * kWrites);
+    EXPECT_EQ(p.a.sq_completed(3), kWrites);
+    ASSERT_NE(max_at_qp3, 0u);
+    EXPECT_LT(max_at_qp3, rdma::kCardWindowBytes + QpAttrs{}.pmtu);
+    EXPECT_EQ(p.b.read_va(Node::kVa, 2 * kWrites * kLen),
+              p.a.read_va(Node::kVa, 2 * kWrites * kLen));
+    EXPECT_EQ(p.a.r(regs::rdma::kAckTimeouts), 0u);
+}
+
 }  // namespace
 }  // namespace scenic::test

@@ -55,6 +55,9 @@ class RdmaHost final : public Host {
     }
     void msix_notify(unsigned vector) override { irqs.push_back(vector); }
     void eth_send(std::span<const uint8_t> frame) override {
+        if (on_send) {
+            on_send(frame);
+        }
         wire.emplace_back(frame.begin(), frame.end());
     }
     uint64_t now_ns() override { return now; }
@@ -64,6 +67,7 @@ class RdmaHost final : public Host {
     std::vector<uint8_t> mem;
     std::vector<unsigned> irqs;
     std::vector<std::vector<uint8_t>> wire;
+    std::function<void(std::span<const uint8_t>)> on_send;  // as the card sends (wire: later)
     uint64_t now = 1'000'000;
     std::optional<uint64_t> timer;
     unsigned dma_faults = 0;

@@ -409,7 +409,7 @@ bool Requester::transmit_one(Qp& qp) {
         const bool small_window = window < static_cast<int32_t>(kAckReqEvery);
         // Likewise the packet that fills the card's window (TxArbiter): the QP may have to wait
         // for its turn, and without an ACK request it would wait for its ACK timeout.
-        const bool fills_card = e_.arbiter().in_flight() + qp.pmtu >= kCardWindowBytes;
+        const bool fills_card = e_.arbiter().in_flight() + qp.pmtu >= e_.arbiter().window(qp);
         t.bth.ackreq = info.last || (k + 1) % kAckReqEvery == 0 || fills_window || paced ||
                        small_window || fills_card;
         if (!w->inline_data.empty()) {

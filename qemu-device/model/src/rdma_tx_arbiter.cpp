@@ -6,9 +6,15 @@
 
 namespace scenic::rdma {
 
+uint32_t TxArbiter::window(const Qp& qp) const {
+    const bool alone =
+        waiting_.empty() && (charged_qps_ == 0 || (charged_qps_ == 1 && qp.req.charged != 0));
+    return alone ? kSoloWindowBytes : kCardWindowBytes;
+}
+
 bool TxArbiter::may_send_new(Qp& qp) {
     auto& r = qp.req;
-    const bool may = total_ < kCardWindowBytes && (r.tx_granted || waiting_.empty());
+    const bool may = total_ < window(qp) && (r.tx_granted || waiting_.empty());
     if (!may && !r.tx_waiting) {
         r.tx_waiting = true;
         waiting_.push_back(qp.qpn);
@@ -23,12 +29,14 @@ void TxArbiter::account(Qp& qp) {
                              ? static_cast<uint32_t>(d) * qp.pmtu
                              : 0;
     total_ = total_ - r.charged + now;
+    charged_qps_ = charged_qps_ - (r.charged != 0 ? 1 : 0) + (now != 0 ? 1 : 0);
     r.charged = now;
     grant();
 }
 
 void TxArbiter::forget(Qp& qp) {
     total_ -= qp.req.charged;
+    charged_qps_ -= qp.req.charged != 0 ? 1 : 0;
     qp.req.charged = 0;
     qp.req.tx_waiting = false;  // its queue entry is skipped when it comes up
     grant();
@@ -57,6 +65,7 @@ void TxArbiter::grant() {
 
 void TxArbiter::reset() {
     total_ = 0;
+    charged_qps_ = 0;
     waiting_.clear();
     granting_ = false;
 }

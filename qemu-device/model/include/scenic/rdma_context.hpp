@@ -26,7 +26,9 @@ inline constexpr unsigned kMaxCqRingLog2 = 16;         // CQ: up to 65536 CQEs
 inline constexpr uint32_t kMaxMsgBytes = 0x80000000u;  // IBA: 2^31
 // card: bytes of new PSNs in flight over all QPs (rdma_tx_arbiter), 64 PSNs at PMTU 1024
 inline constexpr uint32_t kCardWindowBytes = 64 * 1024;
-inline constexpr uint32_t kWindowPsns = 128;           // requester: PSNs in flight, at most
+// ... while a single QP sends and none waits: its own window (kWindowPsns) is the bound then
+inline constexpr uint32_t kSoloWindowBytes = 1024 * 1024;
+inline constexpr uint32_t kWindowPsns = 128;  // requester: PSNs in flight, at most
 // Congestion window (AIMD, in PSNs): the wire is lossy (the host's UDP buffers overflow when many
 // QPs burst), so a QP that sees loss backs off instead of resending a full window into it.
 inline constexpr uint32_t kCwndInit = 16;
@@ -36,8 +38,9 @@ inline constexpr uint32_t kAckReqEvery = 16;      // AckReq at least every N pac
 inline constexpr uint32_t kTxBudget = 64;         // packets per requester run
 inline constexpr uint32_t kRespBudget = 64;       // packets per responder run
 inline constexpr uint32_t kFlushBudget = 64;      // flush CQEs per run
-inline constexpr uint32_t kMaxRespJobs = 32;      // queued READ / atomic responses
-inline constexpr unsigned kSavedAtomics = 16;     // responder: results for duplicates
+// queued READ / atomic responses (and the ACKs between them)
+inline constexpr uint32_t kMaxRespJobs = SCENIC_RDMA_MAX_RD_ATOMIC + 16;
+inline constexpr unsigned kSavedAtomics = SCENIC_RDMA_MAX_RD_ATOMIC;  // results for duplicates
 inline constexpr uint64_t kTlbRetryNs = 100'000;  // requester: retry a missing page
 inline constexpr uint32_t kPsnMask = 0x00ffffffu;
 
