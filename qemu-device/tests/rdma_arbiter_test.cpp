@@ -139,7 +139,7 @@ TEST(RdmaArbiter, ALoneQpGetsTheSoloWindowASecondQpSharesTheCardWindow) {
     const uint32_t ak = p.a.reg_mr(Node::kVa, 2 * kWrites * kLen, kAll);
     const uint32_t bk = p.b.reg_mr(Node::kVa, 2 * kWrites * kLen, kAll);
     p.a.fill_va(Node::kVa, 2 * kWrites * kLen, 5);
-    const rdma::Engine& eng = p.a.dev.rdma().engine();
+    rdma::Engine& eng = p.a.dev.rdma().engine();
     uint32_t max_in_flight = 0;
     // In flight as QP 3 sends while QP 2 has PSNs in flight too (no loss: every PSN is new).
     uint32_t max_at_qp3 = 0;
@@ -148,8 +148,7 @@ TEST(RdmaArbiter, ALoneQpGetsTheSoloWindowASecondQpSharesTheCardWindow) {
         ASSERT_TRUE(pr.ok());
         const uint32_t now = eng.arbiter_in_flight();
         max_in_flight = std::max(max_in_flight, now);
-        if (pr.packet.transport.bth.dest_qp == 3 &&
-            p.a.dev.rdma().engine().qp(2)->req.charged != 0) {
+        if (pr.packet.transport.bth.dest_qp == 3 && eng.qp(2)->req.charged != 0) {
             max_at_qp3 = std::max(max_at_qp3, now);
         }
     };
