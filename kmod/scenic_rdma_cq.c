@@ -89,10 +89,10 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 		atomic64_inc(&sdev->sw.bad_requests);
 		return err;
 	}
-	if (udata->outlen < sizeof(resp)) {
+	if (udata->outlen < SCENIC_CREATE_CQ_RESP_MIN) {
 		atomic64_inc(&sdev->sw.bad_requests);
 		ibdev_dbg(ibcq->device, "create_cq: response buffer of %zu bytes, need %zu\n",
-			  udata->outlen, sizeof(resp));
+			  udata->outlen, SCENIC_CREATE_CQ_RESP_MIN);
 		return -EINVAL;
 	}
 	suctx = rdma_udata_to_drv_context(udata, struct scenic_rdma_ucontext,
@@ -116,6 +116,15 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 				    &resp.q_mmap_key);
 	if (err)
 		goto err_ring;
+	err = scenic_dma_buf_alloc(sdev, &cq->dbrec,
+				   sizeof(struct scenic_cq_dbrec));
+	if (err)
+		goto err_ring;
+	err = scenic_dma_buf_expose(sdev, uctx, &cq->dbrec, SCENIC_MMAP_DMA_RW,
+				    &resp.dbrec_mmap_key);
+	if (err)
+		goto err_ring;
+	resp.comp_mask |= SCENIC_CREATE_CQ_RESP_COMP_MASK_DBREC;
 	cq->db_entry = scenic_rdma_db_expose(sdev, uctx,
 					     sdev->max_qp + cq->cqn,
 					     &resp.db_mmap_key);
@@ -129,7 +138,9 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 	hw.arg[1] = lower_32_bits(cq->ring.dma_addr);
 	hw.arg[2] = upper_32_bits(cq->ring.dma_addr);
 	hw.arg[3] = ilog2(entries);
-	hw.nargs = 4;
+	hw.arg[4] = lower_32_bits(cq->dbrec.dma_addr);
+	hw.arg[5] = upper_32_bits(cq->dbrec.dma_addr);
+	hw.nargs = 6;
 	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_CREATE_CQ, &hw);
 	if (err)
 		goto err_db;
@@ -142,7 +153,7 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 	resp.db_off = 0;	/* a page per CQ: CI and arm at their SCENIC_DB_CQ_* offsets */
 	resp.cq_entries = entries;
 	err = scenic_rdma_udata_resp(sdev, udata, &resp, sizeof(resp),
-				     sizeof(resp));
+				     SCENIC_CREATE_CQ_RESP_MIN);
 	if (err)
 		goto err_xa;
 	ibcq->cqe = entries;
@@ -156,6 +167,7 @@ err_hw:
 err_db:
 	rdma_user_mmap_entry_remove(cq->db_entry);
 err_ring:
+	scenic_dma_buf_release(sdev, &cq->dbrec);
 	scenic_dma_buf_release(sdev, &cq->ring);
 err_ida:
 	ida_free(&sdev->cq_ida, cq->cqn);
@@ -180,6 +192,7 @@ int scenic_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	/* takes the lock the event handler holds while it calls comp_handler */
 	xa_erase(&sdev->cq_xa, cq->cqn);
 	rdma_user_mmap_entry_remove(cq->db_entry);
+	scenic_dma_buf_release(sdev, &cq->dbrec);
 	scenic_dma_buf_release(sdev, &cq->ring);
 	ida_free(&sdev->cq_ida, cq->cqn);
 	return 0;

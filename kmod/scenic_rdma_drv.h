@@ -44,6 +44,11 @@ struct scenic_gsi_qp;
 #define SCENIC_RDMA_GID_TBL_LEN	32
 #define SCENIC_RDMA_MAX_MR_SIZE	BIT_ULL(40)
 #define SCENIC_RDMA_STATUS_BYTES	4096	/* the per-QP status page */
+/* Response bytes a provider must take: those before the doorbell-record key */
+#define SCENIC_CREATE_QP_RESP_MIN \
+	offsetof(struct scenic_ibv_create_qp_resp, dbrec_mmap_key)
+#define SCENIC_CREATE_CQ_RESP_MIN \
+	offsetof(struct scenic_ibv_create_cq_resp, dbrec_mmap_key)
 /* TLB_FILL_PAGES table: SCENIC_RDMA_TLB_FILL_MAX __le64, one page */
 #define SCENIC_RDMA_FILL_TBL_BYTES	(SCENIC_RDMA_TLB_FILL_MAX * sizeof(__le64))
 /* TLB entries prefilled at reg_user_mr: the rest come on misses */
@@ -214,6 +219,7 @@ struct scenic_rdma_cq {
 	u32 cqn;
 	u32 entries;
 	struct scenic_dma_buf ring;
+	struct scenic_dma_buf dbrec;	/* struct scenic_cq_dbrec */
 	struct rdma_user_mmap_entry *db_entry;
 };
 
@@ -224,6 +230,7 @@ struct scenic_rdma_qp {
 	struct scenic_dma_buf sq;
 	struct scenic_dma_buf rq;
 	struct scenic_dma_buf status;
+	struct scenic_dma_buf dbrec;	/* struct scenic_qp_dbrec */
 	struct rdma_user_mmap_entry *db_entry;
 	u32 sq_entries;
 	u32 rq_entries;

@@ -147,6 +147,10 @@ static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
 	err = scenic_dma_buf_alloc(sdev, &qp->status, SCENIC_RDMA_STATUS_BYTES);
 	if (err)
 		return err;
+	err = scenic_dma_buf_alloc(sdev, &qp->dbrec,
+				   sizeof(struct scenic_qp_dbrec));
+	if (err)
+		return err;
 	err = scenic_dma_buf_expose(sdev, uctx, &qp->sq, SCENIC_MMAP_DMA_RW,
 				    &resp->sq_mmap_key);
 	if (err)
@@ -159,6 +163,11 @@ static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
 				    SCENIC_MMAP_DMA_RO, &resp->cnt_mmap_key);
 	if (err)
 		return err;
+	err = scenic_dma_buf_expose(sdev, uctx, &qp->dbrec, SCENIC_MMAP_DMA_RW,
+				    &resp->dbrec_mmap_key);
+	if (err)
+		return err;
+	resp->comp_mask |= SCENIC_CREATE_QP_RESP_COMP_MASK_DBREC;
 	qp->db_entry = scenic_rdma_db_expose(sdev, uctx, qp->qpn,
 					     &resp->db_mmap_key);
 	if (IS_ERR(qp->db_entry)) {
@@ -175,6 +184,7 @@ static void scenic_rdma_qp_free_bufs(struct scenic_rdma_dev *sdev,
 	if (qp->db_entry)
 		rdma_user_mmap_entry_remove(qp->db_entry);
 	qp->db_entry = NULL;
+	scenic_dma_buf_release(sdev, &qp->dbrec);
 	scenic_dma_buf_release(sdev, &qp->status);
 	scenic_dma_buf_release(sdev, &qp->rq);
 	scenic_dma_buf_release(sdev, &qp->sq);
@@ -215,9 +225,9 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	err = scenic_rdma_qp_check_cmd(sdev, &cmd, init, qp);
 	if (err)
 		goto bad;
-	if (udata->outlen < sizeof(resp)) {
+	if (udata->outlen < SCENIC_CREATE_QP_RESP_MIN) {
 		ibdev_dbg(ibqp->device, "create_qp: response buffer of %zu bytes, need %zu\n",
-			  udata->outlen, sizeof(resp));
+			  udata->outlen, SCENIC_CREATE_QP_RESP_MIN);
 		err = -EINVAL;
 		goto bad;
 	}
@@ -250,7 +260,9 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	hw.arg[10] = qp->scu;
 	hw.arg[11] = lower_32_bits(qp->status.dma_addr);
 	hw.arg[12] = upper_32_bits(qp->status.dma_addr);
-	hw.nargs = 13;
+	hw.arg[13] = lower_32_bits(qp->dbrec.dma_addr);
+	hw.arg[14] = upper_32_bits(qp->dbrec.dma_addr);
+	hw.nargs = 15;
 	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_CREATE_QP, &hw);
 	if (err)
 		goto err_bufs;
@@ -266,7 +278,7 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	resp.cnt_off = 0;
 	resp.scu_index = qp->scu;
 	err = scenic_rdma_udata_resp(sdev, udata, &resp, sizeof(resp),
-				     sizeof(resp));
+				     SCENIC_CREATE_QP_RESP_MIN);
 	if (err)
 		goto err_xa;
 

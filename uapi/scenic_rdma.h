@@ -151,7 +151,39 @@ struct scenic_cqe {
 struct scenic_qp_status {
 	__le64 sq_completed;	/* SQ WQEs completed successfully, free-running */
 	__le32 state;		/* enum scenic_qp_state, written when the card changes it */
-	__le32 reserved[13];
+	__le32 db_skip;		/* SCENIC_QP_DB_SKIP_*: doorbells the card does not need */
+	__le32 reserved[12];
+};
+
+/*
+ * ---- doorbell records (QPs and CQs created with a record page) ----
+ * The indices are also kept in host memory, where the card reads them when it
+ * needs them, so that the fast path needs no doorbell write (each one is a
+ * trap into the emulator, or a PCIe write on the card):
+ *  - RQ: the card reads rq_pi when it has used every receive WQE it knew of.
+ *    SCENIC_QP_DB_SKIP_RQ is set except in RESET and ERR (where the card must
+ *    flush what is posted, so the doorbell is needed).
+ *  - SQ: SCENIC_QP_DB_SKIP_SQ is set while the QP is in RTS with two or more
+ *    WQEs in flight: the card reads sq_pi again when their answers (ACK, NAK,
+ *    READ or atomic response) or a retransmission timer come.
+ *  - CQ: the card reads ci when the ring looks full, before it declares an
+ *    overrun; the arm doorbell is still written.
+ * The provider writes the record, then a full barrier, then reads db_skip and
+ * rings the doorbell when the bit is clear; the card writes db_skip, then a
+ * full barrier, then reads the record. One of the two sees the other, so a
+ * posted WQE never waits for a doorbell that nobody writes.
+ */
+#define SCENIC_QP_DB_SKIP_SQ	0x1
+#define SCENIC_QP_DB_SKIP_RQ	0x2
+
+struct scenic_qp_dbrec {
+	__le32 sq_pi;		/* as written to SCENIC_DB_SQ */
+	__le32 rq_pi;		/* as written to SCENIC_DB_RQ */
+};
+
+struct scenic_cq_dbrec {
+	__le32 ci;		/* as written to SCENIC_DB_CQ_CI */
+	__le32 reserved;
 };
 
 enum scenic_qp_state {	/* the values of enum ib_qp_state */
@@ -166,14 +198,18 @@ enum scenic_qp_state {	/* the values of enum ib_qp_state */
 
 /* ---- commands (CMD_OP) and their arguments (CMD_ARGn) ---- */
 enum scenic_rdma_cmd {
-	/* a0 cqn, a1/a2 ring DMA lo/hi, a3 log2(entries) */
+	/*
+	 * a0 cqn, a1/a2 ring DMA lo/hi, a3 log2(entries), a4/a5 DMA address of
+	 * a struct scenic_cq_dbrec (8-byte aligned; 0: no record)
+	 */
 	SCENIC_RDMA_CMD_CREATE_CQ = 1,
 	/* a0 cqn */
 	SCENIC_RDMA_CMD_DESTROY_CQ = 2,
 	/*
 	 * a0 qpn, a1/a2 SQ ring DMA, a3 log2(SQ entries), a4/a5 RQ ring DMA,
 	 * a6 log2(RQ entries), a7 send cqn, a8 recv cqn, a9 pdn, a10 SCU index,
-	 * a11/a12 status page DMA. The QP starts in RESET.
+	 * a11/a12 status page DMA, a13/a14 DMA address of a struct
+	 * scenic_qp_dbrec (8-byte aligned; 0: no record). The QP starts in RESET.
 	 */
 	SCENIC_RDMA_CMD_CREATE_QP = 3,
 	/* a0 qpn, a1 SCENIC_QP_ATTR_* mask, a2.. values (below) */

@@ -22,6 +22,9 @@
 
 static void cq_unmap(struct scenic_cq *cq, uint32_t pg_sz)
 {
+	if (cq->dbrec)
+		munmap(cq->dbrec, pg_sz);
+	cq->dbrec = NULL;
 	if (cq->db_page)
 		munmap(cq->db_page, pg_sz);
 	if (cq->ring_map)
@@ -30,7 +33,7 @@ static void cq_unmap(struct scenic_cq *cq, uint32_t pg_sz)
 	cq->ring_map = NULL;
 }
 
-/* Maps the ring and the doorbell page the kernel described. */
+/* Maps the ring, the doorbell page and the CI record the kernel described. */
 static int cq_map(struct scenic_context *ctx, struct scenic_cq *cq,
 		  const struct scenic_ibv_create_cq_resp *resp)
 {
@@ -61,6 +64,17 @@ static int cq_map(struct scenic_context *ctx, struct scenic_cq *cq,
 		cq_unmap(cq, ctx->pg_sz);
 		return errno;
 	}
+	if (resp->comp_mask & SCENIC_CREATE_CQ_RESP_COMP_MASK_DBREC) {
+		cq->dbrec = mmap(NULL, ctx->pg_sz, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, fd, resp->dbrec_mmap_key);
+		if (cq->dbrec == MAP_FAILED) {
+			int err = errno;
+
+			cq->dbrec = NULL;
+			cq_unmap(cq, ctx->pg_sz);
+			return err;
+		}
+	}
 	cq->db_off = resp->db_off;
 	cq->cqn = resp->cq_idx;
 	cq->ring.cqe = cq->ring_map;
@@ -74,6 +88,17 @@ static void cq_write_db(struct scenic_cq *cq, uint32_t reg, uint32_t val)
 	scenic_wmb_before_doorbell();
 	scenic_mmio_write32((uint8_t *)cq->db_page + cq->db_off + reg,
 			    htole32(val));
+}
+
+/* The card reads a CI record only when the ring looks full: no doorbell. */
+static void cq_update_ci(struct scenic_cq *cq)
+{
+	uint32_t ci = cq->ring.ci & SCENIC_DB_CQ_CI_MASK;
+
+	if (cq->dbrec)
+		scenic_dbrec_write32(&cq->dbrec->ci, htole32(ci));
+	else
+		cq_write_db(cq, SCENIC_DB_CQ_CI, ci);
 }
 
 static int check_cqe(struct ibv_context *ibvctx, int cqe)
@@ -210,8 +235,7 @@ static int poll_locked(struct scenic_cq *cq, int nwc, struct ibv_wc *wc)
 		cq->ring.ci++;
 	}
 	if (cq->ring.ci != ci_start)	/* give the slots back to the card */
-		cq_write_db(cq, SCENIC_DB_CQ_CI,
-			    cq->ring.ci & SCENIC_DB_CQ_CI_MASK);
+		cq_update_ci(cq);
 
 	/* successful send completions: each QP's counter, in SQ order */
 	for (i = 0; i < cq->nqps && n < nwc; i++) {

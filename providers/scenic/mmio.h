@@ -40,6 +40,21 @@ static inline void scenic_rmb_after_valid(void)
 #endif
 }
 
+/*
+ * Between a doorbell-record store and the read of the status page's db_skip:
+ * a store-load barrier (uapi/scenic_rdma.h, "doorbell records").
+ */
+static inline void scenic_mb_before_skip_check(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* A doorbell record store: after every store the card is to see with it. */
+static inline void scenic_dbrec_write32(uint32_t *rec, uint32_t val)
+{
+	__atomic_store_n(rec, val, __ATOMIC_RELEASE);
+}
+
 /* One 32-bit store to a doorbell register (uncached mapping). */
 static inline void scenic_mmio_write32(void *addr, uint32_t val)
 {

@@ -16,6 +16,9 @@
 
 static void qp_unmap(struct scenic_qp *qp, uint32_t pg_sz)
 {
+	if (qp->dbrec)
+		munmap(qp->dbrec, pg_sz);
+	qp->dbrec = NULL;
 	if (qp->cnt_page)
 		munmap(qp->cnt_page, pg_sz);
 	if (qp->db_page)
@@ -38,6 +41,7 @@ static int qp_map(struct scenic_context *ctx, struct scenic_qp *qp,
 		  const struct scenic_ibv_create_qp_resp *resp,
 		  uint32_t sq_bytes, uint32_t rq_bytes)
 {
+	bool with_dbrec = resp->comp_mask & SCENIC_CREATE_QP_RESP_COMP_MASK_DBREC;
 	int fd = ctx->ibvctx.context.cmd_fd;
 
 	if (resp->sq_mmap_size < sq_bytes || resp->rq_mmap_size < rq_bytes ||
@@ -61,7 +65,11 @@ static int qp_map(struct scenic_context *ctx, struct scenic_qp *qp,
 				 resp->rq_mmap_key);
 	qp->db_page = map_or_null(ctx->pg_sz, PROT_WRITE, fd, resp->db_mmap_key);
 	qp->cnt_page = map_or_null(ctx->pg_sz, PROT_READ, fd, resp->cnt_mmap_key);
-	if (!qp->sq_map || !qp->rq_map || !qp->db_page || !qp->cnt_page) {
+	if (with_dbrec)
+		qp->dbrec = map_or_null(ctx->pg_sz, PROT_READ | PROT_WRITE, fd,
+					resp->dbrec_mmap_key);
+	if (!qp->sq_map || !qp->rq_map || !qp->db_page || !qp->cnt_page ||
+	    (with_dbrec && !qp->dbrec)) {
 		int err = errno;
 
 		verbs_err(&ctx->ibvctx, "mmap of the QP's rings/pages failed (%d)\n", err);
@@ -281,9 +289,13 @@ static void qp_reset_rings(struct scenic_qp *qp)
 {
 	pthread_spin_lock(&qp->sq_lock);
 	qp->sq.pi = qp->sq.ci = 0;
+	if (qp->dbrec)
+		scenic_dbrec_write32(&qp->dbrec->sq_pi, 0);
 	pthread_spin_unlock(&qp->sq_lock);
 	pthread_spin_lock(&qp->rq_lock);
 	qp->rq.pi = qp->rq.ci = 0;
+	if (qp->dbrec)
+		scenic_dbrec_write32(&qp->dbrec->rq_pi, 0);
 	pthread_spin_unlock(&qp->rq_lock);
 }
 
@@ -344,18 +356,40 @@ int scenic_destroy_qp(struct ibv_qp *ibvqp)
 	return 0;
 }
 
+/*
+ * With doorbell records the producer index goes to host memory, and the
+ * doorbell register is written only when the card asks for it (db_skip bit
+ * clear): a doorbell write traps into the emulator (a PCIe write on the card)
+ * and serialises with the card's own work.
+ */
+static bool qp_doorbell_needed(struct scenic_qp *qp, bool sq)
+{
+	if (!qp->dbrec)
+		return true;
+	if (sq)
+		scenic_dbrec_write32(&qp->dbrec->sq_pi, htole32(qp->sq.pi));
+	else
+		scenic_dbrec_write32(&qp->dbrec->rq_pi, htole32(qp->rq.pi));
+	scenic_mb_before_skip_check();
+	return !(le32toh(__atomic_load_n(&qp->status->db_skip,
+					 __ATOMIC_RELAXED)) &
+		 (sq ? SCENIC_QP_DB_SKIP_SQ : SCENIC_QP_DB_SKIP_RQ));
+}
+
 void scenic_qp_ring_sq_db(struct scenic_qp *qp)
 {
 	scenic_wmb_before_doorbell();
-	scenic_mmio_write32((uint8_t *)qp->db_page + qp->sq_db_off,
-			    htole32(qp->sq.pi));
+	if (qp_doorbell_needed(qp, true))
+		scenic_mmio_write32((uint8_t *)qp->db_page + qp->sq_db_off,
+				    htole32(qp->sq.pi));
 }
 
 static void qp_ring_rq_db(struct scenic_qp *qp)
 {
 	scenic_wmb_before_doorbell();
-	scenic_mmio_write32((uint8_t *)qp->db_page + qp->rq_db_off,
-			    htole32(qp->rq.pi));
+	if (qp_doorbell_needed(qp, false))
+		scenic_mmio_write32((uint8_t *)qp->db_page + qp->rq_db_off,
+				    htole32(qp->rq.pi));
 }
 
 int scenic_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,

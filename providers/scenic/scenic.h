@@ -50,6 +50,7 @@ struct scenic_cq {
 	size_t ring_map_size;
 	void *db_page;			/* the CQ's doorbell page */
 	uint32_t db_off;		/* our doorbell group inside it */
+	struct scenic_cq_dbrec *dbrec;	/* CI record, NULL: CI doorbell */
 	uint32_t cqn;
 	/* QPs whose send or receive queue completes here */
 	struct scenic_qp **qps;
@@ -74,6 +75,7 @@ struct scenic_qp {
 	uint32_t rq_db_off;
 	void *cnt_page;
 	const struct scenic_qp_status *status;	/* card-written, read-only */
+	struct scenic_qp_dbrec *dbrec;	/* PI records, NULL: always ring */
 	struct scenic_cq *send_cq;
 	struct scenic_cq *recv_cq;
 	enum ibv_qp_state state;	/* as last set by modify_qp */

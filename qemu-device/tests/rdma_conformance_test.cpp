@@ -706,8 +706,9 @@ TEST_F(Conformance, B06_EveryAckLostRetryExcErrResponderExecutedOnce) {
     };
     p.b.post_recv(kQb, {sge(kDst, 64, b_key)});
     p.b.post_recv(kQb, {sge(kDst, 64, b_key)});
-    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_SEND, {sge(kSrc, 64, a_key)}));
-    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 64, a_key)}, kDst + 4096, b_key));
+    p.a.put_send(kQa, make_wqe(SCENIC_WQE_OP_SEND, {sge(kSrc, 64, a_key)}));
+    p.a.put_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 64, a_key)}, kDst + 4096, b_key));
+    p.a.ring_sq(kQa);  // one post list: both on the wire before any answer
     ASSERT_TRUE(p.run());
     EXPECT_EQ(ra(regs::rdma::kAckTimeouts), 3u);
     EXPECT_EQ(sent_a(kPsnA).size(), 3u);
@@ -776,9 +777,10 @@ TEST_F(Conformance, B08_OneAckCompletesEverythingUpToItsPsn) {
         if (d == Dir::kBtoA) completed_at_ack.push_back(p.a.sq_completed(kQa));
     };
     for (uint32_t i = 0; i < 5; ++i) {
-        p.a.post_send(kQa,
-                      make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst + 8 * i, b_key));
+        p.a.put_send(kQa,
+                     make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst + 8 * i, b_key));
     }
+    p.a.ring_sq(kQa);  // one post list
     ASSERT_TRUE(p.run());
     EXPECT_EQ(completed_at_ack, (std::vector<uint64_t>{3, 5}));  // ACK 0x102 -> 3, ACK 0x104 -> 5
     EXPECT_EQ(ra(regs::rdma::kRetransmits), 0u);
@@ -817,14 +819,15 @@ TEST_F(Conformance, B08_ReadResponseAndAtomicAckImplicitlyAcknowledgeEarlierRequ
     p.after = [&](Dir d, const roce::ParsedPacket& pkt) {
         if (d == Dir::kBtoA) at.emplace_back(pkt.transport.bth.opcode, p.a.sq_completed(kQa));
     };
-    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst + 128, b_key));
-    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_SEND, {sge(kSrc, 8, a_key)}));
-    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_READ, {sge(kSrc + 64, 8, a_key)}, kDst + 128, b_key));
+    p.a.post_sends(kQa,
+                   {make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst + 128, b_key),
+                    make_wqe(SCENIC_WQE_OP_SEND, {sge(kSrc, 8, a_key)}),
+                    make_wqe(SCENIC_WQE_OP_READ, {sge(kSrc + 64, 8, a_key)}, kDst + 128, b_key)});
     ASSERT_TRUE(p.run());
-    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst + 136, b_key));
     auto faa = make_wqe(SCENIC_WQE_OP_ATOMIC_FAA, {sge(kSrc + 72, 8, a_key)}, kDst + 256, b_key);
     faa.compare_add = 1;
-    p.a.post_send(kQa, faa);
+    p.a.post_sends(kQa,
+                   {make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst + 136, b_key), faa});
     ASSERT_TRUE(p.run());
     // WRITE + SEND + READ complete on the READ response, WRITE + FAA on the atomic ACK.
     EXPECT_EQ(at, (std::vector<std::pair<uint8_t, uint64_t>>{{op(Opcode::kReadResponseOnly), 3},
@@ -1370,9 +1373,10 @@ TEST_F(Conformance, B13_SqdFinishesInFlightStartsNothingNewThenRtsResumes) {
     // third is fetched but not begun when the SQ is drained.
     p.a.fill_va(kSrc, 3 * 8192, 0x61);
     for (uint32_t i = 0; i < 3; ++i) {
-        p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc + i * 8192, 8192, a_key)},
-                                    kDst + i * 8192, b_key));
+        p.a.put_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc + i * 8192, 8192, a_key)},
+                                   kDst + i * 8192, b_key));
     }
+    p.a.ring_sq(kQa);  // one post list
     ASSERT_EQ(p.a.set_state(kQa, SCENIC_QPS_SQD), 0u);
     auto drained = [&] {
         p.a.service_events();

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -150,6 +151,10 @@ class Node {
         std::memcpy(&v, bus(addr), sizeof v);
         return v;
     }
+    template <typename T>
+    void store(uint64_t addr, T v) {
+        std::memcpy(bus(addr), &v, sizeof v);
+    }
 
     // ---- user memory: VA page i lives at bus page i ^ 1 (neighbours swapped, never contiguous)
     static uint64_t va_to_bus(uint64_t va) {
@@ -197,12 +202,15 @@ class Node {
         uint64_t base = 0;
         unsigned log2 = 0;
         uint32_t ci = 0;
+        uint64_t dbrec = 0;  // struct scenic_cq_dbrec, 0: none
     };
     void create_cq(uint32_t cqn, unsigned log2) {
         const uint64_t base = alloc(uint64_t{SCENIC_CQE_BYTES} << log2);
-        ASSERT_EQ(cmd(SCENIC_RDMA_CMD_CREATE_CQ, {cqn, lo(base), hi(base), log2}), 0u);
+        const uint64_t rec = use_dbrec ? alloc(sizeof(scenic_cq_dbrec), 8) : 0;
+        ASSERT_EQ(cmd(SCENIC_RDMA_CMD_CREATE_CQ, {cqn, lo(base), hi(base), log2, lo(rec), hi(rec)}),
+                  0u);
         cqs_.resize(std::max<size_t>(cqs_.size(), cqn + 1));
-        cqs_[cqn] = {base, log2, 0};
+        cqs_[cqn] = {base, log2, 0, rec};
     }
     // Polls like the provider: owner bit == phase of the consumer index.
     std::vector<scenic_cqe> poll(uint32_t cqn, size_t max = 1u << 20) {
@@ -218,7 +226,11 @@ class Node {
             out.push_back(cqe);
             ++c.ci;
         }
-        db(cq_page(cqn) + SCENIC_DB_CQ_CI, c.ci & SCENIC_DB_CQ_CI_MASK);
+        if (c.dbrec != 0) {
+            store<uint32_t>(c.dbrec, c.ci & SCENIC_DB_CQ_CI_MASK);
+        } else {
+            db(cq_page(cqn) + SCENIC_DB_CQ_CI, c.ci & SCENIC_DB_CQ_CI_MASK);
+        }
         return out;
     }
     void arm(uint32_t cqn, bool solicited = false) {
@@ -229,6 +241,7 @@ class Node {
     // ---- QPs
     struct QpRings {
         uint64_t sq = 0, rq = 0, status = 0;
+        uint64_t dbrec = 0;  // struct scenic_qp_dbrec, 0: none
         unsigned sq_log2 = 0, rq_log2 = 0;
         uint32_t sq_pi = 0, rq_pi = 0;
     };
@@ -238,11 +251,12 @@ class Node {
         q.sq = alloc(uint64_t{SCENIC_SQ_WQE_BYTES} << sq_log2);
         q.rq = alloc(uint64_t{SCENIC_RQ_WQE_BYTES} << rq_log2);
         q.status = alloc(4096);
+        q.dbrec = use_dbrec ? alloc(sizeof(scenic_qp_dbrec), 8) : 0;
         q.sq_log2 = sq_log2;
         q.rq_log2 = rq_log2;
         ASSERT_EQ(cmd(SCENIC_RDMA_CMD_CREATE_QP,
                       {qpn, lo(q.sq), hi(q.sq), sq_log2, lo(q.rq), hi(q.rq), rq_log2, scq, rcq, kPd,
-                       scu, lo(q.status), hi(q.status)}),
+                       scu, lo(q.status), hi(q.status), lo(q.dbrec), hi(q.dbrec)}),
                   0u);
         qps_.resize(std::max<size_t>(qps_.size(), qpn + 1));
         qps_[qpn] = q;
@@ -301,9 +315,26 @@ class Node {
         std::memcpy(bus(slot), &wqe, sizeof wqe);
         ++q.sq_pi;
     }
-    void ring_sq(uint32_t qpn) { db(uint64_t{qpn} * 4096 + SCENIC_DB_SQ, qps_.at(qpn).sq_pi); }
+    // As the provider: the record, then the doorbell unless the card said it can do without.
+    void ring_sq(uint32_t qpn) {
+        const QpRings& q = qps_.at(qpn);
+        if (q.dbrec != 0) {
+            store<uint32_t>(q.dbrec + offsetof(scenic_qp_dbrec, sq_pi), q.sq_pi);
+            if ((db_skip(qpn) & SCENIC_QP_DB_SKIP_SQ) != 0) {
+                return;
+            }
+        }
+        db(uint64_t{qpn} * 4096 + SCENIC_DB_SQ, q.sq_pi);
+    }
     void post_send(uint32_t qpn, const scenic_sq_wqe& wqe) {
         put_send(qpn, wqe);
+        ring_sq(qpn);
+    }
+    // A list of WQEs in one post (one ibv_post_send with a chain): one doorbell for all.
+    void post_sends(uint32_t qpn, const std::vector<scenic_sq_wqe>& wqes) {
+        for (const scenic_sq_wqe& w : wqes) {
+            put_send(qpn, w);
+        }
         ring_sq(qpn);
     }
     void post_recv(uint32_t qpn, std::vector<scenic_sge> sges) {
@@ -314,6 +345,12 @@ class Node {
         const uint64_t slot = q.rq + uint64_t{q.rq_pi & ((1u << q.rq_log2) - 1)} * 64;
         std::memcpy(bus(slot), &wqe, sizeof wqe);
         ++q.rq_pi;
+        if (q.dbrec != 0) {
+            store<uint32_t>(q.dbrec + offsetof(scenic_qp_dbrec, rq_pi), q.rq_pi);
+            if ((db_skip(qpn) & SCENIC_QP_DB_SKIP_RQ) != 0) {
+                return;
+            }
+        }
         db(uint64_t{qpn} * 4096 + SCENIC_DB_RQ, q.rq_pi);
     }
     // The card's view of a QP (CMD_QUERY_QP): state, next send PSN, expected receive PSN.
@@ -335,9 +372,16 @@ class Node {
     }
     uint64_t sq_completed(uint32_t qpn) { return load<uint64_t>(qps_.at(qpn).status); }
     uint32_t status_state(uint32_t qpn) { return load<uint32_t>(qps_.at(qpn).status + 8); }
+    uint32_t db_skip(uint32_t qpn) {
+        return load<uint32_t>(qps_.at(qpn).status + offsetof(scenic_qp_status, db_skip));
+    }
+    uint64_t dbrec(uint32_t qpn) const { return qps_.at(qpn).dbrec; }
     uint32_t sq_pi(uint32_t qpn) const { return qps_.at(qpn).sq_pi; }
 
-    void db(uint64_t offset, uint32_t value) { dev.db_write(offset, value, 4); }
+    void db(uint64_t offset, uint32_t value) {
+        ++doorbells;
+        dev.db_write(offset, value, 4);
+    }
     static uint64_t cq_page(uint32_t cqn) {
         return uint64_t{regs::rdma::kMaxQpDefault + cqn} * 4096;
     }
@@ -372,6 +416,10 @@ class Node {
     RdmaHost host;
     Device dev;
     bool auto_fill = true;
+    // QPs and CQs created from now on get doorbell records (as the kernel driver gives them);
+    // false: doorbells only, as a driver without records.
+    bool use_dbrec = true;
+    size_t doorbells = 0;  // doorbell register writes
     std::vector<Event> events;
 
   private:

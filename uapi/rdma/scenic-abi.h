@@ -20,8 +20,8 @@
  * uverbs file, and the byte offset of the object inside that page.
  *
  * Isolation: rings and doorbell pages belong to one ucontext (a doorbell page
- * never holds another context's doorbells). Ring and doorbell pages map
- * read-write; the CQ ring and the counter page map read-only (the kernel
+ * never holds another context's doorbells). Ring, doorbell and doorbell-record
+ * pages map read-write; the CQ ring and the counter page map read-only (the kernel
  * refuses VM_WRITE); doorbell pages are non-cached, the rest cached
  * (DMA-coherent memory). The counter page may hold other contexts' counters
  * (the RTL writes one array, base + qpn * 8): cnt_off and cnt_size let the
@@ -112,8 +112,13 @@ struct scenic_ibv_create_cq {
 	__u8 reserved_60[4];
 };
 
+enum {
+	/* dbrec_mmap_key is valid: keep the CI in the record (uapi/scenic_rdma.h) */
+	SCENIC_CREATE_CQ_RESP_COMP_MASK_DBREC = 1 << 0,
+};
+
 struct scenic_ibv_create_cq_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;	/* SCENIC_CREATE_CQ_RESP_COMP_MASK_* */
 	__u32 cq_idx;		/* hardware CQ number */
 	__aligned_u64 q_mmap_key;	/* CQ ring, cached, read-only */
 	__aligned_u64 q_mmap_size;
@@ -121,6 +126,7 @@ struct scenic_ibv_create_cq_resp {
 	__u32 db_off;		/* offset of the CQ's doorbells in the page: CI at
 				 * db_off + SCENIC_DB_CQ_CI, arm at + SCENIC_DB_CQ_ARM */
 	__u32 cq_entries;	/* ring slots (power of two) */
+	__aligned_u64 dbrec_mmap_key;	/* struct scenic_cq_dbrec, cached, read-write */
 };
 
 /* IB_USER_VERBS_CMD_CREATE_QP / IB_USER_VERBS_EX_CMD_CREATE_QP */
@@ -139,8 +145,16 @@ struct scenic_ibv_create_qp {
 	__u8 reserved_a0[4];
 };
 
+enum {
+	/*
+	 * dbrec_mmap_key is valid: keep the producer indices in the record and
+	 * ring a doorbell only when the status page's db_skip asks for it
+	 */
+	SCENIC_CREATE_QP_RESP_COMP_MASK_DBREC = 1 << 0,
+};
+
 struct scenic_ibv_create_qp_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;	/* SCENIC_CREATE_QP_RESP_COMP_MASK_* */
 	__u32 qp_idx;		/* hardware QP number (== ibv qp_num) */
 	__aligned_u64 sq_mmap_key;	/* SQ ring, write-combined/cached */
 	__aligned_u64 sq_mmap_size;
@@ -153,6 +167,7 @@ struct scenic_ibv_create_qp_resp {
 	__u32 cnt_off;		/* byte offset of this QP's counters in their page */
 	__u16 scu_index;	/* SCU the kernel bound the QP to */
 	__u8 reserved_230[2];
+	__aligned_u64 dbrec_mmap_key;	/* struct scenic_qp_dbrec, cached, read-write */
 };
 
 #endif /* SCENIC_ABI_USER_H */

@@ -50,10 +50,12 @@ uint32_t Engine::command(uint32_t op, const CmdArgs& a, CmdResults& res) {
                 return SCENIC_RDMA_ERR_BAD_INDEX;
             }
             const uint64_t base = u64(a[1], a[2]);
-            if (a[3] > kMaxCqRingLog2 || base == 0 || !aligned(base, SCENIC_CQE_BYTES)) {
+            const uint64_t dbrec = u64(a[4], a[5]);
+            if (a[3] > kMaxCqRingLog2 || base == 0 || !aligned(base, SCENIC_CQE_BYTES) ||
+                !aligned(dbrec, 8)) {
                 return SCENIC_RDMA_ERR_BAD_ARG;
             }
-            return cqs_.create(a[0], base, a[3]) ? SCENIC_RDMA_OK : SCENIC_RDMA_ERR_BUSY;
+            return cqs_.create(a[0], base, a[3], dbrec) ? SCENIC_RDMA_OK : SCENIC_RDMA_ERR_BUSY;
         }
         case SCENIC_RDMA_CMD_DESTROY_CQ: {
             const Cq* cq = a[0] < kMaxCq ? cqs_.find(a[0]) : nullptr;
@@ -118,8 +120,9 @@ uint32_t Engine::create_qp(const CmdArgs& a) {
     const uint64_t sq = u64(a[1], a[2]);
     const uint64_t rq = u64(a[4], a[5]);
     const uint64_t status = u64(a[11], a[12]);
+    const uint64_t dbrec = u64(a[13], a[14]);
     if (a[3] > kMaxWqRingLog2 || a[6] > kMaxWqRingLog2 || !aligned(sq, 64) || !aligned(rq, 64) ||
-        !aligned(status, 8) || status == 0) {
+        !aligned(status, 8) || status == 0 || !aligned(dbrec, 8)) {
         return SCENIC_RDMA_ERR_BAD_ARG;
     }
     if (qps_[qpn]) {
@@ -142,6 +145,7 @@ uint32_t Engine::create_qp(const CmdArgs& a) {
     q->pdn = a[9];
     q->scu = a[10];
     q->status_page = status;
+    q->dbrec = dbrec;
     q->path.src_mac = config_.mac;
     ++scq->users;
     ++rcq->users;

@@ -13,7 +13,7 @@ constexpr size_t kFlagsOffset = offsetof(scenic_cqe, flags);
 static_assert(sizeof(scenic_cqe) == SCENIC_CQE_BYTES);
 }  // namespace
 
-bool CqWriter::create(uint32_t cqn, uint64_t base, unsigned log2) {
+bool CqWriter::create(uint32_t cqn, uint64_t base, unsigned log2, uint64_t dbrec) {
     auto& slot = cqs_.at(cqn);
     if (slot) {
         return false;
@@ -21,6 +21,7 @@ bool CqWriter::create(uint32_t cqn, uint64_t base, unsigned log2) {
     slot = std::make_unique<Cq>();
     slot->base = base;
     slot->log2 = log2;
+    slot->dbrec = dbrec;
     return true;
 }
 
@@ -36,6 +37,9 @@ bool CqWriter::post(uint32_t cqn, scenic_cqe cqe) {
         return false;
     }
     const uint32_t entries = 1u << cq->log2;
+    if (((cq->pi - cq->ci) & SCENIC_DB_CQ_CI_MASK) >= entries) {
+        refresh_ci(*cq);
+    }
     if (((cq->pi - cq->ci) & SCENIC_DB_CQ_CI_MASK) >= entries) {
         // The consumer has not freed a slot: the CQE would overwrite an unread one.
         cq->overrun = true;
@@ -91,6 +95,27 @@ void CqWriter::arm(uint32_t cqn, uint32_t value) {
     if (!cq->solicited_only && ((cq->pi - cq->ci) & SCENIC_DB_CQ_CI_MASK) != 0) {
         notify(cqn, *cq);
     }
+}
+
+void CqWriter::refresh_ci(Cq& cq) {
+    if (cq.dbrec == 0) {
+        return;
+    }
+    std::array<uint8_t, 4> raw{};
+    ++cnt_.dbrec_reads;
+    if (!host_.dma_read(cq.dbrec + offsetof(scenic_cq_dbrec, ci), raw)) {
+        ++cnt_.dma_errors;
+        return;
+    }
+    uint32_t ci = 0;
+    std::memcpy(&ci, raw.data(), raw.size());
+    ci &= SCENIC_DB_CQ_CI_MASK;
+    // A consumer index only moves forward, and never past the CQEs written.
+    if (((ci - cq.ci) & SCENIC_DB_CQ_CI_MASK) > ((cq.pi - cq.ci) & SCENIC_DB_CQ_CI_MASK)) {
+        ++cnt_.db_ignored;
+        return;
+    }
+    cq.ci = ci;
 }
 
 void CqWriter::notify(uint32_t cqn, Cq& cq) {

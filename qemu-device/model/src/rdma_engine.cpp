@@ -109,6 +109,7 @@ void Engine::write_status_state(Qp& qp) {
 void Engine::set_state(Qp& qp, uint32_t state) {
     qp.state = state;
     write_status_state(qp);
+    state_db_skip(qp);
     arb_.account(qp);  // a QP that may not send (ERR, RESET, ...) holds nothing of the window
 }
 

@@ -124,20 +124,28 @@ void Requester::schedule(Qp& qp) {
 }
 
 void Requester::run(Qp& qp) {
+    // Budget used up: continue after the vCPUs and the wire had a turn. Stopped: tell the
+    // provider whether it may skip the SQ doorbell; WQEs it posted just before run now.
+    if (!run_until_blocked(qp) || e_.sq_skip_update(qp)) {
+        schedule(qp);
+    }
+}
+
+bool Requester::run_until_blocked(Qp& qp) {
     auto& r = qp.req;
     for (uint32_t budget = kTxBudget; budget != 0; --budget) {
         if (!qp.can_send() || r.rnr_wait || r.tlb_wait || r.pace_wait) {
-            return;
+            return true;
         }
         if (psn_diff(r.tx_psn, r.next_psn) < 0) {
             if (!transmit_one(qp)) {
-                return;
+                return true;
             }
         } else if (!fetch(qp)) {
-            return;
+            return true;
         }
     }
-    schedule(qp);  // budget used up: continue after the vCPUs and the wire had a turn
+    return false;
 }
 
 void Requester::rewind(Qp& qp, uint32_t psn) {
@@ -225,9 +233,12 @@ void Requester::on_ack_timeout(Qp& qp) {
 
 bool Requester::fetch(Qp& qp) {
     auto& r = qp.req;
-    if (qp.state != SCENIC_QPS_RTS || r.sq_next == r.sq_pi || r.pending.size() >= kMaxPendingWqes ||
+    if (qp.state != SCENIC_QPS_RTS || r.pending.size() >= kMaxPendingWqes ||
         psn_diff(r.next_psn, r.snd_una) >= static_cast<int32_t>(kWindowPsns) ||
         (!r.pending.empty() && r.pending.back().local_err != 0)) {
+        return false;
+    }
+    if (r.sq_next == r.sq_pi && !e_.sq_record(qp)) {
         return false;
     }
     const uint64_t slot =

@@ -154,7 +154,7 @@ bool Responder::take_rwqe(Qp& qp) {
     if (s.have_rwqe) {
         return true;
     }
-    if (s.rq_ci == s.rq_pi) {
+    if (s.rq_ci == s.rq_pi && !e_.rq_record(qp)) {
         return false;
     }
     std::array<uint8_t, SCENIC_RQ_WQE_BYTES> raw{};

@@ -111,8 +111,9 @@ struct Counters {
     uint32_t cc_rate_cuts = 0;
     uint32_t rx_drop_pkey = 0;
     // Not registers (no slot in the map): kept for tests and the report.
-    uint32_t db_ignored = 0;  // doorbell writes at unknown offsets / sizes / objects
-    uint32_t dma_errors = 0;  // failed DMA accesses of any kind
+    uint32_t db_ignored = 0;   // doorbell writes (or records) at unknown offsets / sizes / objects
+    uint32_t dbrec_reads = 0;  // doorbell records read from host memory (scenic_qp/cq_dbrec)
+    uint32_t dma_errors = 0;   // failed DMA accesses of any kind
 };
 
 struct Mr {
@@ -126,8 +127,9 @@ struct Mr {
 struct Cq {
     uint64_t base = 0;
     unsigned log2 = 0;
-    uint32_t pi = 0;  // next CQE the card writes (free-running)
-    uint32_t ci = 0;  // consumer index from the doorbell
+    uint32_t pi = 0;     // next CQE the card writes (free-running)
+    uint32_t ci = 0;     // consumer index from the doorbell
+    uint64_t dbrec = 0;  // host address of its struct scenic_cq_dbrec, 0: none
     bool armed = false;
     bool solicited_only = false;
     bool overrun = false;  // in error: CQEs are dropped, EV_CQ_ERR raised once
@@ -275,6 +277,8 @@ struct Qp {
     uint32_t pdn = 0;
     uint32_t scu = 0;
     uint64_t status_page = 0;
+    uint64_t dbrec = 0;    // host address of its struct scenic_qp_dbrec, 0: none
+    uint32_t db_skip = 0;  // SCENIC_QP_DB_SKIP_* as last written to the status page
     // MODIFY_QP attributes
     uint32_t dest_qpn = 0;
     uint32_t sq_psn = 0;

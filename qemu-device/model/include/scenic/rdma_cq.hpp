@@ -22,7 +22,8 @@ class CqWriter {
     [[nodiscard]] Cq* find(uint32_t cqn) const {
         return cqn < cqs_.size() ? cqs_[cqn].get() : nullptr;
     }
-    bool create(uint32_t cqn, uint64_t base, unsigned log2);
+    // dbrec: host address of the CQ's struct scenic_cq_dbrec, 0 for none.
+    bool create(uint32_t cqn, uint64_t base, unsigned log2, uint64_t dbrec = 0);
     void destroy(uint32_t cqn) { cqs_.at(cqn).reset(); }
     void reset();
 
@@ -38,6 +39,8 @@ class CqWriter {
 
   private:
     void notify(uint32_t cqn, Cq& cq);
+    // The ring looks full: reads the consumer index from the record, if the CQ has one.
+    void refresh_ci(Cq& cq);
 
     Host& host_;
     EventFifo& events_;

@@ -87,6 +87,14 @@ class Engine {
     void complete_send_err(Qp& qp, uint32_t idx, uint8_t opcode, uint8_t status, uint8_t syndrome);
     // Flush WQEs of a QP in ERR (bounded; continues from an event).
     void flush(Qp& qp);
+    // Doorbell records (rdma_dbrec.cpp). The requester has used every WQE it knew of: true
+    // when the SQ record gave more.
+    bool sq_record(Qp& qp);
+    // The requester stopped: sets or clears the SQ bit of db_skip; true when clearing it
+    // revealed WQEs posted while it was set (the requester must run again).
+    bool sq_skip_update(Qp& qp);
+    // The responder needs a receive WQE and has none: true when the RQ record gave more.
+    bool rq_record(Qp& qp);
 
   private:
     // A valid frame with an opcode of the RC range that IBA reserves, to an RC QP that
@@ -102,6 +110,12 @@ class Engine {
     uint32_t fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma);
     void set_state(Qp& qp, uint32_t state);
     void write_status_state(Qp& qp);
+    bool read_dbrec(Qp& qp, size_t offset, uint32_t& value);
+    bool refresh_sq_pi(Qp& qp);
+    bool refresh_rq_pi(Qp& qp);
+    void write_db_skip(Qp& qp, uint32_t skip);
+    // db_skip for the QP's new state (and, entering ERR, the records' WQEs to flush).
+    void state_db_skip(Qp& qp);
     void reset_qp_queues(Qp& qp);
     void receive_cnp(const roce::ParsedPacket& pkt);
 

@@ -40,6 +40,8 @@ class Requester {
     // Pauses the SQ on a missing translation until the next fill (or kTlbRetryNs).
     void wait_for_tlb(Qp& qp);
     void run(Qp& qp);
+    // False when the budget ran out before the QP had nothing more it could do.
+    bool run_until_blocked(Qp& qp);
     bool fetch(Qp& qp);
     bool transmit_one(Qp& qp);
     void on_ack_timeout(Qp& qp);
