@@ -621,6 +621,9 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_MODIFY_QP, &hw);
 	if (err)
 		goto out;
+	/* RESET returned the card's indices to 0: the records follow */
+	if (next == IB_QPS_RESET)
+		memset(qp->dbrec.cpu_addr, 0, sizeof(struct scenic_qp_dbrec));
 	scenic_rdma_qp_save_attr(qp, attr, mask);
 out:
 	mutex_unlock(&qp->lock);

@@ -26,7 +26,8 @@
  *    completed successfully: the status-page counter is written first.
  *
  * A QP starts in RESET with SQ and RQ indices 0 and sq_completed 0; every
- * transition to RESET returns them to 0 (the provider restarts its rings).
+ * transition to RESET returns them to 0 (the provider restarts its rings, the
+ * kernel zeroes the doorbell records).
  *
  * Doorbell BAR (SCENIC_DB_BAR): page q (q < RDMA.MAX_QP) belongs to QP q,
  * page RDMA.MAX_QP + c to CQ c, SCENIC_DB_PAGE_SIZE bytes each, so that a page

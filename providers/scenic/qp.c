@@ -284,18 +284,17 @@ struct ibv_qp *scenic_create_qp_ex(struct ibv_context *ibvctx,
 				       to_scenic_context(ibvctx)->default_scu);
 }
 
-/* A QP back in RESET starts its rings from index 0, as the card does. */
+/*
+ * A QP back in RESET starts its rings from index 0, as the card does (the
+ * kernel zeroes the doorbell records).
+ */
 static void qp_reset_rings(struct scenic_qp *qp)
 {
 	pthread_spin_lock(&qp->sq_lock);
 	qp->sq.pi = qp->sq.ci = 0;
-	if (qp->dbrec)
-		scenic_dbrec_write32(&qp->dbrec->sq_pi, 0);
 	pthread_spin_unlock(&qp->sq_lock);
 	pthread_spin_lock(&qp->rq_lock);
 	qp->rq.pi = qp->rq.ci = 0;
-	if (qp->dbrec)
-		scenic_dbrec_write32(&qp->dbrec->rq_pi, 0);
 	pthread_spin_unlock(&qp->rq_lock);
 }
 
