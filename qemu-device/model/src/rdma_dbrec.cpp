@@ -23,44 +23,34 @@ constexpr size_t kDbSkipMinWqes = 2;
 
 }  // namespace
 
-bool Engine::read_dbrec(Qp& qp, size_t offset, uint32_t& value) {
+bool Engine::refresh_pi(Qp& qp, size_t offset, uint32_t& pi, uint32_t oldest, uint32_t size) {
     std::array<uint8_t, 4> raw{};
     ++cnt_.dbrec_reads;
     if (!host_.dma_read(qp.dbrec + offset, raw)) {
         ++cnt_.dma_errors;
         return false;
     }
-    std::memcpy(&value, raw.data(), raw.size());
+    uint32_t v = 0;
+    std::memcpy(&v, raw.data(), raw.size());
+    if (v == pi) {
+        return false;
+    }
+    if (v - oldest > size) {
+        ++cnt_.db_ignored;  // the same check as the doorbell's
+        return false;
+    }
+    pi = v;
     return true;
 }
 
 bool Engine::refresh_sq_pi(Qp& qp) {
     auto& r = qp.req;
-    uint32_t v = 0;
-    if (!read_dbrec(qp, offsetof(scenic_qp_dbrec, sq_pi), v) || v == r.sq_pi) {
-        return false;
-    }
-    const uint32_t oldest = r.pending.empty() ? r.sq_next : r.pending.front().idx;
-    if (v - oldest > qp.sq_size()) {
-        ++cnt_.db_ignored;  // the same check as the SQ doorbell's
-        return false;
-    }
-    r.sq_pi = v;
-    return true;
+    return refresh_pi(qp, offsetof(scenic_qp_dbrec, sq_pi), r.sq_pi, r.oldest(), qp.sq_size());
 }
 
 bool Engine::refresh_rq_pi(Qp& qp) {
     auto& s = qp.resp;
-    uint32_t v = 0;
-    if (!read_dbrec(qp, offsetof(scenic_qp_dbrec, rq_pi), v) || v == s.rq_pi) {
-        return false;
-    }
-    if (v - s.rq_ci > qp.rq_size()) {
-        ++cnt_.db_ignored;
-        return false;
-    }
-    s.rq_pi = v;
-    return true;
+    return refresh_pi(qp, offsetof(scenic_qp_dbrec, rq_pi), s.rq_pi, s.rq_ci, qp.rq_size());
 }
 
 bool Engine::sq_record(Qp& qp) { return qp.dbrec != 0 && refresh_sq_pi(qp); }
@@ -73,8 +63,8 @@ bool Engine::sq_skip_update(Qp& qp) {
     // record again: the provider may skip the doorbell until then. Not for a single request:
     // if its answer is lost, a WQE posted meanwhile would wait for the retransmission timer.
     const bool in_flight = qp.state == SCENIC_QPS_RTS && qp.req.pending.size() >= kDbSkipMinWqes;
-    const uint32_t skip =
-        in_flight ? qp.db_skip | SCENIC_QP_DB_SKIP_SQ : qp.db_skip & ~SCENIC_QP_DB_SKIP_SQ;
+    const uint32_t skip = in_flight ? qp.db_skip | SCENIC_QP_DB_SKIP_SQ
+                                    : qp.db_skip & ~uint32_t{SCENIC_QP_DB_SKIP_SQ};
     if (skip == qp.db_skip) {
         return false;
     }

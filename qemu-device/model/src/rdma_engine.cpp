@@ -219,8 +219,7 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
     }
     if (reg == SCENIC_DB_SQ) {
         auto& rq = q->req;
-        const uint32_t oldest = rq.pending.empty() ? rq.sq_next : rq.pending.front().idx;
-        if (v - oldest > q->sq_size()) {
+        if (v - rq.oldest() > q->sq_size()) {
             ++cnt_.db_ignored;  // more WQEs than the ring holds: a confused or hostile guest
             return;
         }

@@ -220,6 +220,12 @@ struct RequesterState {
     bool timed_out = false;  // ACK timeout, no progress since: nothing charged
     bool tx_waiting = false;
     bool tx_granted = false;
+
+    // The oldest SQ index the card still holds: a new producer index may not pass it by more
+    // than the ring's size.
+    [[nodiscard]] uint32_t oldest() const {
+        return pending.empty() ? sq_next : pending.front().idx;
+    }
 };
 
 struct ResponderState {

@@ -110,7 +110,9 @@ class Engine {
     uint32_t fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma);
     void set_state(Qp& qp, uint32_t state);
     void write_status_state(Qp& qp);
-    bool read_dbrec(Qp& qp, size_t offset, uint32_t& value);
+    // Reads a producer index from the QP's record into pi; true when it moved. A value claiming
+    // more than size WQEs past oldest (the oldest the card still holds) is ignored and counted.
+    bool refresh_pi(Qp& qp, size_t offset, uint32_t& pi, uint32_t oldest, uint32_t size);
     bool refresh_sq_pi(Qp& qp);
     bool refresh_rq_pi(Qp& qp);
     void write_db_skip(Qp& qp, uint32_t skip);
