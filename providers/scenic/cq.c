@@ -37,6 +37,7 @@ static void cq_unmap(struct scenic_cq *cq, uint32_t pg_sz)
 static int cq_map(struct scenic_context *ctx, struct scenic_cq *cq,
 		  const struct scenic_ibv_create_cq_resp *resp)
 {
+	bool with_dbrec = resp->comp_mask & SCENIC_CREATE_CQ_RESP_COMP_MASK_DBREC;
 	int fd = ctx->ibvctx.context.cmd_fd;
 	uint32_t n = resp->cq_entries;
 
@@ -51,29 +52,18 @@ static int cq_map(struct scenic_context *ctx, struct scenic_cq *cq,
 	}
 
 	cq->ring_map_size = resp->q_mmap_size;
-	cq->ring_map = mmap(NULL, cq->ring_map_size, PROT_READ, MAP_SHARED, fd,
-			    resp->q_mmap_key);
-	if (cq->ring_map == MAP_FAILED) {
-		cq->ring_map = NULL;
-		return errno;
-	}
-	cq->db_page = mmap(NULL, ctx->pg_sz, PROT_WRITE, MAP_SHARED, fd,
-			   resp->db_mmap_key);
-	if (cq->db_page == MAP_FAILED) {
-		cq->db_page = NULL;
-		cq_unmap(cq, ctx->pg_sz);
-		return errno;
-	}
-	if (resp->comp_mask & SCENIC_CREATE_CQ_RESP_COMP_MASK_DBREC) {
-		cq->dbrec = mmap(NULL, ctx->pg_sz, PROT_READ | PROT_WRITE,
-				 MAP_SHARED, fd, resp->dbrec_mmap_key);
-		if (cq->dbrec == MAP_FAILED) {
-			int err = errno;
+	cq->ring_map = scenic_map_or_null(cq->ring_map_size, PROT_READ, fd,
+					  resp->q_mmap_key);
+	cq->db_page = scenic_map_or_null(ctx->pg_sz, PROT_WRITE, fd,
+					 resp->db_mmap_key);
+	if (with_dbrec)
+		cq->dbrec = scenic_map_or_null(ctx->pg_sz, PROT_READ | PROT_WRITE,
+					       fd, resp->dbrec_mmap_key);
+	if (!cq->ring_map || !cq->db_page || (with_dbrec && !cq->dbrec)) {
+		int err = errno;
 
-			cq->dbrec = NULL;
-			cq_unmap(cq, ctx->pg_sz);
-			return err;
-		}
+		cq_unmap(cq, ctx->pg_sz);
+		return err ? err : ENOMEM;
 	}
 	cq->db_off = resp->db_off;
 	cq->cqn = resp->cq_idx;

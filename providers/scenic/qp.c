@@ -30,13 +30,6 @@ static void qp_unmap(struct scenic_qp *qp, uint32_t pg_sz)
 	qp->cnt_page = qp->db_page = qp->rq_map = qp->sq_map = NULL;
 }
 
-static void *map_or_null(size_t len, int prot, int fd, uint64_t key)
-{
-	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, key);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 static int qp_map(struct scenic_context *ctx, struct scenic_qp *qp,
 		  const struct scenic_ibv_create_qp_resp *resp,
 		  uint32_t sq_bytes, uint32_t rq_bytes)
@@ -58,15 +51,15 @@ static int qp_map(struct scenic_context *ctx, struct scenic_qp *qp,
 	}
 
 	qp->sq_map_size = resp->sq_mmap_size;
-	qp->sq_map = map_or_null(qp->sq_map_size, PROT_READ | PROT_WRITE, fd,
+	qp->sq_map = scenic_map_or_null(qp->sq_map_size, PROT_READ | PROT_WRITE, fd,
 				 resp->sq_mmap_key);
 	qp->rq_map_size = resp->rq_mmap_size;
-	qp->rq_map = map_or_null(qp->rq_map_size, PROT_READ | PROT_WRITE, fd,
+	qp->rq_map = scenic_map_or_null(qp->rq_map_size, PROT_READ | PROT_WRITE, fd,
 				 resp->rq_mmap_key);
-	qp->db_page = map_or_null(ctx->pg_sz, PROT_WRITE, fd, resp->db_mmap_key);
-	qp->cnt_page = map_or_null(ctx->pg_sz, PROT_READ, fd, resp->cnt_mmap_key);
+	qp->db_page = scenic_map_or_null(ctx->pg_sz, PROT_WRITE, fd, resp->db_mmap_key);
+	qp->cnt_page = scenic_map_or_null(ctx->pg_sz, PROT_READ, fd, resp->cnt_mmap_key);
 	if (with_dbrec)
-		qp->dbrec = map_or_null(ctx->pg_sz, PROT_READ | PROT_WRITE, fd,
+		qp->dbrec = scenic_map_or_null(ctx->pg_sz, PROT_READ | PROT_WRITE, fd,
 					resp->dbrec_mmap_key);
 	if (!qp->sq_map || !qp->rq_map || !qp->db_page || !qp->cnt_page ||
 	    (with_dbrec && !qp->dbrec)) {

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include <infiniband/driver.h>
 
@@ -85,6 +86,14 @@ struct scenic_qp {
 	uint32_t wr_start_pi;
 	bool wr_open;			/* a WQE started, data not yet set */
 };
+
+/* One of the mappings a create response describes; NULL (errno set) if it fails. */
+static inline void *scenic_map_or_null(size_t len, int prot, int fd, uint64_t key)
+{
+	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, key);
+
+	return p == MAP_FAILED ? NULL : p;
+}
 
 static inline struct scenic_dev *to_scenic_dev(struct ibv_device *ibvdev)
 {

@@ -26,6 +26,11 @@ _Static_assert(offsetof(struct scenic_ibv_create_qp_resp, sq_mmap_key) % 8 == 0,
 	       "qp sq_mmap_key");
 _Static_assert(offsetof(struct scenic_ibv_create_qp_resp, cnt_mmap_key) % 8 == 0,
 	       "qp cnt_mmap_key");
+/* the doorbell-record keys grew the responses at their ends (old providers stop before) */
+_Static_assert(offsetof(struct scenic_ibv_create_cq_resp, dbrec_mmap_key) == 40,
+	       "cq dbrec_mmap_key");
+_Static_assert(offsetof(struct scenic_ibv_create_qp_resp, dbrec_mmap_key) == 72,
+	       "qp dbrec_mmap_key");
 
 _Static_assert(sizeof(struct scenic_cqe) == SCENIC_CQE_SIZE, "CQE size (ABI vs data path)");
 _Static_assert(sizeof(struct scenic_cqe) == SCENIC_CQE_BYTES, "CQE size");
@@ -33,6 +38,10 @@ _Static_assert(sizeof(struct scenic_sq_wqe) == SCENIC_SQ_WQE_BYTES, "SQ WQE size
 _Static_assert(offsetof(struct scenic_sq_wqe, sge) == 64, "SQ WQE header");
 _Static_assert(sizeof(struct scenic_rq_wqe) == SCENIC_RQ_WQE_BYTES, "RQ WQE size");
 _Static_assert(offsetof(struct scenic_qp_status, sq_completed) == 0, "status page counter");
+_Static_assert(offsetof(struct scenic_qp_status, db_skip) == 12, "status page db_skip");
+_Static_assert(sizeof(struct scenic_qp_status) == 64, "status page header");
+_Static_assert(sizeof(struct scenic_qp_dbrec) == 8 && sizeof(struct scenic_cq_dbrec) == 8,
+	       "doorbell records");
 _Static_assert(offsetof(struct scenic_cqe, flags) == 22, "CQE flags byte");
 
 int main(void)
