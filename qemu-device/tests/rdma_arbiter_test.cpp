@@ -13,9 +13,6 @@
 namespace scenic::test {
 namespace {
 
-constexpr uint32_t kAll = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
-                          SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
-
 double jain(const std::vector<double>& x) {
     const double s = std::accumulate(x.begin(), x.end(), 0.0);
     const double s2 = std::inner_product(x.begin(), x.end(), x.begin(), 0.0);

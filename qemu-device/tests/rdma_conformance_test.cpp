@@ -29,8 +29,6 @@ using roce::Opcode;
 
 constexpr uint32_t kQa = 2;
 constexpr uint32_t kQb = 3;
-constexpr uint32_t kAll = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
-                          SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
 constexpr uint32_t kPsnA = 0x100;  // A's first send PSN = B's first expected PSN
 constexpr uint64_t kSrc = Node::kVa;
 constexpr uint64_t kDst = Node::kVa + 0x80000;

@@ -23,8 +23,6 @@ namespace cc = scenic::rdma;
 
 constexpr uint32_t kQa = 2;
 constexpr uint32_t kQb = 3;
-constexpr uint32_t kAll = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
-                          SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
 constexpr uint64_t kSrc = Node::kVa;
 constexpr uint64_t kDst = Node::kVa;
 constexpr uint64_t kMrBytes = 4 << 20;

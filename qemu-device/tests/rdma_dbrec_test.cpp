@@ -15,8 +15,6 @@ namespace {
 
 constexpr uint32_t kQa = 2;
 constexpr uint32_t kQb = 3;
-constexpr uint32_t kAll = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
-                          SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
 constexpr uint8_t kWcFlushErr = 5;
 constexpr uint64_t kSrc = Node::kVa;
 constexpr uint64_t kDst = Node::kVa + 256 * 1024;

@@ -79,6 +79,10 @@ class RdmaHost final : public Host {
     }
 };
 
+// MR access for tests that exercise every operation.
+inline constexpr uint32_t kAll = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
+                                 SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
+
 struct QpAttrs {
     uint32_t pmtu = 1024;
     uint32_t timeout = 10;  // 4.2 ms

@@ -14,8 +14,6 @@
 namespace scenic::test {
 namespace {
 
-constexpr uint32_t kAll = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
-                          SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
 constexpr uint32_t kMsgs = 96;
 constexpr uint32_t kLen = 65536;
 

@@ -15,8 +15,6 @@ namespace {
 
 constexpr uint32_t kQa = 2;
 constexpr uint32_t kQb = 3;
-constexpr uint32_t kAll = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
-                          SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
 constexpr uint64_t kMiB = 1024 * 1024;
 
 // Splits [va, va + len) into up to n SGEs of uneven sizes.

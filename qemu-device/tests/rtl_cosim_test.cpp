@@ -270,8 +270,6 @@ struct RdmaRun {
 
 TEST(CosimRdma, WriteSendReadAtomicsGiveIdenticalMemoryWireAndCounters) {
     constexpr uint32_t kQa = 2, kQb = 3;
-    constexpr uint32_t kAll = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
-                              SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
     RdmaRun twin(0), rtl(kRtlAll);
     const cosim::SimStats before = cosim::rtl_totals();
     for (RdmaRun* r : {&twin, &rtl}) {

@@ -637,8 +637,6 @@ class WireFaultsPair : public ::testing::Test {
   protected:
     static constexpr uint32_t kQa = 2;
     static constexpr uint32_t kQb = 3;
-    static constexpr uint32_t kAll = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
-                                     SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
     static constexpr uint64_t kSrc = Node::kVa;
     static constexpr uint64_t kDst = Node::kVa + 0x80000;
 
