@@ -44,8 +44,8 @@ std::vector<uint8_t> ud_frame(uint32_t dest_qp, bool good_icrc = true) {
     roce::Bth bth;
     bth.opcode = kUdSendOnly;
     bth.dest_qp = dest_qp;
-    const auto t = b.subspan(roce::EthHeader::kSize + roce::Ipv4Header::kMinSize +
-                             roce::UdpHeader::kSize);
+    const auto t =
+        b.subspan(roce::EthHeader::kSize + roce::Ipv4Header::kMinSize + roce::UdpHeader::kSize);
     EXPECT_TRUE(bth.encode(t));
     const uint8_t deth[8] = {0x80, 0x01, 0x00, 0x00, 0, 0, 0, 1};  // Q_Key 0x80010000, src QP 1
     std::copy(std::begin(deth), std::end(deth), t.begin() + roce::Bth::kSize);

@@ -67,3 +67,14 @@ rstat() {
 	$RDMA statistic show link "$DEV/1" 2>/dev/null |
 		tr ' ' '\n' | awk -v n="$1" 'p { print; exit } $0 == n { p = 1 }'
 }
+
+# perftest calibrates its clock at start-up (TSC against gettimeofday) and exits 1 without a
+# report when the fit is poor ("Correlation coefficient r^2: 0.88 < 0.9"), which a loaded TCG
+# host causes now and then. perf_calib_failed FILE: true if perftest's output FILE says so.
+perf_calib_failed() { grep -q 'Correlation coefficient r^2' "$1"; }
+
+# tell_peer NAME: leaves the note /run/barrier/NAME.$NODE on the other node (scenic-barrier-recv),
+# e.g. to ask for a repeat before both meet at the next barrier.
+tell_peer() {
+	echo "$1 $NODE" | timeout 3 nc -w 2 "10.0.0.$((3 - NODE))" 5790 >/dev/null 2>&1
+}

@@ -20,13 +20,9 @@ SERVER=2
 PEER_NODE=$((3 - NODE))
 sync_peer "perf-ready-$SERVER" 60
 
-# perftest calibrates its clock at start-up (TSC against gettimeofday) and exits 1 without a
-# report when the fit is poor ("Correlation coefficient r^2: 0.88 < 0.9"), which a loaded TCG
-# host causes now and then. Such a run is repeated once, on a new port, and its TAP line says
-# so; no other failure is repeated. A side whose calibration failed tells the other by a
-# barrier note (/run/barrier/NAME.NODE, scenic-barrier-recv) before both meet at perf-done.
-calib_failed() { grep -q 'Correlation coefficient r^2' /tmp/perf.out; }
-tell_peer() { echo "$1 $NODE" | timeout 3 nc -w 2 "10.0.0.$PEER_NODE" 5790 >/dev/null 2>&1; }
+# A run whose clock calibration failed (perf_calib_failed, lib.sh) is repeated once, on a new
+# port, and its TAP line says so; no other failure is repeated. A side whose calibration failed
+# tells the other by a barrier note (tell_peer) before both meet at perf-done.
 
 # One run of $t $args on $port, output in /tmp/perf.out; sets rc (and secs on the client).
 run_once() {
@@ -58,7 +54,7 @@ for item in "$@"; do
 	port=$((port + 1))
 	run_once
 	again=0
-	if calib_failed; then
+	if perf_calib_failed /tmp/perf.out; then
 		tell_peer "perf-again-$port"
 		again=1
 	fi

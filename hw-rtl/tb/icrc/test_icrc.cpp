@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -57,8 +58,8 @@ TEST(IcrcModel, MatchesZlibWithSpecMasks) {
         const bool v6 = i % 2;
         const size_t len = 80 + rng() % 300;
         Frame p = make_packet(rng, len, v6, false);
-        Frame m(8, 0xff);
-        m.insert(m.end(), p.begin(), p.end() - 4);
+        Frame m(8 + p.size() - 4, 0xff);
+        std::copy(p.begin(), p.end() - 4, m.begin() + 8);
         const size_t ip = 8;
         if (!v6) {
             const size_t l4 = ip + 4 * (p[0] & 0xf);
