@@ -761,17 +761,14 @@ INSTANTIATE_TEST_SUITE_P(FirstMiddleLast, ConformanceLostReadResponse,
 
 // ------------------------------------------------------------------ 8 ACK coalescing
 
-TEST_F(Conformance, B08_OneAckCompletesEverythingUpToItsPsn) {
+TEST_F(Conformance, B08_OnePostListAsksForOneAck) {
     start();
-    // Five one-packet WRITEs; the ACKs of 0x100, 0x101 and 0x103 are lost.
+    // Five one-packet WRITEs posted together: only the last asks for an ACK (each earlier one
+    // is followed at once by the next), and that one ACK completes all five.
+    std::vector<uint32_t> asked;
     std::vector<uint64_t> completed_at_ack;
-    p.hook = [](Dir d, std::vector<uint8_t>&, const roce::ParsedPacket& pkt) {
-        const uint32_t psn = pkt.transport.bth.psn;
-        return d == Dir::kBtoA && (psn == kPsnA || psn == kPsnA + 1 || psn == kPsnA + 3)
-                   ? Fate::kDrop
-                   : Fate::kPass;
-    };
-    p.after = [&](Dir d, const roce::ParsedPacket&) {
+    p.after = [&](Dir d, const roce::ParsedPacket& pkt) {
+        if (d == Dir::kAtoB && pkt.transport.bth.ackreq) asked.push_back(pkt.transport.bth.psn);
         if (d == Dir::kBtoA) completed_at_ack.push_back(p.a.sq_completed(kQa));
     };
     for (uint32_t i = 0; i < 5; ++i) {
@@ -780,9 +777,32 @@ TEST_F(Conformance, B08_OneAckCompletesEverythingUpToItsPsn) {
     }
     p.a.ring_sq(kQa);  // one post list
     ASSERT_TRUE(p.run());
-    EXPECT_EQ(completed_at_ack, (std::vector<uint64_t>{3, 5}));  // ACK 0x102 -> 3, ACK 0x104 -> 5
+    EXPECT_EQ(asked, (std::vector<uint32_t>{kPsnA + 4}));
+    EXPECT_EQ(completed_at_ack, (std::vector<uint64_t>{5}));
+    EXPECT_EQ(rb(regs::rdma::kAcksSent), 1u);
+    EXPECT_TRUE(p.a.poll(0).empty());
+}
+
+TEST_F(Conformance, B08_OneAckCompletesEverythingUpToItsPsn) {
+    start();
+    // Twenty one-packet WRITEs in one list ask on the 16th (every 16th packet; it also fills
+    // the initial window) and on the last: two ACKs, each completing every WRITE up to it.
+    std::vector<uint32_t> asked;
+    std::vector<uint64_t> completed_at_ack;
+    p.after = [&](Dir d, const roce::ParsedPacket& pkt) {
+        if (d == Dir::kAtoB && pkt.transport.bth.ackreq) asked.push_back(pkt.transport.bth.psn);
+        if (d == Dir::kBtoA) completed_at_ack.push_back(p.a.sq_completed(kQa));
+    };
+    for (uint32_t i = 0; i < 20; ++i) {
+        p.a.put_send(kQa,
+                     make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst + 8 * i, b_key));
+    }
+    p.a.ring_sq(kQa);
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(asked, (std::vector<uint32_t>{kPsnA + 15, kPsnA + 19}));
+    EXPECT_EQ(completed_at_ack, (std::vector<uint64_t>{16, 20}));
+    EXPECT_EQ(rb(regs::rdma::kAcksSent), 2u);
     EXPECT_EQ(ra(regs::rdma::kRetransmits), 0u);
-    EXPECT_EQ(ra(regs::rdma::kAckTimeouts), 0u);
     EXPECT_TRUE(p.a.poll(0).empty());
 }
 
@@ -1267,11 +1287,14 @@ TEST_P(ConformanceMtu, B12_IcrcAtEveryPayloadLengthUpToPmtu) {
     at.pmtu = P;
     start(at);
     p.record = false;
-    size_t checked = 0;
+    size_t writes = 0;
+    size_t asked = 0;
+    size_t acks = 0;
     size_t bad = 0;
     std::vector<uint32_t> pads(4, 0);
-    p.hook = [&](Dir, std::vector<uint8_t>& f, const roce::ParsedPacket& pkt) {
-        ++checked;
+    p.hook = [&](Dir d, std::vector<uint8_t>& f, const roce::ParsedPacket& pkt) {
+        (d == Dir::kAtoB ? writes : acks) += 1;
+        asked += d == Dir::kAtoB && pkt.transport.bth.ackreq;
         bad += independent_icrc(f) != frame_icrc(f);
         if (pkt.transport.bth.opcode == op(Opcode::kWriteOnly)) {
             EXPECT_EQ(pkt.transport.bth.pad, (4 - pkt.payload.size() % 4) % 4);
@@ -1288,7 +1311,8 @@ TEST_P(ConformanceMtu, B12_IcrcAtEveryPayloadLengthUpToPmtu) {
     }
     EXPECT_EQ(p.a.sq_completed(kQa), P + 1);
     EXPECT_EQ(bad, 0u);
-    EXPECT_EQ(checked, 2 * (size_t{P} + 1));  // every WRITE and its ACK
+    EXPECT_EQ(writes, size_t{P} + 1);  // every WRITE was checked, and every ACK
+    EXPECT_EQ(acks, asked);
     EXPECT_EQ(pads, (std::vector<uint32_t>{P / 4 + 1, P / 4, P / 4, P / 4}));
     EXPECT_EQ(p.b.read_va(kDst, P), p.a.read_va(kSrc, P));
 }

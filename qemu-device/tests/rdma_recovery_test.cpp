@@ -349,6 +349,41 @@ TEST_F(RdmaRecovery, SqdFinishesWhatIsInFlightAndFetchesNothingNew) {
     EXPECT_EQ(p.a.sq_completed(kQa), 2u);
 }
 
+TEST_F(RdmaRecovery, SqdAsksForTheAckThatAFollowingWriteWillNotAskFor) {
+    RdmaPair q;
+    q.setup(kQa, kQb);
+    const uint32_t ak = q.a.reg_mr(Node::kVa, 4096, kAll);
+    const uint32_t ak2 = q.a.reg_mr(Node::kVa + 4096, 4096, kAll, false);  // not translated
+    const uint32_t bk = q.b.reg_mr(Node::kVa, 8192, kAll);
+    q.a.auto_fill = false;
+    q.a.fill_va(Node::kVa, 8, 0x5a);
+    std::vector<bool> asked;
+    q.after = [&](Dir d, const roce::ParsedPacket& pkt) {
+        if (d == Dir::kAtoB) asked.push_back(pkt.transport.bth.ackreq);
+    };
+    q.a.post_sends(
+        kQa, {make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 8, ak)}, Node::kVa, bk),
+              make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa + 4096, 8, ak2)}, Node::kVa + 64, bk)});
+    // The first WRITE left the ACK request to the second, which waits for its translation;
+    // in SQD the second does not begin, so the first is sent again asking for its ACK.
+    ASSERT_EQ(q.a.set_state(kQa, SCENIC_QPS_SQD), 0u);
+    ASSERT_TRUE(q.run());
+    EXPECT_EQ(asked, (std::vector<bool>{false, true}));
+    EXPECT_EQ(q.a.sq_completed(kQa), 1u);
+    EXPECT_EQ(q.a.r(regs::rdma::kRetransmits), 1u);
+    EXPECT_EQ(q.a.r(regs::rdma::kAckTimeouts), 0u);  // not left to the 4.2 ms timer
+    EXPECT_EQ(q.b.read_va(Node::kVa, 8), q.a.read_va(Node::kVa, 8));
+    EXPECT_EQ(q.b.r(regs::rdma::kDupRequests), 1u);
+    // The driver answers the miss now; back in RTS the second WRITE goes.
+    ASSERT_EQ(q.a.count_events(SCENIC_RDMA_EV_TLB_MISS), 1u);
+    for (const Node::Event& e : q.a.events) {
+        if (e.type == SCENIC_RDMA_EV_TLB_MISS) q.a.fill_page(e.a0, uint64_t{e.a2} << 32 | e.a1);
+    }
+    ASSERT_EQ(q.a.set_state(kQa, SCENIC_QPS_RTS), 0u);
+    ASSERT_TRUE(q.run());
+    EXPECT_EQ(q.a.sq_completed(kQa), 2u);
+}
+
 TEST_F(RdmaRecovery, TlbMissEventFillAndCompletion) {
     RdmaPair q;
     q.setup(kQa, kQb);

@@ -126,9 +126,28 @@ void Requester::schedule(Qp& qp) {
 void Requester::run(Qp& qp) {
     // Budget used up: continue after the vCPUs and the wire had a turn. Stopped: tell the
     // provider whether it may skip the SQ doorbell; WQEs it posted just before run now.
-    if (!run_until_blocked(qp) || e_.sq_skip_update(qp)) {
+    const bool stopped = run_until_blocked(qp);
+    if (stopped) {
+        ask_for_ack(qp);
+    }
+    if (!stopped || e_.sq_skip_update(qp)) {
         schedule(qp);
     }
+}
+
+void Requester::ask_for_ack(Qp& qp) {
+    auto& r = qp.req;
+    // Stopped with packets that rely on a later AckReq. Every other stop resumes by itself (an
+    // answer, a TLB fill, the pacer or the arbiter's turn); a local error (it fails only once
+    // the WQEs before it completed) and SQD (no new message begins) do not.
+    const bool stuck = qp.state == SCENIC_QPS_SQD ||
+                       std::ranges::any_of(r.pending, [](const SendWqe& w) { return w.local_err; });
+    if (r.unasked == 0 || !stuck || !qp.can_send() || psn_diff(r.tx_psn, r.snd_una) <= 0) {
+        return;
+    }
+    r.force_ackreq = true;
+    r.tx_psn = psn_add(r.tx_psn, kPsnMask);  // the last packet sent
+    transmit_one(qp);  // if it cannot go now, it goes with AckReq when the QP resumes
 }
 
 bool Requester::run_until_blocked(Qp& qp) {
@@ -138,6 +157,11 @@ bool Requester::run_until_blocked(Qp& qp) {
             return true;
         }
         if (psn_diff(r.tx_psn, r.next_psn) < 0) {
+            // Before the last packet of what is fetched: fetch the next WQE if one is known to
+            // be there, so that the packet may leave the ACK request to a later one.
+            if (psn_add(r.tx_psn, 1) == r.next_psn && r.sq_next != r.sq_pi) {
+                fetch(qp);
+            }
             if (!transmit_one(qp)) {
                 return true;
             }
@@ -346,12 +370,14 @@ bool Requester::transmit_one(Qp& qp) {
     // The WQE holding tx_psn (usually one of the last).
     uint32_t rd_before = 0;
     SendWqe* w = nullptr;
+    size_t wi = 0;
     for (auto& p : r.pending) {
         if (p.npsn != 0 && psn_diff(r.tx_psn, p.first_psn) >= 0 &&
             psn_diff(r.tx_psn, p.last_psn()) <= 0) {
             w = &p;
             break;
         }
+        ++wi;
         if (p.needs_response()) {
             ++rd_before;
         }
@@ -421,8 +447,13 @@ bool Requester::transmit_one(Qp& qp) {
         // Likewise the packet that fills the card's window (TxArbiter): the QP may have to wait
         // for its turn, and without an ACK request it would wait for its ACK timeout.
         const bool fills_card = e_.arbiter().in_flight() + qp.pmtu >= e_.arbiter().window(qp);
-        t.bth.ackreq = info.last || (k + 1) % kAckReqEvery == 0 || fills_window || paced ||
-                       small_window || fills_card;
+        // The end of a message asks unless a fetched WQE follows in this run: the ACK of a
+        // later packet completes both (one ACK per kAckReqEvery packets when streaming).
+        const bool followed =
+            !info.last || (qp.state == SCENIC_QPS_RTS && wi + 1 < r.pending.size() &&
+                           r.pending[wi + 1].local_err == 0);
+        t.bth.ackreq = !followed || r.unasked + 1 >= kAckReqEvery || fills_window || paced ||
+                       small_window || fills_card || r.force_ackreq;
         if (!w->inline_data.empty()) {
             payload = std::span(w->inline_data).subspan(off, len);
         } else {
@@ -444,7 +475,11 @@ bool Requester::transmit_one(Qp& qp) {
             payload = payload_;
         }
     }
+    // A READ request or an atomic is answered, and the answer acknowledges all before it.
+    const bool asks = t.bth.ackreq || w->needs_response();
     e_.congestion().sent(qp, e_.send(qp, t, payload));
+    r.unasked = asks ? 0 : r.unasked + 1;
+    r.force_ackreq = r.force_ackreq && !asks;
     if (psn_diff(r.tx_psn, r.max_sent) < 0) {
         ++e_.counters().retransmits;
     }

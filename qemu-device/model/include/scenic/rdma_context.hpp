@@ -197,6 +197,8 @@ struct RequesterState {
     uint32_t tx_psn = 0;          // next PSN to transmit (go-back-N rewinds it)
     uint32_t snd_una = 0;         // oldest PSN not acknowledged / answered
     uint32_t max_sent = 0;        // highest PSN sent + 1, to count retransmits
+    uint32_t unasked = 0;         // SEND / WRITE packets sent since the last AckReq
+    bool force_ackreq = false;    // the next packet asks for an ACK (ask_for_ack)
     int retry_left = 0;
     int rnr_left = 0;
     bool rnr_wait = false;

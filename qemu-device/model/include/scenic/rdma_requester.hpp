@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Requester (IBA ch. 9.5, rxe_req.c's role): fetches SQ WQEs, checks them (opcode, lengths,
 // lkeys), assigns PSNs, segments to the path MTU and transmits within a window of kWindowPsns
-// PSNs (READ / atomics also bounded by max_rd_atomic), with the AckReq bit at the end of each
-// message and every kAckReqEvery packets. Retransmission is go-back-N from a PSN: packets are
+// PSNs (READ / atomics also bounded by max_rd_atomic). ACKs are coalesced across messages: the
+// AckReq bit goes on the last packet of a message only when no fetched WQE follows it at once,
+// and on every kAckReqEvery-th packet. Retransmission is go-back-N from a PSN: packets are
 // rebuilt from the WQE context and host memory (no frame copies kept). Owns the local ACK
 // timeout, the RNR wait and the TLB-miss pause of a QP's SQ.
 #pragma once
@@ -44,6 +45,9 @@ class Requester {
     bool run_until_blocked(Qp& qp);
     bool fetch(Qp& qp);
     bool transmit_one(Qp& qp);
+    // The packet that went out without AckReq is not followed (local error, SQD): resend it
+    // asking for the ACK that completes it.
+    void ask_for_ack(Qp& qp);
     void on_ack_timeout(Qp& qp);
     void schedule(Qp& qp);
     void pace(Qp& qp, uint64_t ns);  // DCQCN pacer: resume after ns
