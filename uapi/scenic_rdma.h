@@ -164,9 +164,9 @@ struct scenic_qp_status {
  *  - RQ: the card reads rq_pi when it has used every receive WQE it knew of.
  *    SCENIC_QP_DB_SKIP_RQ is set except in RESET and ERR (where the card must
  *    flush what is posted, so the doorbell is needed).
- *  - SQ: SCENIC_QP_DB_SKIP_SQ is set while the QP is in RTS with two or more
- *    WQEs in flight: the card reads sq_pi again when their answers (ACK, NAK,
- *    READ or atomic response) or a retransmission timer come.
+ *  - SQ: SCENIC_QP_DB_SKIP_SQ is set while the QP is in RTS with WQEs in
+ *    flight: the card reads sq_pi again when their answers (ACK, NAK, READ or
+ *    atomic response) or a retransmission timer come.
  *  - CQ: the card reads ci when the ring looks full, before it declares an
  *    overrun; the arm doorbell is still written.
  * The provider writes the record, then a full barrier, then reads db_skip and
