@@ -761,50 +761,44 @@ INSTANTIATE_TEST_SUITE_P(FirstMiddleLast, ConformanceLostReadResponse,
 
 // ------------------------------------------------------------------ 8 ACK coalescing
 
-TEST_F(Conformance, B08_OnePostListAsksForOneAck) {
+// One post list of one-packet WRITEs: the last asks for an ACK (each earlier one is followed at
+// once by the next), and so does every 16th (which also fills the initial window); each ACK
+// completes every WRITE up to it, and no other ACK is sent.
+struct WriteList {
+    uint32_t writes;
+    std::vector<uint32_t> asked;  // PSN offsets with AckReq
+};
+
+class ConformanceWriteList : public Conformance, public ::testing::WithParamInterface<WriteList> {};
+
+TEST_P(ConformanceWriteList, B08_OneAckCompletesEverythingUpToItsPsn) {
+    const WriteList& w = GetParam();
     start();
-    // Five one-packet WRITEs posted together: only the last asks for an ACK (each earlier one
-    // is followed at once by the next), and that one ACK completes all five.
     std::vector<uint32_t> asked;
     std::vector<uint64_t> completed_at_ack;
     p.after = [&](Dir d, const roce::ParsedPacket& pkt) {
-        if (d == Dir::kAtoB && pkt.transport.bth.ackreq) asked.push_back(pkt.transport.bth.psn);
+        if (d == Dir::kAtoB && pkt.transport.bth.ackreq)
+            asked.push_back(pkt.transport.bth.psn - kPsnA);
         if (d == Dir::kBtoA) completed_at_ack.push_back(p.a.sq_completed(kQa));
     };
-    for (uint32_t i = 0; i < 5; ++i) {
+    for (uint32_t i = 0; i < w.writes; ++i) {
         p.a.put_send(kQa,
                      make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst + 8 * i, b_key));
     }
     p.a.ring_sq(kQa);  // one post list
     ASSERT_TRUE(p.run());
-    EXPECT_EQ(asked, (std::vector<uint32_t>{kPsnA + 4}));
-    EXPECT_EQ(completed_at_ack, (std::vector<uint64_t>{5}));
-    EXPECT_EQ(rb(regs::rdma::kAcksSent), 1u);
-    EXPECT_TRUE(p.a.poll(0).empty());
-}
-
-TEST_F(Conformance, B08_OneAckCompletesEverythingUpToItsPsn) {
-    start();
-    // Twenty one-packet WRITEs in one list ask on the 16th (every 16th packet; it also fills
-    // the initial window) and on the last: two ACKs, each completing every WRITE up to it.
-    std::vector<uint32_t> asked;
-    std::vector<uint64_t> completed_at_ack;
-    p.after = [&](Dir d, const roce::ParsedPacket& pkt) {
-        if (d == Dir::kAtoB && pkt.transport.bth.ackreq) asked.push_back(pkt.transport.bth.psn);
-        if (d == Dir::kBtoA) completed_at_ack.push_back(p.a.sq_completed(kQa));
-    };
-    for (uint32_t i = 0; i < 20; ++i) {
-        p.a.put_send(kQa,
-                     make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst + 8 * i, b_key));
-    }
-    p.a.ring_sq(kQa);
-    ASSERT_TRUE(p.run());
-    EXPECT_EQ(asked, (std::vector<uint32_t>{kPsnA + 15, kPsnA + 19}));
-    EXPECT_EQ(completed_at_ack, (std::vector<uint64_t>{16, 20}));
-    EXPECT_EQ(rb(regs::rdma::kAcksSent), 2u);
+    EXPECT_EQ(asked, w.asked);
+    std::vector<uint64_t> expect;
+    for (uint32_t a : w.asked) expect.push_back(a + 1);
+    EXPECT_EQ(completed_at_ack, expect);
+    EXPECT_EQ(rb(regs::rdma::kAcksSent), w.asked.size());
     EXPECT_EQ(ra(regs::rdma::kRetransmits), 0u);
     EXPECT_TRUE(p.a.poll(0).empty());
 }
+
+INSTANTIATE_TEST_SUITE_P(Writes, ConformanceWriteList,
+                         ::testing::Values(WriteList{5, {4}}, WriteList{20, {15, 19}}),
+                         [](const auto& tpi) { return std::to_string(tpi.param.writes); });
 
 TEST_F(Conformance, B08_ResponderAcksOnlyThePacketsThatAskForOne) {
     start();
