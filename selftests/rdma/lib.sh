@@ -70,11 +70,15 @@ rstat() {
 
 # perftest calibrates its clock at start-up (TSC against gettimeofday) and exits 1 without a
 # report when the fit is poor ("Correlation coefficient r^2: 0.88 < 0.9"), which a loaded TCG
-# host causes now and then. perf_calib_failed FILE: true if perftest's output FILE says so.
-perf_calib_failed() { grep -q 'Correlation coefficient r^2' "$1"; }
-
-# tell_peer NAME: leaves the note /run/barrier/NAME.$NODE on the other node (scenic-barrier-recv),
-# e.g. to ask for a repeat before both meet at the next barrier.
-tell_peer() {
-	echo "$1 $NODE" | timeout 3 nc -w 2 "10.0.0.$((3 - NODE))" 5790 >/dev/null 2>&1
+# host causes now and then. perf_done FILE NAME, after a perftest run whose output is FILE:
+# meets the other node at barrier NAME (a side whose calibration failed first leaves it a note,
+# /run/barrier/NAME-again.N, through scenic-barrier-recv); true if either side's failed, so
+# that both repeat the run.
+perf_done() {
+	_failed=0
+	grep -q 'Correlation coefficient r^2' "$1" && _failed=1
+	[ $_failed = 1 ] &&
+		echo "$2-again $NODE" | timeout 3 nc -w 2 "10.0.0.$((3 - NODE))" 5790 >/dev/null 2>&1
+	sync_peer "$2" 330
+	[ $_failed = 1 ] || [ -e "/run/barrier/$2-again.$((3 - NODE))" ]
 }

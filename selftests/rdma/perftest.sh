@@ -17,12 +17,10 @@ addr_setup
 wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
 SERVER=2
 [ "${SWAP:-0}" = 1 ] && SERVER=1
-PEER_NODE=$((3 - NODE))
 sync_peer "perf-ready-$SERVER" 60
 
-# A run whose clock calibration failed (perf_calib_failed, lib.sh) is repeated once, on a new
-# port, and its TAP line says so; no other failure is repeated. A side whose calibration failed
-# tells the other by a barrier note (tell_peer) before both meet at perf-done.
+# A run whose clock calibration failed on either side (perf_done, lib.sh) is repeated once, on a
+# new port, and its TAP line says so; no other failure is repeated.
 
 # One run of $t $args on $port, output in /tmp/perf.out; sets rc (and secs on the client).
 run_once() {
@@ -53,15 +51,8 @@ for item in "$@"; do
 	dur=$(echo " $args " | sed -n 's/.* -D \([0-9][0-9]*\) .*/\1/p')
 	port=$((port + 1))
 	run_once
-	again=0
-	if perf_calib_failed /tmp/perf.out; then
-		tell_peer "perf-again-$port"
-		again=1
-	fi
-	sync_peer "perf-done-$port" 330
-	[ -e "/run/barrier/perf-again-$port.$PEER_NODE" ] && again=1
 	retried=
-	if [ $again = 1 ]; then
+	if perf_done /tmp/perf.out "perf-done-$port"; then
 		retried=" (repeated once: perftest's clock calibration failed, r^2 < 0.9)"
 		port=$((port + 1))
 		run_once

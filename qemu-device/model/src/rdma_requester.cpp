@@ -137,12 +137,15 @@ void Requester::run(Qp& qp) {
 
 void Requester::ask_for_ack(Qp& qp) {
     auto& r = qp.req;
-    // Stopped with packets that rely on a later AckReq. Every other stop resumes by itself (an
-    // answer, a TLB fill, the pacer or the arbiter's turn); a local error (it fails only once
-    // the WQEs before it completed) and SQD (no new message begins) do not.
+    if (r.unasked == 0 || !qp.can_send() || psn_diff(r.tx_psn, r.snd_una) <= 0) {
+        return;  // nothing relies on a later AckReq (the usual stop: no scan below)
+    }
+    // Every other stop resumes by itself (an answer, a TLB fill, the pacer or the arbiter's
+    // turn); a local error (it fails only once the WQEs before it completed) and SQD (no new
+    // message begins) do not.
     const bool stuck = qp.state == SCENIC_QPS_SQD ||
                        std::ranges::any_of(r.pending, [](const SendWqe& w) { return w.local_err; });
-    if (r.unasked == 0 || !stuck || !qp.can_send() || psn_diff(r.tx_psn, r.snd_una) <= 0) {
+    if (!stuck) {
         return;
     }
     r.force_ackreq = true;
