@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Lint every hw-rtl block with verilator --lint-only -Wall, for the default parameters and the
 # other parameter sets we support. Waivers live only in lint/*.vlt. Exits non-zero on any warning.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Resource estimates with Debian's yosys (no Vivado): synth_xilinx for UltraScale+ per block,
 # printed as a table next to the SCENIC paper's Table 2 (whole core on U55C).
 # Usage: hw-rtl/synth.sh [outdir]   (logs and per-config stat in outdir, default build/hw-rtl-synth)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ACK-clocked window flow controller (SCENIC paper section 5.2, Figure 2: the "simple ACK-clocked
 // window-based flow controller" reference CC module), per QP.
 //

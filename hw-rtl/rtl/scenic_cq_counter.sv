@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-QP completion counters (SCENIC paper section 7.2: completion counters per QP, incremented
 // atomically by the hardware and polled by the host).
 //

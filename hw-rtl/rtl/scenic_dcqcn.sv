@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // DCQCN reaction point (Zhu et al., SIGCOMM 2015; SCENIC paper section 5.2 / Figure 2: the
 // "full DCQCN implementation" reference CC module) for one flow, with a per-packet send decision.
 //

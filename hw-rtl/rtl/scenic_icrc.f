@@ -1,2 +1,3 @@
+// SPDX-License-Identifier: MIT
 // scenic_icrc: sources, relative to hw-rtl/, in dependency order
 rtl/scenic_icrc.sv

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // RoCE v2 ICRC generate / check (IBA annex A17, RoCEv2) on L2-stripped packets: the stream
 // starts at the IPv4/IPv6 header and ends with the 4-byte ICRC, as the offloaded stack sees it.
 //

@@ -1,2 +1,3 @@
+// SPDX-License-Identifier: MIT
 // scenic_irq_moderator: sources, relative to hw-rtl/, in dependency order
 rtl/scenic_irq_moderator.sv

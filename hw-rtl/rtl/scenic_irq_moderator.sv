@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MSI-X interrupt moderation for one vector (SCENIC paper section 7.1: irq_coal / irq_time).
 //
 // Events accumulate in a pending counter: event_cnt of them per cycle (0..2^EV_W-1), so the ETH

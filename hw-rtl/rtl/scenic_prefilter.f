@@ -1,2 +1,3 @@
+// SPDX-License-Identifier: MIT
 // scenic_prefilter: sources, relative to hw-rtl/, in dependency order
 rtl/scenic_prefilter.sv

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Network prefilter (SCENIC paper section 5, "triage layer"): classifies each Ethernet frame from
 // its headers and steers it to the offloaded RoCE v2 stack or to the host fallback path.
 //

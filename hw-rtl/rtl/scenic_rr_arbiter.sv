@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Round-robin packet arbiter: N SCU input streams onto one output (SCENIC paper section 5.3,
 // "performance isolation through separate SCUs ... guarantees fairness through arbitration").
 //

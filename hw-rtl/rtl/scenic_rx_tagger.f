@@ -1,2 +1,3 @@
+// SPDX-License-Identifier: MIT
 // scenic_rx_tagger: sources, relative to hw-rtl/, in dependency order
 rtl/scenic_rx_tagger.sv

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // RX metadata tagger (SCENIC paper section 7.1, Figure 3): the fallback path's RX engine. Takes
 // the prefilter's classified host stream and writes every accepted frame into the unified RX ring
 // with ONE DMA write: struct scenic_rx_tag (uapi/scenic_eth.h: len, flags = VALID | class << 1,

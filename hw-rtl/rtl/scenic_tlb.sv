@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Set-associative TLB of the memory-virtualisation path (SCENIC paper section 7.2: the driver
 // fills the TLB on ibv_reg_mr, LRU replacement, misses handled by the driver).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Block selection, the C++ twins behind the co-simulation interfaces, the ICRC scope.
 #include "scenic/cosim/blocks.hpp"
 

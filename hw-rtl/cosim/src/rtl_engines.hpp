@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Verilated implementations behind the co-simulation interfaces (scenic_rtl_cosim only) and
 // the AXI4-Stream byte lane helpers they share.
 #pragma once

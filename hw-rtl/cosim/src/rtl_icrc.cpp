@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scenic_icrc.sv (DATA_W 512) behind IcrcEngine: the packet goes through in generate mode
 // (icrc_gen = 1, output always ready) and the ICRC is read from the last 4 bytes that come out.
 #include <stdexcept>

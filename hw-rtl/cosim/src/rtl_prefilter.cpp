@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scenic_prefilter.sv (DATA_W 512) behind PrefilterEngine: one frame per process(), clocked
 // beat by beat until its last beat leaves on m_axis_rdma or m_axis_host (both always ready), or
 // until the runt counter counts it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "scenic/dp/cc_window.hpp"
 
 #include <stdexcept>

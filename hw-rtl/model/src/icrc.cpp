@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "scenic/dp/icrc.hpp"
 
 #include <libdeflate.h>

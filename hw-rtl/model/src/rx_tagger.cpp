@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "scenic/dp/rx_tagger.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scenic_cc_window: cycle-exact differential test against scenic::dp::CcWindow, model-independent
 // window properties against a closed-loop network (sends return as ACKs after an RTT), decision
 // latency against the paper's 65-cycle per-packet budget (200G, MTU-sized packets).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Bases of the testbenches' Bench classes (testbench-only).
 //   DutBench<Dut>          owns the Verilator context and the DUT (final() on destruction) and
 //                          clocks it (edge() = clock_cycle()).

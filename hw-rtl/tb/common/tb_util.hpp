@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared testbench helpers: seeds, pause patterns, byte access to Verilator signals,
 // AXI4-Stream source/sink drivers. Testbench-only; nothing here belongs in the model library.
 #pragma once

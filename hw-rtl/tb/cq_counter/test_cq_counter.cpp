@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scenic_cq_counter: cycle-exact differential test against scenic::dp::CqCounter, plus a
 // model-independent host-memory scoreboard (final counters = sum of events, per-QP values only
 // increase, addresses in range), coalescing under back-pressure and one event per cycle.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scenic_dcqcn: cycle-exact differential test against scenic::dp::Dcqcn, plus checks against the
 // DCQCN equations computed independently in floating point (rate cut, alpha EWMA, fast recovery /
 // additive / hyper increase stages), the rate limiter's measured rate, and the decision latency

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scenic_icrc: the model against zlib and the spec's masking rules, then the RTL against the
 // model (packet bytes and verdict per packet) at 512 bit and 64 bit, every last-beat occupancy,
 // pause mixes, line rate.

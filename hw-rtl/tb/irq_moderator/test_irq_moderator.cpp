@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scenic_irq_moderator: cycle-exact differential test against scenic::dp::IrqModerator plus
 // model-independent properties (exact timeout latency, bounded latency, amortisation,
 // event conservation, saturation).

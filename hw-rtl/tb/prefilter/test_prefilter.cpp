@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scenic_prefilter: differential (transaction order per output, classes, counters) against
 // scenic::dp::Prefilter, directed corners and line rate, for three bus widths:
 //   512 bit (U55C, 100G), 1024 bit (200G configuration), 64 bit (headers straddle 10 beats).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scenic_rr_arbiter: cycle-exact differential test against scenic::dp::RrArbiter, packet
 // integrity scoreboard, fairness (Jain's index) under saturation and back-pressure, line rate.
 // Configurations: N=3 (non power of two) and N=16 at 64 bit, N=4 at 512 bit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scenic_rx_tagger: differential against scenic::dp::RxTagger per transaction (the DMA writes:
 // address, tag + frame bytes; RX_TAIL after each write; all counters), the twin against the device
 // model's EthRx (qemu-device/model/src/eth_rx.cpp), directed corners (runts, limits, disabled

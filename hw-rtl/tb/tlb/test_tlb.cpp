@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scenic_tlb: cycle-exact differential test against scenic::dp::Tlb (every output, every cycle),
 // an independent page-table scoreboard (every hit returns the last filled ppn of its key), an
 // independent per-set LRU reference for the directed thrash / LRU-order tests, miss dedup,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Co-simulation: the datapath blocks the QEMU device model can run either as their C++ twin
 // (hw-rtl/model, fast, default) or as the Verilator-compiled RTL (hw-rtl/rtl), behind one
 // interface per block (DESIGN.md section 4). The device model sees only this header: no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++ twin of hw-rtl/rtl/scenic_cc_window.sv: cycle-level, exact (outputs(), then clock(inputs)).
 // decide() is the transaction-level core (one packet of one QP) for the QEMU device.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++ twin of hw-rtl/rtl/scenic_cq_counter.sv: cycle-level, exact (outputs(in), then clock(in)).
 // add() is the transaction-level core for the device model (counter update, new value).
 #pragma once

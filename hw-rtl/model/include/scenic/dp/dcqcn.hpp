@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++ twin of hw-rtl/rtl/scenic_dcqcn.sv: cycle-level, bit-exact (outputs(), then clock(inputs)).
 // The update rules are the exported static functions, so the device model can run the same
 // arithmetic per event instead of per cycle.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++ twin of hw-rtl/rtl/scenic_icrc.sv: transaction level (one call per L2-stripped packet,
 // starting at the IP header and ending with the 4-byte ICRC).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++ twin of hw-rtl/rtl/scenic_irq_moderator.sv: cycle-level, bit-exact.
 // Usage per clock cycle: read outputs() (registered values), then clock(inputs) for the edge.
 #pragma once

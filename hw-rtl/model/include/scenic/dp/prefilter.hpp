@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++ twin of hw-rtl/rtl/scenic_prefilter.sv: transaction level (one call per frame).
 // The classification is bit-exact with the RTL; timing (one beat per cycle, FIFO latency) is not
 // modelled. Used by the QEMU device's RX path and by the differential testbench.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++ twin of hw-rtl/rtl/scenic_rr_arbiter.sv: cycle-level, exact.
 // Per cycle: outputs = eval(inputs) (combinational, same cycle), then clock(inputs) at the edge.
 // Inputs are bit masks, bit i = input i (N <= 16). The QEMU device uses next_grant() when it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++ twin of hw-rtl/rtl/scenic_rx_tagger.sv: transaction level (one call per frame, in the order
 // the RTL's output side takes them). Same tag, slot, sequence number, drop rules and counters as
 // the RTL; timing (store and forward, one beat per cycle) is not modelled, out_beats() gives the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++ twin of hw-rtl/rtl/scenic_tlb.sv: cycle-level, bit-exact (outputs(), then clock(inputs)).
 // The QEMU device can use the transaction-level part alone: lookup_now() / fill() / invalidate_*()
 // act on the entry array and LRU state exactly as the RTL's stage 2 and fill port do.
