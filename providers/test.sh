@@ -46,6 +46,35 @@ skip() {
 	echo "ok $n - $* # SKIP"
 }
 
+# run_tap PREFIX PROG: run a test program that prints its own TAP stream and renumber its results
+# into ours. The program must exit 0, end normally (no signal) and print a plan "1..N" that
+# matches the number of results it printed; anything else is a failure of its own, so a crash or
+# an early exit cannot hide the checks that never ran.
+run_tap() {
+	local prefix=$1 prog=$2 log rc=0 plan="" seen=0 line
+	log=$out/$(basename "$prog").out
+	"$prog" >"$log" 2>&1 || rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) seen=$((seen + 1)); ok "$prefix: ${line#ok * - }" ;;
+		"not ok "*) seen=$((seen + 1)); notok "$prefix: ${line#not ok * - }" ;;
+		1..*) plan=${line#1..} ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$log"
+	if [ "$rc" -ge 128 ]; then
+		notok "$prefix: $(basename "$prog") killed by signal $((rc - 128)) after $seen results"
+	elif [ "$rc" -ne 0 ]; then
+		notok "$prefix: $(basename "$prog") exited $rc"
+	elif [ -z "$plan" ]; then
+		notok "$prefix: $(basename "$prog") printed no plan (1..N) after $seen results"
+	elif [ "$plan" != "$seen" ]; then
+		notok "$prefix: $(basename "$prog") planned $plan results, printed $seen"
+	else
+		ok "$prefix: $(basename "$prog") ran all $plan planned checks and exited 0"
+	fi
+}
+
 echo "TAP version 13"
 mkdir -p "$out"
 
@@ -68,12 +97,7 @@ fi
 # 2. scenicdv checks (a TAP stream of its own, renumbered into ours)
 if $cc "${cflags[@]}" "${inc[@]}" -I"$here/scenic" -o "$out/scenicdv_checks" \
 	"$here/tests/scenicdv_checks.c" "$here/scenic/dv.c" >"$out/scenicdv_checks.log" 2>&1; then
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "scenicdv: ${line#ok * - }" ;;
-		"not ok "*) notok "scenicdv: ${line#not ok * - }" ;;
-		esac
-	done < <("$out/scenicdv_checks" || true)
+	run_tap scenicdv "$out/scenicdv_checks"
 else
 	sed 's/^/# /' "$out/scenicdv_checks.log"
 	notok "scenicdv checks build"
@@ -82,12 +106,7 @@ fi
 # ring logic (its own TAP stream, renumbered into ours)
 if $cc "${cflags[@]}" -I"$top/uapi" -I"$here/scenic" -o "$out/ring_test" \
 	"$here/tests/ring_test.c" "$here/scenic/ring.c" >"$out/ring_test.log" 2>&1; then
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "ring: ${line#ok * - }" ;;
-		"not ok "*) notok "ring: ${line#not ok * - }" ;;
-		esac
-	done < <("$out/ring_test" || true)
+	run_tap ring "$out/ring_test"
 else
 	sed 's/^/# /' "$out/ring_test.log"
 	notok "ring tests build"
