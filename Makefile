@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # scenic: top-level orchestration. The real builds are Kbuild (kmod/), CMake (C++ model and
 # tools), Debian's QEMU source (qemu-device/build-qemu.sh) and providers/Makefile (provider).
 #

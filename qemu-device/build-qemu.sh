@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds qemu-system-x86_64 with the SCENIC PCIe device from Debian 12's own QEMU source package.
 #
 #   qemu-device/build-qemu.sh
@@ -116,7 +117,7 @@ version=${version%.dsc}
 hash=$({
 	printf '%s\n' "${configure_flags[@]}"
 	declare -f prepare_source copy_if_changed sync_device
-	cat "$here"/patches/*.patch
+	grep -hv "^SPDX-License-Identifier:" "$here"/patches/*.patch # the licence line is no change to QEMU
 } | sha256sum | cut -c1-10)
 dir=$cache/qemu-$version-$hash
 dl=$cache/downloads/$version

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The project's test command (`make check`): every lane in turn, then one summary line
 # "N passed, N failed" counting unit tests, build checks and VM selftests together.
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs, from Debian 12's archive only, everything the project needs to build and test:
 # toolchains, QEMU build dependencies, the guest kernel and user space, RTL tools.
 # Idempotent: a second run only checks.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Assemble the DKMS source tree of scenic.ko: $DESTDIR/usr/src/scenic-<version>/
 # with Kbuild, kmod/ (sources only), uapi/ and dkms.conf. Then, as root:
 #   dkms add scenic/<version> && dkms build scenic/<version> && dkms install scenic/<version>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Smoke test of the QEMU device (glue + model) without any driver: boots Debian's kernel with a
 # busybox initramfs and three scenic devices, and pokes them from the guest through sysfs and
 # /dev/mem: PCI identity and capabilities, register blocks, scratch, soft reset, FLR, the

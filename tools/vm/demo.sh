@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `make demo`: boot two emulated SCENIC nodes wired back to back and show the card in each:
 # lspci, the driver's identity line, the auxiliary devices, devlink info and the netdev; then
 # node 1 pings node 2 over the card's fallback path.

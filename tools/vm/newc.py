@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Minimal writer for the cpio "newc" format that Linux unpacks as an initramfs.
 
 Written by hand (stdlib only) so the image builder and the VM runner can create device

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Library behind tools/vm/scenic-vm: boots one or two guests in QEMU (TCG), runs a job in
 each, collects the serial logs and returns the job's exit status. Python 3 stdlib only.
 
