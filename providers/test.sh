@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Provider unit tests. Prints TAP and a final "N passed, N failed[, N skipped]" line; exits 1
 # on a failure.
 #

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Completion queues: create (ring mapped read-only, doorbell page mapped),
  * destroy, poll_cq (CQ ring plus the send-completion counters of the QPs that

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Argument checks of the scenicdv API (the efadv_create_qp_ex pattern).
  */

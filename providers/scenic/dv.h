@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Argument checks of the scenicdv API. They depend on no rdma-core internals so
  * that providers/test.sh can exercise them on a host without the device.

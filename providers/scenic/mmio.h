@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Ordering between host memory the card reads (WQEs), the card's writes we
  * read (CQEs, the status page) and the doorbell registers. Our own fences

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Queue pairs (RC only): create with the SCU index, map the rings, the
  * doorbell page and the status page; modify/query/destroy through the

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The data path's ring logic: building SQ/RQ WQEs (uapi/scenic_rdma.h), CQE
  * validity by phase, and turning the card's send-completion counter and CQEs

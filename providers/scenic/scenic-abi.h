@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Binds the structs of <rdma/scenic-abi.h> to the uverbs commands: each
  * command is rdma-core's wrapper of the kernel struct followed by our udata.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* The card's in-memory formats: uapi/scenic_rdma.h is the single contract. */
 #ifndef __SCENIC_IO_DEFS_H__
 #define __SCENIC_IO_DEFS_H__

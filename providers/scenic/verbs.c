@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * SCENIC verbs that are plain kernel commands: query_device_ex, query_port,
  * alloc/dealloc PD, reg/dereg MR (the kernel driver pins the memory and fills

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 #ifndef __SCENIC_VERBS_H__
 #define __SCENIC_VERBS_H__
 

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The ibv_wr_* send API. wr_start takes the SQ lock; each wr_<op> starts a
  * WQE and the wr_set_* that follows gives it its data and commits it; the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Compile-time checks of <rdma/scenic-abi.h> and uapi/scenic_rdma.h: every struct a multiple of
  * 8 bytes, comp_mask first, 64-bit fields 8-byte aligned (with -Wpadded the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Loads the built provider the way libibverbs does (dlopen, RTLD_NOW) into a
  * process linked with Debian's libibverbs.so.1: every symbol must resolve

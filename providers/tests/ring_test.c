@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Host tests of providers/scenic/ring.c, the code the library runs: WQE
  * building from ibv_send_wr/ibv_recv_wr, queue-full and argument errors,

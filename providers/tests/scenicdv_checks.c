@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Unit tests of the scenicdv argument checks (providers/scenic/dv.c): the
  * efadv rules (device, comp_mask, reserved, inlen) and SCENIC_DEFAULT_SCU

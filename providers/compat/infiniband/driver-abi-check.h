@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Layout of rdma-core 44.0's private structs on LP64, as printed by a program
  * compiled against rdma-core 44.0's own libibverbs/driver.h and kern-abi.h

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The part of rdma-core 44.0's private libibverbs/driver.h (IBVERBS_PRIVATE_34)
  * that the SCENIC provider uses, written for the out-of-tree build against
