@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # badframes.sh (both nodes, SCENIC on both): oversize frames from the wire. Node 1 raises its
 # MTU to 9000 and sends with rawsend (AF_PACKET, EtherType 0x88b5, 20 ms apart): 5 frames of
 # 100 bytes (control: must arrive) and 20 frames of 3000 bytes; node 2 stays at MTU 1500. Node 2:

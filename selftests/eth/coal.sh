@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # coal.sh (both nodes, SCENIC on node 2): interrupt moderation. Node 2 sets `ethtool -C rx-usecs N
 # rx-frames M`; the values must show in the card's registers (debugfs eth.IRQ_TIME / eth.IRQ_COAL)
 # and in `ethtool -c` (values read with devmem on BAR0 when debugfs does not list them; that

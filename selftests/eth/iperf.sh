@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # iperf.sh [full|tcp] (both nodes): node 2 runs the iperf3 server, node 1 the client, 10 s per
 # run: TCP, TCP -R (node 2 sends), and with "full" (default) also UDP and UDP -R at 50 Mbit/s.
 # Pass: the client exits 0 and the receiver's throughput is > 0 (numbers printed as # lines).

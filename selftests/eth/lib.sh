@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # Helpers of the ETH (fallback path) selftests: two-node tests run on both nodes of a run
 # (tools/vm/scenic-vm -n 2); node 1 is the sender / client, node 2 the receiver / server.
 # Source it: . /selftests/eth/lib.sh  (it sources ../scenic/lib.sh for the TAP helpers).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # linkflap.sh (both nodes, SCENIC on both): disruptions while iperf3 runs (node 1 client ->
 # node 2 server, 12 s). 1) node 2 sets its link down for 2 s and up again: the interface comes
 # back up and the client ends (bounded). 2) node 1 removes scenic_eth (rmmod) mid-run: rmmod

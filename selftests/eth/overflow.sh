@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # overflow.sh (both nodes, SCENIC on node 2): node 2 shrinks its RX ring to the minimum
 # (`ethtool -G rx 8`: ethtool -g and the card's eth.RX_RING_SIZE show 8), node 1 floods it
 # (`ping -f -l 64 -s 1400`: bursts of 64 frames); node 2's `ethtool -S rx_drop_ring_full` must

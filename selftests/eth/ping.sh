@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # ping.sh (both nodes): IPv4 and IPv6 ping both ways; MTU 9000 on both sides with
 # `ping -M do -s 8972` (and 8973 refused, so the MTU really is 9000); then node 1 flood-pings
 # node 2 for 10 s and every lost ping must be accounted for by the counters:

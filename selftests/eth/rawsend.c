@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: MIT
 /*
  * rawsend: send or count raw Ethernet frames of any length (AF_PACKET), for the
  * SCENIC ETH selftests. Built on the host (gcc -static) by selftests/run-vm-tests and put into

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # runt.sh (both nodes; node 1 SCENIC receiver, node 2 any sender, e.g. the virtio-net peer):
 # frames shorter than an Ethernet header from the wire. No Linux guest can send one: AF_PACKET
 # refuses frames under the device's min_header_len (14) with EINVAL whatever the capabilities

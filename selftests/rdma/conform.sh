@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # RC conformance (issue 6): rdma_conform (selftests/rdma/rdma_conform.c) runs the named scenarios
 # between the nodes, node 2 serving and node 1 the client (SWAP=1: the other way round; the fault
 # scenarios then use the PSNs of the boot's rules for a requester on node 2). Each scenario prints

@@ -1,4 +1,4 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # conform.sh with the roles swapped: node 1 serves, node 2 is the client.
 SWAP=1 exec sh /selftests/rdma/conform.sh "$@"

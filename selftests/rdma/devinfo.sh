@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # The RDMA device as a user sees it: ibv_devinfo -v, rdma link, RoCE v2 GIDs from the netdev.
 . /selftests/rdma/lib.sh
 

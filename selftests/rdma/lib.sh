@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # Helpers of the RDMA selftests: two nodes on one wire (tools/vm/scenic-vm -n 2); node 1 is the
 # client, node 2 the server, unless a test swaps them. The device is this node's scenic_N, or
 # rxe0 on a virtio-net interop peer. Source it: . /selftests/rdma/lib.sh

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # Unmodified perftest between the two nodes: node 2 serves, node 1 is the client (or the other
 # way round with SWAP=1 in the environment). Args: a list of "TEST[:EXTRA ARGS]" items, e.g.
 #   perftest.sh 'ib_write_bw:-a -n 20' 'ib_write_bw:-q 16 -s 65536 -n 20'

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # ibv_rc_pingpong with data validation (-c), each node once as the server and once as the client.
 . /selftests/rdma/lib.sh
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # Behaviours 8 (ACK coalescing, implicit ACKs) and 11 (malformed requests: Invalid Request NAK)
 # of issue 6 with hand-made RoCE v2 frames: roce_raw (selftests/rdma/roce_raw.c) plays one end of
 # each RC connection with AF_PACKET frames, a real device the other (verbs, roce_raw -s). Each

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the RDMA guest test programs (rdma_verify.c, rdma_conform.c):
  * TAP output, the byte pattern and hash that check data end to end, the TCP

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: MIT
 /*
  * rdma_conform: RC conformance scenarios (issue 6) between two nodes, over
  * plain libibverbs, with the InfiniBand RC rules as Linux rxe implements them

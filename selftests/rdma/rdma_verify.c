@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: MIT
 /*
  * rdma_verify: data-integrity and error-path test of an RC device, over plain
  * libibverbs (no provider-specific code), between two nodes.

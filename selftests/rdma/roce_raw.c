@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: MIT
 /*
  * roce_raw: RC behaviours 8 (ACK coalescing, implicit ACKs) and 11 (malformed
  * requests) of issue 6, checked against a real RDMA device (a SCENIC card or

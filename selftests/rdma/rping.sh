@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # rdma_cm end to end: rping -v (connection setup through QP1 / ib_cm, then RC SEND, READ and
 # WRITE with data checks), each node once as the server and once as the client; ib_mad must
 # have opened the port (no "Couldn't open port" in the kernel log).

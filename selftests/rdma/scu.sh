@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # An unmodified application lands on the SCU named by SCENIC_DEFAULT_SCU: node 2 runs the
 # ib_write_bw server with SCENIC_DEFAULT_SCU=5 (node 1 with the default, SCU 0) and, while the
 # test runs, reads the card's view of its QP (rdma resource show qp -dd: CMD_QUERY_QP); the

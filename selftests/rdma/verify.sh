@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # rdma_verify (selftests/rdma/rdma_verify.c): data integrity of WRITE, READ, SEND, the immediate
 # variants and both atomics over 0 B .. 1 MiB at unaligned addresses, error completions for bad
 # keys, invalid QP transitions. Node 2 serves, node 1 runs the tests. Args: [ROUNDS [quick [lossy]]]

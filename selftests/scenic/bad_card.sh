@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # A card the driver must refuse (the VM was started with a bad-card device property, e.g.
 # msix=off or x-bad-block-version=on): the driver is loaded but does not bind, says so in
 # exactly one "refusing the card" line, creates no functions and leaves no vectors behind.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # Function-level reset through sysfs: a value written to CORE.SCRATCH is gone afterwards, the
 # driver logs "reset done", its post-reset interrupt self-test fires, the functions survive,
 # and a re-probe (unbind + bind) prints the identity line again.

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # Shared helpers of the SCENIC guest selftests (POSIX / busybox sh). Source it:
 #   . "$(dirname "$0")/lib.sh"
 # TAP 13 output: tap_plan N; tap_ok NAME; tap_fail NAME REASON; tap_skip NAME REASON;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # Load/unload cycles of the driver (default 50; first argument overrides): every load probes
 # the card again, every unload releases all of its interrupt vectors, and slab memory does not
 # grow with the number of cycles.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # MSI-X: the driver's probe-time interrupt self-test fires the core vector, and a fresh probe
 # (unbind + bind) requests it again and fires it again.
 . "$(dirname "$0")/lib.sh"

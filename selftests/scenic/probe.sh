@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: MIT
 # Probe of a good card, as left by boot: PCI identity, the driver's single identity line,
 # the auxiliary devices of the three functions, debugfs, and a clean kernel log.
 # Must run first after boot (it counts the boot-time identity lines).
