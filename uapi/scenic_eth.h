@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR Linux-OpenIB) */
 /*
  * SCENIC fallback path: the in-memory formats shared by the card (device
  * model, RTL) and the Ethernet driver. Registers are in scenic_regs.h.

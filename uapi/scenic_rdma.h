@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR Linux-OpenIB) */
 /*
  * SCENIC RDMA engine: the in-memory and doorbell formats shared by the card
  * (device model, RTL), the kernel driver (kmod/scenic_rdma*) and the rdma-core

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR Linux-OpenIB) */
 /*
  * uverbs ABI between the scenic_rdma kernel driver and the rdma-core provider
  * (providers/scenic). Rules (the same as include/uapi/rdma/efa-abi.h):
