@@ -1,7 +1,49 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
+ * Derived from rdma-core's libibverbs/kern-abi.h (rdma-core 44.0,
+ * https://github.com/linux-rdma/rdma-core), under rdma-core's licence and
+ * with its copyright notices, below. Kept: struct ex_hdr, the IBV_ABI_REQ /
+ * IBV_KABI_RESP naming and the shape of DECLARE_DRV_CMD. Rewritten: the
+ * command wrappers (rdma-core generates them from kernel-abi.h; here
+ * SCENIC_DECLARE_CMD names the kernel struct core_payload). Removed: the
+ * commands the provider does not send.
+ *
+ * Copyright (c) 2005 Topspin Communications.  All rights reserved.
+ * Copyright (c) 2005, 2006 Cisco Systems.  All rights reserved.
+ * Copyright (c) 2005 PathScale, Inc.  All rights reserved.
+ * Copyright (c) 2026 The scenic authors
+ *
+ * This software is available to you under a choice of one of two
+ * licenses.  You may choose to be licensed under the terms of the GNU
+ * General Public License (GPL) Version 2, available from the file
+ * COPYING in the main directory of this source tree, or the
+ * OpenIB.org BSD license below:
+ *
+ *     Redistribution and use in source and binary forms, with or
+ *     without modification, are permitted provided that the following
+ *     conditions are met:
+ *
+ *      - Redistributions of source code must retain the above
+ *        copyright notice, this list of conditions and the following
+ *        disclaimer.
+ *
+ *      - Redistributions in binary form must reproduce the above
+ *        copyright notice, this list of conditions and the following
+ *        disclaimer in the documentation and/or other materials
+ *        provided with the distribution.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND,
+ * EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF
+ * MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+ * NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS
+ * BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN
+ * ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN
+ * CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+ * SOFTWARE.
+ */
+/*
  * The part of rdma-core 44.0's private libibverbs/kern-abi.h that the SCENIC
- * provider uses, written for the out-of-tree build (see providers/README.md).
+ * provider uses, for the out-of-tree build (see providers/README.md).
  *
  * rdma-core wraps each kernel uverbs command struct of <rdma/ib_user_verbs.h>
  * in a header (struct ib_uverbs_cmd_hdr, or struct ex_hdr for extended
