@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * SCENIC rdma-core provider: device matching and context setup.
+ * Copyright (c) 2026 The scenic authors
+ *
+ * How libibverbs reaches this provider:
+ *  - loading the library runs PROVIDER_DRIVER's constructor, which hands
+ *    scenic_provider to libibverbs;
+ *  - libibverbs claims an ib_device for us when it matches scenic_match and
+ *    speaks SCENIC_UVERBS_ABI_VERSION, and calls scenic_new_device() for it;
+ *  - ibv_open_device() lands in scenic_open(): GET_CONTEXT returns the
+ *    kernel's queue limits and ring formats, which must be the ones this
+ *    provider was built for, and the default SCU is read from the
+ *    environment, before the verbs are installed.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,15 +28,40 @@
  * SCENIC value (it is an upstream enum), so the kernel reports
  * RDMA_DRIVER_UNKNOWN and matching goes by modalias.
  */
-static const struct verbs_match_ent scenic_table[] = {
+static const struct verbs_match_ent scenic_match[] = {
 	VERBS_MODALIAS_MATCH("auxiliary:scenic.rdma", NULL),
 	VERBS_PCI_MATCH(PCI_VENDOR_ID_XILINX, PCI_DEVICE_ID_SCENIC, NULL),
 	{}
 };
 
-static void scenic_free_context(struct ibv_context *ibvctx);
+/* One per ib_device; the rings are mapped in units of the host page. */
+static struct verbs_device *scenic_new_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct scenic_dev *dev = calloc(1, sizeof(*dev));
 
-static const struct verbs_context_ops scenic_ctx_ops = {
+	if (!dev)
+		return NULL;
+	dev->pg_sz = sysconf(_SC_PAGESIZE);
+	return &dev->vdev;
+}
+
+static void scenic_drop_device(struct verbs_device *vdev)
+{
+	free(container_of(vdev, struct scenic_dev, vdev));
+}
+
+static void scenic_release(struct scenic_context *ctx)
+{
+	verbs_uninit_context(&ctx->ibvctx);
+	free(ctx);
+}
+
+static void scenic_close(struct ibv_context *ibvctx)
+{
+	scenic_release(to_scenic_context(ibvctx));
+}
+
+static const struct verbs_context_ops scenic_verbs = {
 	.alloc_pd = scenic_alloc_pd,
 	.create_cq = scenic_create_cq,
 	.create_cq_ex = scenic_create_cq_ex,
@@ -36,6 +71,7 @@ static const struct verbs_context_ops scenic_ctx_ops = {
 	.dereg_mr = scenic_dereg_mr,
 	.destroy_cq = scenic_destroy_cq,
 	.destroy_qp = scenic_destroy_qp,
+	.free_context = scenic_close,
 	.modify_qp = scenic_modify_qp,
 	.poll_cq = scenic_poll_cq,
 	.post_recv = scenic_post_recv,
@@ -45,54 +81,66 @@ static const struct verbs_context_ops scenic_ctx_ops = {
 	.query_qp = scenic_query_qp,
 	.reg_mr = scenic_reg_mr,
 	.req_notify_cq = scenic_req_notify_cq,
-	.free_context = scenic_free_context,
 };
 
-static int scenic_set_default_scu(struct scenic_context *ctx)
+/*
+ * Keep the kernel's limits. The rings' formats are fixed by
+ * uapi/scenic_rdma.h: a kernel announcing other sizes (0 means "not said")
+ * drives another version of the card, which this provider cannot.
+ */
+static int scenic_take_limits(struct scenic_context *ctx,
+			      const struct scenic_ibv_alloc_ucontext_resp *k)
 {
-	const char *env = getenv(SCENICDV_DEFAULT_SCU_ENV);
+	bool sq_ok = !k->sq_wqe_size || k->sq_wqe_size == SCENIC_SQ_WQE_BYTES;
+	bool rq_ok = !k->rq_wqe_size || k->rq_wqe_size == SCENIC_RQ_WQE_BYTES;
+	bool cqe_ok = !k->cqe_size || k->cqe_size == SCENIC_CQE_BYTES;
+
+	ctx->cmds_supp_udata_mask = k->cmds_supp_udata_mask;
+	ctx->max_sq_wr = k->max_sq_wr;
+	ctx->max_rq_wr = k->max_rq_wr;
+	ctx->max_sq_sge = k->max_sq_sge;
+	ctx->max_rq_sge = k->max_rq_sge;
+	ctx->max_inline_data = k->max_inline_data;
+	ctx->num_scus = k->num_scus;
+	ctx->sq_wqe_size = k->sq_wqe_size;
+	ctx->rq_wqe_size = k->rq_wqe_size;
+	ctx->cqe_size = k->cqe_size;
+	ctx->cnt_size = k->cnt_size;
+
+	if (sq_ok && rq_ok && cqe_ok)
+		return 0;
+	verbs_err(&ctx->ibvctx,
+		  "kernel ring formats (SQ %u, RQ %u, CQE %u bytes) differ from ours (%u, %u, %u)\n",
+		  k->sq_wqe_size, k->rq_wqe_size, k->cqe_size,
+		  SCENIC_SQ_WQE_BYTES, SCENIC_RQ_WQE_BYTES, SCENIC_CQE_BYTES);
+	return EPROTO;
+}
+
+/* SCU of the QPs created through the plain verbs: SCENIC_DEFAULT_SCU, or 0. */
+static int scenic_pick_default_scu(struct scenic_context *ctx)
+{
+	const char *val = getenv(SCENICDV_DEFAULT_SCU_ENV);
+	unsigned int last;
 
 	ctx->default_scu = 0;
-	if (!env)
+	if (!val || !scenic_parse_scu(val, ctx->num_scus, &ctx->default_scu))
 		return 0;
-	if (scenic_parse_scu(env, ctx->num_scus, &ctx->default_scu)) {
-		verbs_err(&ctx->ibvctx, "%s=%s: not an SCU of this card (0..%u)\n",
-			  SCENICDV_DEFAULT_SCU_ENV, env,
-			  (ctx->num_scus ? ctx->num_scus : SCENICDV_MAX_SCUS) - 1);
-		return EINVAL;
-	}
-	return 0;
+
+	last = (ctx->num_scus ? ctx->num_scus : SCENICDV_MAX_SCUS) - 1;
+	verbs_err(&ctx->ibvctx, "%s=%s: not an SCU of this card (0..%u)\n",
+		  SCENICDV_DEFAULT_SCU_ENV, val, last);
+	return EINVAL;
 }
 
-/*
- * The rings' formats are fixed by uapi/scenic_rdma.h; a kernel announcing
- * other sizes speaks another version of the card, which we cannot drive.
- */
-static int check_formats(struct scenic_context *ctx)
-{
-	if ((ctx->sq_wqe_size && ctx->sq_wqe_size != SCENIC_SQ_WQE_BYTES) ||
-	    (ctx->rq_wqe_size && ctx->rq_wqe_size != SCENIC_RQ_WQE_BYTES) ||
-	    (ctx->cqe_size && ctx->cqe_size != SCENIC_CQE_BYTES)) {
-		verbs_err(&ctx->ibvctx,
-			  "kernel ring formats (SQ %u, RQ %u, CQE %u bytes) differ from ours (%u, %u, %u)\n",
-			  ctx->sq_wqe_size, ctx->rq_wqe_size, ctx->cqe_size,
-			  SCENIC_SQ_WQE_BYTES, SCENIC_RQ_WQE_BYTES,
-			  SCENIC_CQE_BYTES);
-		return EPROTO;
-	}
-	return 0;
-}
-
-static struct verbs_context *scenic_alloc_context(struct ibv_device *vdev,
-						  int cmd_fd,
-						  void *private_data)
+static struct verbs_context *scenic_open(struct ibv_device *ibdev, int cmd_fd,
+					 void *private_data)
 {
 	struct scenic_alloc_ucontext_resp resp = {};
 	struct scenic_alloc_ucontext cmd = {};
 	struct scenic_context *ctx;
 	int err;
 
-	ctx = verbs_init_and_alloc_context(vdev, cmd_fd, ctx, ibvctx,
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibvctx,
 					   RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
@@ -100,81 +148,38 @@ static struct verbs_context *scenic_alloc_context(struct ibv_device *vdev,
 	if (ibv_cmd_get_context(&ctx->ibvctx, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp))) {
 		verbs_err(&ctx->ibvctx, "GET_CONTEXT failed\n");
-		goto err_free_ctx;
-	}
-
-	ctx->cmds_supp_udata_mask = resp.drv.cmds_supp_udata_mask;
-	ctx->max_sq_wr = resp.drv.max_sq_wr;
-	ctx->max_rq_wr = resp.drv.max_rq_wr;
-	ctx->max_sq_sge = resp.drv.max_sq_sge;
-	ctx->max_rq_sge = resp.drv.max_rq_sge;
-	ctx->max_inline_data = resp.drv.max_inline_data;
-	ctx->num_scus = resp.drv.num_scus;
-	ctx->sq_wqe_size = resp.drv.sq_wqe_size;
-	ctx->rq_wqe_size = resp.drv.rq_wqe_size;
-	ctx->cqe_size = resp.drv.cqe_size;
-	ctx->cnt_size = resp.drv.cnt_size;
-	ctx->pg_sz = to_scenic_dev(vdev)->pg_sz;
-
-	err = check_formats(ctx);
-	if (err) {
-		errno = err;
-		goto err_free_ctx;
-	}
-
-	err = scenic_set_default_scu(ctx);
-	if (err) {
-		errno = err;
-		goto err_free_ctx;
-	}
-
-	verbs_set_ops(&ctx->ibvctx, &scenic_ctx_ops);
-	return &ctx->ibvctx;
-
-err_free_ctx:
-	verbs_uninit_context(&ctx->ibvctx);
-	free(ctx);
-	return NULL;
-}
-
-static void scenic_free_context(struct ibv_context *ibvctx)
-{
-	struct scenic_context *ctx = to_scenic_context(ibvctx);
-
-	verbs_uninit_context(&ctx->ibvctx);
-	free(ctx);
-}
-
-static struct verbs_device *scenic_device_alloc(struct verbs_sysfs_dev *sysfs_dev)
-{
-	struct scenic_dev *dev;
-
-	dev = calloc(1, sizeof(*dev));
-	if (!dev)
+		scenic_release(ctx);
 		return NULL;
+	}
+	ctx->pg_sz = to_scenic_dev(ibdev)->pg_sz;
 
-	dev->pg_sz = sysconf(_SC_PAGESIZE);
-	return &dev->vdev;
+	err = scenic_take_limits(ctx, &resp.drv);
+	if (!err)
+		err = scenic_pick_default_scu(ctx);
+	if (err) {
+		scenic_release(ctx);
+		errno = err;
+		return NULL;
+	}
+
+	verbs_set_ops(&ctx->ibvctx, &scenic_verbs);
+	return &ctx->ibvctx;
 }
 
-static void scenic_uninit_device(struct verbs_device *verbs_device)
-{
-	free(to_scenic_dev(&verbs_device->device));
-}
-
-static const struct verbs_device_ops scenic_dev_ops = {
+static const struct verbs_device_ops scenic_provider = {
 	.name = "scenic",
 	.match_min_abi_version = SCENIC_UVERBS_ABI_VERSION,
 	.match_max_abi_version = SCENIC_UVERBS_ABI_VERSION,
-	.match_table = scenic_table,
-	.alloc_device = scenic_device_alloc,
-	.uninit_device = scenic_uninit_device,
-	.alloc_context = scenic_alloc_context,
+	.match_table = scenic_match,
+	.alloc_device = scenic_new_device,
+	.uninit_device = scenic_drop_device,
+	.alloc_context = scenic_open,
 };
 
+/* scenicdv entry points refuse contexts of other providers. */
 bool is_scenic_dev(struct ibv_device *device)
 {
-	return verbs_get_device(device)->ops == &scenic_dev_ops;
+	return verbs_get_device(device)->ops == &scenic_provider;
 }
 
-PROVIDER_DRIVER(scenic, scenic_dev_ops);
+PROVIDER_DRIVER(scenic, scenic_provider);
