@@ -57,6 +57,7 @@ unit_tests() {
 
 start=$(date +%s)
 count regmap-fresh python3 tools/regmap/gen_regmap.py tools/regmap/scenic-regs.toml . --check
+count spdx tools/check-spdx
 tally unit unit_tests
 [ -x kmod/build-check.sh ] && count kmod-w1-builds kmod/build-check.sh
 [ -x kmod/checkpatch.sh ] && count kmod-checkpatch kmod/checkpatch.sh
