@@ -113,6 +113,16 @@ else
 	notok "ring tests build"
 fi
 
+# opening a device (scenic.c) against fakes of libibverbs' calls (its own TAP stream)
+if $cc "${cflags[@]}" -D_GNU_SOURCE -I"$here/compat" -I"$top/uapi" -I"$here/scenic" \
+	-o "$out/open_test" "$here/tests/open_test.c" "$here"/scenic/{scenic,verbs,cq,qp,wr,ring,dv}.c \
+	-libverbs -pthread >"$out/open_test.log" 2>&1; then
+	run_tap open "$out/open_test"
+else
+	sed 's/^/# /' "$out/open_test.log"
+	notok "open tests build"
+fi
+
 # man pages render (rdma-core turns them into man pages with pandoc when it builds them)
 for md in "$here"/scenic/man/*.md; do
 	name=$(basename "$md")
