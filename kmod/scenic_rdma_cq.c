@@ -8,6 +8,7 @@
  */
 
 #include <linux/log2.h>
+#include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "scenic_rdma_drv.h"
@@ -108,7 +109,7 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 	cq->cqn = id;
 	cq->entries = entries;
 
-	err = scenic_dma_buf_alloc(sdev, &cq->ring,
+	err = scenic_dma_buf_alloc(sdev, suctx, &cq->ring,
 				   (size_t)entries * SCENIC_CQE_BYTES);
 	if (err)
 		goto err_ida;
@@ -116,7 +117,7 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 				    &resp.q_mmap_key);
 	if (err)
 		goto err_ring;
-	err = scenic_dma_buf_alloc(sdev, &cq->dbrec,
+	err = scenic_dma_buf_alloc(sdev, suctx, &cq->dbrec,
 				   sizeof(struct scenic_cq_dbrec));
 	if (err)
 		goto err_ring;
@@ -127,6 +128,7 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 	resp.comp_mask |= SCENIC_CREATE_CQ_RESP_COMP_MASK_DBREC;
 	cq->db_entry = scenic_rdma_db_expose(sdev, uctx,
 					     sdev->max_qp + cq->cqn,
+					     &sdev->cq_ida, cq->cqn,
 					     &resp.db_mmap_key);
 	if (IS_ERR(cq->db_entry)) {
 		err = PTR_ERR(cq->db_entry);
@@ -164,8 +166,13 @@ err_xa:
 err_hw:
 	hw = (struct scenic_rdma_mbox){ .arg = { cq->cqn }, .nargs = 1 };
 	scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DESTROY_CQ, &hw);
+	scenic_rdma_events_drain(sdev);
 err_db:
+	scenic_dma_buf_release(sdev, &cq->dbrec);
+	scenic_dma_buf_release(sdev, &cq->ring);
+	/* the doorbell entry owns the number now */
 	rdma_user_mmap_entry_remove(cq->db_entry);
+	return err;
 err_ring:
 	scenic_dma_buf_release(sdev, &cq->dbrec);
 	scenic_dma_buf_release(sdev, &cq->ring);
@@ -191,10 +198,34 @@ int scenic_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		return err;
 	/* takes the lock the event handler holds while it calls comp_handler */
 	xa_erase(&sdev->cq_xa, cq->cqn);
-	rdma_user_mmap_entry_remove(cq->db_entry);
+	/* events the card queued for this CQ never reach a later holder */
+	scenic_rdma_events_drain(sdev);
 	scenic_dma_buf_release(sdev, &cq->dbrec);
 	scenic_dma_buf_release(sdev, &cq->ring);
-	ida_free(&sdev->cq_ida, cq->cqn);
+	/* frees the number once no mapping of its doorbell page is left */
+	rdma_user_mmap_entry_remove(cq->db_entry);
+	return 0;
+}
+
+/*
+ * rdma resource show cq -dd: the card's number of the CQ (its doorbell page),
+ * which the restrack id is not.
+ */
+int scenic_rdma_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct scenic_rdma_cq *cq = to_scq(ibcq);
+	struct nlattr *nest;
+
+	if (cq->sw)
+		return 0;
+	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "hw_cqn", cq->cqn)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
 	return 0;
 }
 

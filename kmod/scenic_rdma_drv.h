@@ -43,6 +43,12 @@ struct scenic_gsi_qp;
 #define SCENIC_RDMA_MAX_PD	65536
 #define SCENIC_RDMA_GID_TBL_LEN	32
 #define SCENIC_RDMA_MAX_MR_SIZE	BIT_ULL(40)
+/*
+ * Coherent memory (rings, status pages, doorbell records) one user context
+ * may hold: at most this, and at most a quarter of the RAM. The same bytes
+ * are charged to the process's RLIMIT_MEMLOCK (pinned_vm) as ib_umem does.
+ */
+#define SCENIC_RDMA_UCTX_MAX_RING_BYTES	(256ULL << 20)
 #define SCENIC_RDMA_STATUS_BYTES	4096	/* the per-QP status page */
 /* Response bytes a provider must take: those before the doorbell-record key */
 #define SCENIC_CREATE_QP_RESP_MIN \
@@ -83,6 +89,8 @@ struct scenic_rdma_sw_stats {
 	atomic64_t gsi_tx_errors;	/* ... not sent (no route, no memory) */
 	atomic64_t gsi_rx;		/* QP1 datagrams delivered */
 	atomic64_t gsi_rx_drops;	/* malformed, bad ICRC, Q_Key, no WQE */
+	atomic64_t event_resyncs;	/* rescans after lost events */
+	atomic64_t mem_refused;		/* rings or MRs beyond a user's limits */
 };
 
 /**
@@ -99,7 +107,12 @@ struct scenic_rdma_sw_stats {
  * @fill_tbl, @fill_tbl_dma: the TLB_FILL_PAGES table (coherent, one page);
  *	NULL on a card whose RDMA block is 1.0 (per-page TLB_FILL only)
  * @fill_lock: serializes the use of @fill_tbl
- * @pd_ida, @qp_ida, @cq_ida, @mr_ida: hardware object numbers
+ * @ev_lock: serializes popping and handling card events (the IRQ thread
+ *	and destroy's drain)
+ * @ev_lost_seen: EVENT_LOST at the last resynchronisation (@ev_lock)
+ * @pd_ida, @qp_ida, @cq_ida, @mr_ida: hardware object numbers; a QP or CQ
+ *	number is freed by its doorbell page's mmap entry, i.e. only after
+ *	destroy and the last user mapping of the page
  * @qp_xa, @cq_xa, @mr_xa: objects by number, for events (xa_lock held
  *	while an event is delivered to a QP or CQ)
  * @netdev: the sibling scenic_eth netdev (rtnl), NULL while it is absent
@@ -137,6 +150,8 @@ struct scenic_rdma_dev {
 	__le64 *fill_tbl;
 	dma_addr_t fill_tbl_dma;
 	struct mutex fill_lock;	/* fill_tbl */
+	struct mutex ev_lock;	/* EVENT_POP and the latched EVENT_ARG* */
+	u32 ev_lost_seen;
 
 	struct ida pd_ida;
 	struct ida qp_ida;
@@ -168,6 +183,7 @@ struct scenic_rdma_dev {
 
 struct scenic_rdma_ucontext {
 	struct ib_ucontext ibucontext;
+	atomic64_t ring_bytes;	/* coherent memory charged to the context */
 };
 
 struct scenic_rdma_pd {
@@ -194,6 +210,12 @@ struct scenic_mmap_entry {
 	dma_addr_t dma_addr;
 	phys_addr_t phys;	/* IO kind */
 	size_t size;
+	/* a doorbell page owns its QP/CQ number: freed with the last mapping */
+	struct ida *ida;
+	u32 id;
+	/* DMA kinds of a user context: charged to it and to @mm's pinned_vm */
+	struct mm_struct *mm;
+	size_t charged;
 };
 
 /* Coherent memory shared with the card and mapped to user space. */
@@ -202,6 +224,8 @@ struct scenic_dma_buf {
 	dma_addr_t dma_addr;
 	size_t size;
 	struct scenic_mmap_entry *entry;	/* owns the memory once inserted */
+	struct scenic_rdma_ucontext *uctx;	/* charged to it; NULL: kernel */
+	struct mm_struct *mm;			/* pinned_vm charged (mmgrab) */
 };
 
 /* A kernel CQ (the GSI's): work completions in host memory only. */
@@ -240,6 +264,8 @@ struct scenic_rdma_qp {
 	/* attributes last set, for query_qp (ah_attr without its sgid_attr) */
 	struct ib_qp_attr attr;
 	struct scenic_gsi_qp *gsi;	/* QP1: the software GSI, not on the card */
+	/* an error event was delivered (or the user asked for ERR) since RESET */
+	bool err_reported;
 };
 
 /* A kernel address handle (the GSI's): RoCE v2 over IPv4. */
@@ -366,6 +392,7 @@ bool scenic_rdma_zeroed(struct scenic_rdma_dev *sdev, const void *p,
 			size_t len, const char *what);
 
 int scenic_dma_buf_alloc(struct scenic_rdma_dev *sdev,
+			 struct scenic_rdma_ucontext *suctx,
 			 struct scenic_dma_buf *buf, size_t size);
 int scenic_dma_buf_expose(struct scenic_rdma_dev *sdev,
 			  struct ib_ucontext *uctx, struct scenic_dma_buf *buf,
@@ -374,7 +401,7 @@ void scenic_dma_buf_release(struct scenic_rdma_dev *sdev,
 			    struct scenic_dma_buf *buf);
 struct rdma_user_mmap_entry *
 scenic_rdma_db_expose(struct scenic_rdma_dev *sdev, struct ib_ucontext *uctx,
-		      u32 page, u64 *key);
+		      u32 page, struct ida *ida, u32 id, u64 *key);
 
 /* scenic_rdma_cq.c */
 #ifdef SCENIC_HAVE_CREATE_CQ_ATTRS
@@ -387,6 +414,7 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 			  struct ib_udata *udata);
 #endif
 int scenic_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int scenic_rdma_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int scenic_rdma_req_notify_cq(struct ib_cq *ibcq,
 			      enum ib_cq_notify_flags flags);
 
@@ -438,6 +466,7 @@ void scenic_rdma_tlb_miss(struct scenic_rdma_dev *sdev, u32 key, u64 iova);
 /* scenic_rdma_events.c */
 int scenic_rdma_events_init(struct scenic_rdma_dev *sdev);
 void scenic_rdma_events_fini(struct scenic_rdma_dev *sdev);
+void scenic_rdma_events_drain(struct scenic_rdma_dev *sdev);
 
 /* scenic_rdma_stats.c */
 void scenic_rdma_stats_init(struct scenic_rdma_dev *sdev);

@@ -46,6 +46,7 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.query_pkey = scenic_rdma_query_pkey,
 	.query_port = scenic_rdma_query_port,
 	.query_qp = scenic_rdma_query_qp,
+	.fill_res_cq_entry = scenic_rdma_fill_res_cq_entry,
 	.fill_res_qp_entry = scenic_rdma_fill_res_qp_entry,
 	.reg_user_mr = scenic_rdma_reg_user_mr,
 	.req_notify_cq = scenic_rdma_req_notify_cq,

@@ -105,7 +105,9 @@ static int scenic_mr_collect_pages(struct scenic_rdma_dev *sdev,
 	unsigned long i = 0;
 
 	mr->npages = ib_umem_num_dma_blocks(mr->umem, SCENIC_TLB_PAGE);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	/* 8 bytes per page of the user's: charged to the user's memcg */
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages),
+			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!mr->pages)
 		return -ENOMEM;
 	rdma_umem_for_each_dma_block(mr->umem, &biter, SCENIC_TLB_PAGE) {
@@ -153,6 +155,23 @@ struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 		err = -EINVAL;
 		goto bad;
 	}
+	if (start + length < start) {
+		ibdev_dbg(ibpd->device, "reg_mr: address 0x%llx + length %llu wraps\n",
+			  start, length);
+		err = -EINVAL;
+		goto bad;
+	}
+	/*
+	 * More than the RAM can never be pinned; trying would run the guest
+	 * out of memory before ib_umem_get() gives up (CAP_IPC_LOCK skips
+	 * RLIMIT_MEMLOCK).
+	 */
+	if (length > ((u64)totalram_pages() << PAGE_SHIFT)) {
+		atomic64_inc(&sdev->sw.mem_refused);
+		ibdev_dbg(ibpd->device, "reg_mr: %llu bytes, more than the RAM\n",
+			  length);
+		return ERR_PTR(-ENOMEM);
+	}
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
 		ibdev_dbg(ibpd->device, "reg_mr: unknown command bytes\n");
@@ -160,7 +179,7 @@ struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 		goto bad;
 	}
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&mr->users, 1);

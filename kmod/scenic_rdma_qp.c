@@ -130,24 +130,25 @@ static int scenic_rdma_qp_check_cmd(struct scenic_rdma_dev *sdev,
 }
 
 static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
-				     struct ib_ucontext *uctx,
+				     struct scenic_rdma_ucontext *suctx,
 				     struct scenic_rdma_qp *qp,
 				     struct scenic_ibv_create_qp_resp *resp)
 {
+	struct ib_ucontext *uctx = &suctx->ibucontext;
 	int err;
 
-	err = scenic_dma_buf_alloc(sdev, &qp->sq,
+	err = scenic_dma_buf_alloc(sdev, suctx, &qp->sq,
 				   (size_t)qp->sq_entries * SCENIC_SQ_WQE_BYTES);
 	if (err)
 		return err;
-	err = scenic_dma_buf_alloc(sdev, &qp->rq,
+	err = scenic_dma_buf_alloc(sdev, suctx, &qp->rq,
 				   (size_t)qp->rq_entries * SCENIC_RQ_WQE_BYTES);
 	if (err)
 		return err;
-	err = scenic_dma_buf_alloc(sdev, &qp->status, SCENIC_RDMA_STATUS_BYTES);
+	err = scenic_dma_buf_alloc(sdev, suctx, &qp->status, SCENIC_RDMA_STATUS_BYTES);
 	if (err)
 		return err;
-	err = scenic_dma_buf_alloc(sdev, &qp->dbrec,
+	err = scenic_dma_buf_alloc(sdev, suctx, &qp->dbrec,
 				   sizeof(struct scenic_qp_dbrec));
 	if (err)
 		return err;
@@ -169,6 +170,7 @@ static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
 		return err;
 	resp->comp_mask |= SCENIC_CREATE_QP_RESP_COMP_MASK_DBREC;
 	qp->db_entry = scenic_rdma_db_expose(sdev, uctx, qp->qpn,
+					     &sdev->qp_ida, qp->qpn,
 					     &resp->db_mmap_key);
 	if (IS_ERR(qp->db_entry)) {
 		err = PTR_ERR(qp->db_entry);
@@ -178,16 +180,23 @@ static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
 	return 0;
 }
 
+/*
+ * Frees the QP's memory (or leaves it to the last mapping) and its number:
+ * once the doorbell page is exposed, its entry frees the number, after the
+ * last mapping of the page is gone.
+ */
 static void scenic_rdma_qp_free_bufs(struct scenic_rdma_dev *sdev,
 				     struct scenic_rdma_qp *qp)
 {
-	if (qp->db_entry)
-		rdma_user_mmap_entry_remove(qp->db_entry);
-	qp->db_entry = NULL;
 	scenic_dma_buf_release(sdev, &qp->dbrec);
 	scenic_dma_buf_release(sdev, &qp->status);
 	scenic_dma_buf_release(sdev, &qp->rq);
 	scenic_dma_buf_release(sdev, &qp->sq);
+	if (qp->db_entry)
+		rdma_user_mmap_entry_remove(qp->db_entry);
+	else
+		ida_free(&sdev->qp_ida, qp->qpn);
+	qp->db_entry = NULL;
 }
 
 int scenic_rdma_create_qp(struct ib_qp *ibqp,
@@ -243,7 +252,7 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	qp->qpn = id;
 	mutex_init(&qp->lock);
 
-	err = scenic_rdma_qp_alloc_bufs(sdev, &suctx->ibucontext, qp, &resp);
+	err = scenic_rdma_qp_alloc_bufs(sdev, suctx, qp, &resp);
 	if (err)
 		goto err_bufs;
 
@@ -295,9 +304,9 @@ err_xa:
 err_hw:
 	hw = (struct scenic_rdma_mbox){ .arg = { qp->qpn }, .nargs = 1 };
 	scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DESTROY_QP, &hw);
+	scenic_rdma_events_drain(sdev);
 err_bufs:
 	scenic_rdma_qp_free_bufs(sdev, qp);
-	ida_free(&sdev->qp_ida, qp->qpn);
 	mutex_destroy(&qp->lock);
 	return err;
 bad:
@@ -322,8 +331,9 @@ int scenic_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		return err;
 	/* takes the lock the event handler holds while it calls event_handler */
 	xa_erase(&sdev->qp_xa, qp->qpn);
+	/* events the card queued for this QP never reach a later holder */
+	scenic_rdma_events_drain(sdev);
 	scenic_rdma_qp_free_bufs(sdev, qp);
-	ida_free(&sdev->qp_ida, qp->qpn);
 	mutex_destroy(&qp->lock);
 	return 0;
 }
@@ -604,8 +614,28 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	err = scenic_rdma_qp_hw_query(sdev, qp, res);
 	if (err)
 		goto out;
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : res[0];
+	/* the transition is checked from the card's state, not a claimed one */
+	cur = res[0];
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
+		ibdev_dbg(ibqp->device, "modify_qp %u: cur_qp_state %d, the QP is in %d\n",
+			  qp->qpn, attr->cur_qp_state, cur);
+		atomic64_inc(&sdev->sw.bad_requests);
+		err = -EINVAL;
+		goto out;
+	}
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	/*
+	 * The IBA sets the path MTU in INIT->RTR only: a change under a
+	 * running QP would change the packet size of responses in flight.
+	 */
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (cur != IB_QPS_INIT || next != IB_QPS_RTR)) {
+		ibdev_dbg(ibqp->device, "modify_qp %u: path MTU may be set in INIT->RTR only, not %d -> %d\n",
+			  qp->qpn, cur, next);
+		atomic64_inc(&sdev->sw.bad_requests);
+		err = -EINVAL;
+		goto out;
+	}
 	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask)) {
 		ibdev_dbg(ibqp->device, "modify_qp %u: invalid transition %d -> %d with mask 0x%x\n",
 			  qp->qpn, cur, next, mask);
@@ -624,6 +654,9 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	/* RESET returned the card's indices to 0: the records follow */
 	if (next == IB_QPS_RESET)
 		memset(qp->dbrec.cpu_addr, 0, sizeof(struct scenic_qp_dbrec));
+	/* no error event for an ERR the user asked for (event resync) */
+	if (next == IB_QPS_RESET || next == IB_QPS_ERR)
+		WRITE_ONCE(qp->err_reported, next == IB_QPS_ERR);
 	scenic_rdma_qp_save_attr(qp, attr, mask);
 out:
 	mutex_unlock(&qp->lock);

@@ -59,6 +59,8 @@ enum scenic_rdma_sw_stat {
 	SCENIC_SW_GSI_TX_ERRORS,
 	SCENIC_SW_GSI_RX,
 	SCENIC_SW_GSI_RX_DROPS,
+	SCENIC_SW_EVENT_RESYNCS,
+	SCENIC_SW_MEM_REFUSED,
 	SCENIC_SW_NUM_STATS
 };
 
@@ -109,6 +111,8 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "gsi_tx_errors" },
 	{ .name = "gsi_rx" },
 	{ .name = "gsi_rx_drops" },
+	{ .name = "event_resyncs" },
+	{ .name = "mem_refused" },
 };
 
 static_assert(ARRAY_SIZE(scenic_rdma_stat_descs) ==
@@ -196,5 +200,7 @@ int scenic_rdma_get_hw_stats(struct ib_device *ibdev,
 	v[SCENIC_SW_GSI_TX_ERRORS] = atomic64_read(&sw->gsi_tx_errors);
 	v[SCENIC_SW_GSI_RX] = atomic64_read(&sw->gsi_rx);
 	v[SCENIC_SW_GSI_RX_DROPS] = atomic64_read(&sw->gsi_rx_drops);
+	v[SCENIC_SW_EVENT_RESYNCS] = atomic64_read(&sw->event_resyncs);
+	v[SCENIC_SW_MEM_REFUSED] = atomic64_read(&sw->mem_refused);
 	return ARRAY_SIZE(scenic_rdma_stat_descs);
 }

@@ -6,7 +6,10 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/capability.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_user_verbs.h>
@@ -217,6 +220,7 @@ int scenic_rdma_alloc_ucontext(struct ib_ucontext *uctx,
 	struct scenic_ibv_alloc_ucontext_cmd cmd = {};
 	int err;
 
+	atomic64_set(&to_suctx(uctx)->ring_bytes, 0);
 	if (scenic_rdma_dead(sdev))
 		return -EIO;
 	err = scenic_rdma_udata_cmd(sdev, udata, &cmd, sizeof(cmd), 0);
@@ -328,27 +332,112 @@ int scenic_rdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	return err;
 }
 
+/* The per-context cap on coherent memory: a quarter of RAM at most. */
+static u64 scenic_rdma_uctx_cap(void)
+{
+	return min_t(u64, SCENIC_RDMA_UCTX_MAX_RING_BYTES,
+		     ((u64)totalram_pages() << PAGE_SHIFT) / 4);
+}
+
+/*
+ * Charges @bytes of coherent memory to @suctx (its cap) and to the calling
+ * process's pinned_vm against RLIMIT_MEMLOCK, as ib_umem_get does for user
+ * pages: dma_alloc_coherent() cannot take __GFP_ACCOUNT. *@mmp gets the mm
+ * charged (a reference), NULL if none.
+ */
+static int scenic_rdma_charge(struct scenic_rdma_dev *sdev,
+			      struct scenic_rdma_ucontext *suctx, size_t bytes,
+			      struct mm_struct **mmp)
+{
+	unsigned long npages = bytes >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
+	u64 cap = scenic_rdma_uctx_cap();
+	s64 held;
+
+	*mmp = NULL;
+	held = atomic64_add_return(bytes, &suctx->ring_bytes);
+	if (held > cap) {
+		atomic64_sub(bytes, &suctx->ring_bytes);
+		atomic64_inc(&sdev->sw.mem_refused);
+		ibdev_dbg(&sdev->ibdev, "context would hold %lld bytes of rings and pages, cap %llu\n",
+			  held, cap);
+		return -ENOMEM;
+	}
+	if (!mm)
+		return 0;
+	if (atomic64_add_return(npages, &mm->pinned_vm) >
+	    (rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT) && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		atomic64_sub(bytes, &suctx->ring_bytes);
+		atomic64_inc(&sdev->sw.mem_refused);
+		ibdev_dbg(&sdev->ibdev, "%zu bytes of rings exceed RLIMIT_MEMLOCK (%lu)\n",
+			  bytes, rlimit(RLIMIT_MEMLOCK));
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	*mmp = mm;
+	return 0;
+}
+
+static void scenic_rdma_uncharge(struct scenic_rdma_ucontext *suctx,
+				 struct mm_struct *mm, size_t bytes)
+{
+	if (!suctx)
+		return;
+	atomic64_sub(bytes, &suctx->ring_bytes);
+	if (mm) {
+		atomic64_sub(bytes >> PAGE_SHIFT, &mm->pinned_vm);
+		mmdrop(mm);
+	}
+}
+
 /* The last reference to a mapping is gone: free what it maps. */
 void scenic_rdma_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
 	struct scenic_mmap_entry *e = to_smmap(rdma_entry);
 
-	if (e->kind != SCENIC_MMAP_IO_NC)
+	if (e->kind != SCENIC_MMAP_IO_NC) {
 		dma_free_coherent(e->sdev->dmadev, e->size, e->cpu_addr,
 				  e->dma_addr);
+		if (e->charged)
+			scenic_rdma_uncharge(to_suctx(rdma_entry->ucontext),
+					     e->mm, e->charged);
+	}
+	/* no mapping of the doorbell page is left: the number may be reused */
+	if (e->ida)
+		ida_free(e->ida, e->id);
 	kfree(e);
 }
 
-/* Coherent memory of @size bytes (rounded to pages), zeroed. */
+/*
+ * Coherent memory of @size bytes (rounded to pages), zeroed; charged to
+ * @suctx and its process unless @suctx is NULL (kernel use).
+ */
 int scenic_dma_buf_alloc(struct scenic_rdma_dev *sdev,
+			 struct scenic_rdma_ucontext *suctx,
 			 struct scenic_dma_buf *buf, size_t size)
 {
+	int err;
+
 	buf->size = PAGE_ALIGN(size);
 	buf->entry = NULL;
+	buf->uctx = NULL;
+	buf->mm = NULL;
+	if (suctx) {
+		err = scenic_rdma_charge(sdev, suctx, buf->size, &buf->mm);
+		if (err)
+			return err;
+		buf->uctx = suctx;
+	}
 	buf->cpu_addr = dma_alloc_coherent(sdev->dmadev, buf->size,
-					   &buf->dma_addr, GFP_KERNEL);
-	if (!buf->cpu_addr)
+					   &buf->dma_addr,
+					   GFP_KERNEL | __GFP_NOWARN);
+	if (!buf->cpu_addr) {
+		scenic_rdma_uncharge(buf->uctx, buf->mm, buf->size);
+		buf->uctx = NULL;
+		buf->mm = NULL;
 		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -376,6 +465,11 @@ int scenic_dma_buf_expose(struct scenic_rdma_dev *sdev,
 		kfree(e);
 		return err;
 	}
+	/* the charge goes with the memory: mmap_free returns it */
+	if (buf->uctx) {
+		e->mm = buf->mm;
+		e->charged = buf->size;
+	}
 	buf->entry = e;
 	*key = rdma_user_mmap_get_offset(&e->rdma_entry);
 	return 0;
@@ -387,19 +481,28 @@ void scenic_dma_buf_release(struct scenic_rdma_dev *sdev,
 {
 	if (!buf->cpu_addr)
 		return;
-	if (buf->entry)
+	if (buf->entry) {
 		rdma_user_mmap_entry_remove(&buf->entry->rdma_entry);
-	else
+	} else {
 		dma_free_coherent(sdev->dmadev, buf->size, buf->cpu_addr,
 				  buf->dma_addr);
+		scenic_rdma_uncharge(buf->uctx, buf->mm, buf->size);
+	}
 	buf->cpu_addr = NULL;
 	buf->entry = NULL;
+	buf->uctx = NULL;
+	buf->mm = NULL;
 }
 
-/* Makes doorbell page @page of BAR4 mappable by @uctx. */
+/*
+ * Makes doorbell page @page of BAR4 mappable by @uctx. On success the entry
+ * owns number @id of @ida: it is freed when the entry is removed and no
+ * mapping of the page is left, so that a process that kept a mapping after
+ * destroy can never ring the object that reuses the number.
+ */
 struct rdma_user_mmap_entry *
 scenic_rdma_db_expose(struct scenic_rdma_dev *sdev, struct ib_ucontext *uctx,
-		      u32 page, u64 *key)
+		      u32 page, struct ida *ida, u32 id, u64 *key)
 {
 	struct scenic_mmap_entry *e;
 	int err;
@@ -416,6 +519,8 @@ scenic_rdma_db_expose(struct scenic_rdma_dev *sdev, struct ib_ucontext *uctx,
 		kfree(e);
 		return ERR_PTR(err);
 	}
+	e->ida = ida;
+	e->id = id;
 	*key = rdma_user_mmap_get_offset(&e->rdma_entry);
 	return &e->rdma_entry;
 }

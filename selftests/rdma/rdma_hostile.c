@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdma_hostile: what an unprivileged, hostile process can try against the
+ * RDMA driver on one node (node 2 only has to exist: QPs point at it).
+ *
+ *  a) doorbell pages after destroy: process A keeps a second mapping of its
+ *     QP's and CQ's doorbell pages and destroys them; process B's QPs and CQs
+ *     must not get those numbers while A's mappings live, and A ringing its
+ *     stale page must not move B's QP. After A unmaps, the numbers come back.
+ *  b) read-only mappings cannot be made writable (mprotect, PROT_WRITE,
+ *     MAP_PRIVATE); doorbell pages cannot be mapped privately.
+ *  c) a 1 TiB MR (MAP_NORESERVE) and an MR whose address + length wraps are
+ *     refused with an errno, and the guest lives on.
+ *  d) without CAP_IPC_LOCK and with RLIMIT_MEMLOCK at 1 MiB, CQs, QPs and MRs
+ *     beyond the limit get ENOMEM; a context's rings are capped.
+ *  e) kill -9 of a process whose QPs are retransmitting leaves no QP, CQ, MR
+ *     or PD behind in rdma resource.
+ *
+ * Usage: rdma_hostile -d DEV -p PEER_IPV4
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+
+#include "rdma_common.h"
+
+#define MAX_MAPS 256
+#define BIG_WR 8192		/* SQ 8192 x 512 B + RQ 8192 x 64 B: 4.5 MiB of rings */
+#define BIG_QP_BYTES (BIG_WR * 512 + BIG_WR * 64)
+#define UCTX_CAP (256u << 20)	/* SCENIC_RDMA_UCTX_MAX_RING_BYTES (1 GiB guest: RAM/4 too) */
+
+static const char *devname;
+static const char *peer;
+
+struct umap {
+	unsigned long start, end, off;
+	char perms[5];
+};
+
+/* The mappings of the uverbs device in this process. */
+static int uverbs_maps(struct umap *m, int max)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		die("/proc/self/maps");
+	while (fgets(line, sizeof(line), f) && n < max) {
+		if (!strstr(line, "/dev/infiniband/uverbs"))
+			continue;
+		if (sscanf(line, "%lx-%lx %4s %lx", &m[n].start, &m[n].end, m[n].perms,
+			   &m[n].off) == 4)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* A mapping in @after that is not in @before, with permissions @perms. */
+static bool new_map(const struct umap *before, int nb, const struct umap *after, int na,
+		    const char *perms, struct umap *out)
+{
+	for (int i = 0; i < na; i++) {
+		bool old = false;
+
+		for (int j = 0; j < nb; j++)
+			old |= before[j].start == after[i].start && before[j].off == after[i].off;
+		if (!old && !strcmp(after[i].perms, perms)) {
+			*out = after[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Path to the peer: RoCE v2 over IPv4 from our GID to the peer's. */
+struct path {
+	int gidx;
+	union ibv_gid dgid;
+	enum ibv_mtu mtu;
+};
+
+static void path_init(struct ibv_context *ctx, struct path *p)
+{
+	union ibv_gid g;
+	struct in_addr a;
+
+	p->gidx = find_roce4_gid(ctx, &g, &p->mtu);
+	memset(&p->dgid, 0, sizeof(p->dgid));
+	p->dgid.raw[10] = p->dgid.raw[11] = 0xff;
+	if (inet_pton(AF_INET, peer, &a) != 1) {
+		fprintf(stderr, "%s: bad peer address %s\n", rc_prog, peer);
+		exit(2);
+	}
+	memcpy(&p->dgid.raw[12], &a, 4);
+}
+
+static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq, unsigned int wr)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = wr, .max_recv_wr = wr, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(pd, &ia);
+}
+
+/* RESET -> RTS towards QP @dqpn on the peer (which does not exist there). */
+static int to_rts(struct ibv_qp *qp, const struct path *p, uint32_t dqpn)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		return -errno;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = p->mtu;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = p->dgid;
+	a.ah_attr.grh.sgid_index = p->gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -errno;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 10;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		return -errno;
+	return 0;
+}
+
+/* The card's numbers (drv_hw_cqn) of the CQs of process @pid, from rdma resource. */
+static int hw_cqns(pid_t pid, int *out, int max)
+{
+	FILE *f = popen("/usr/sbin/rdma -dd resource show cq 2>/dev/null", "r");
+	char line[1024];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		long p = -1, c = -1;
+		char *save = NULL, *prev = NULL;
+
+		for (char *t = strtok_r(line, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+			if (prev && !strcmp(prev, "pid"))
+				p = strtol(t, NULL, 10);
+			if (prev && !strcmp(prev, "drv_hw_cqn"))
+				c = strtol(t, NULL, 10);
+			prev = t;
+		}
+		if (p == pid && c >= 0 && n < max)
+			out[n++] = (int)c;
+	}
+	pclose(f);
+	return n;
+}
+
+static void xwrite(int fd, const void *p, size_t n)
+{
+	if (write(fd, p, n) != (ssize_t)n)
+		die("pipe write");
+}
+
+static void xread(int fd, void *p, size_t n)
+{
+	if (read(fd, p, n) != (ssize_t)n)
+		die("pipe read");
+}
+
+/* ---- a) ---- */
+
+struct a_report {
+	int ok;
+	uint32_t qpn;
+	int cqn;
+};
+
+/*
+ * Process A: a CQ and a QP, a second mapping of each doorbell page, destroy
+ * both, report; on 'r' ring the stale pages, on 'u' unmap them, then exit.
+ */
+static void proc_a(int to_b, int from_b)
+{
+	struct umap m0[MAX_MAPS], m1[MAX_MAPS], m2[MAX_MAPS], cqdb, qpdb;
+	struct a_report r = { 0 };
+	struct ibv_context *ctx = open_device(devname);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	volatile uint32_t *cqmap, *qpmap;
+	int fd = ctx->cmd_fd, n0, n1, n2, cqns[8];
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	char c;
+
+	n0 = uverbs_maps(m0, MAX_MAPS);
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	n1 = uverbs_maps(m1, MAX_MAPS);
+	qp = pd && cq ? make_qp(pd, cq, 16) : NULL;
+	n2 = uverbs_maps(m2, MAX_MAPS);
+	/* the provider maps doorbell pages write-only */
+	if (!qp || !new_map(m0, n0, m1, n1, "-w-s", &cqdb) ||
+	    !new_map(m1, n1, m2, n2, "-w-s", &qpdb)) {
+		fprintf(stderr, "%s: A: set-up failed (qp %p)\n", rc_prog, (void *)qp);
+		xwrite(to_b, &r, sizeof(r));
+		_exit(1);
+	}
+	cqmap = mmap(NULL, 4096, PROT_WRITE, MAP_SHARED, fd, cqdb.off);
+	qpmap = mmap(NULL, 4096, PROT_WRITE, MAP_SHARED, fd, qpdb.off);
+	r.qpn = qp->qp_num;
+	r.cqn = hw_cqns(getpid(), cqns, 8) == 1 ? cqns[0] : -1;
+	if (cqmap == MAP_FAILED || qpmap == MAP_FAILED || ibv_destroy_qp(qp) ||
+	    ibv_destroy_cq(cq)) {
+		fprintf(stderr, "%s: A: second mapping or destroy failed: %s\n", rc_prog,
+			strerror(errno));
+		xwrite(to_b, &r, sizeof(r));
+		_exit(1);
+	}
+	r.ok = 1;
+	xwrite(to_b, &r, sizeof(r));
+	while (read(from_b, &c, 1) == 1) {
+		if (c == 'r') {
+			/* post 4 (zeroed) WQEs and move the CQ's consumer index */
+			qpmap[0] = 4;
+			qpmap[2] = 4;
+			cqmap[0] = 3;
+			cqmap[2] = 3;
+		} else if (c == 'u') {
+			munmap((void *)cqmap, 4096);
+			munmap((void *)qpmap, 4096);
+		}
+		xwrite(to_b, &c, 1);
+	}
+	_exit(0);
+}
+
+static void test_stale_doorbell(void)
+{
+	int ab[2], ba[2], cqns[8], ncq, st;
+	struct ibv_context *ctx;
+	struct ibv_qp *qps[4] = { 0 }, *again;
+	struct ibv_cq *cqs[4] = { 0 }, *cq2;
+	struct ibv_wc wc[4];
+	struct a_report r;
+	struct ibv_pd *pd;
+	struct path p;
+	bool qp_reused = false, cq_reused = false, qp_back, cq_back = false;
+	pid_t a;
+	char c;
+
+	if (pipe(ab) || pipe(ba))
+		die("pipe");
+	a = fork();
+	if (a < 0)
+		die("fork");
+	if (!a) {
+		close(ab[0]);
+		close(ba[1]);
+		proc_a(ab[1], ba[0]);
+	}
+	close(ab[1]);
+	close(ba[0]);
+	xread(ab[0], &r, sizeof(r));
+	tap(r.ok && r.cqn >= 0, "a: process A created QP %u and CQ %d, mapped their doorbell pages twice, destroyed them",
+	    r.qpn, r.cqn);
+	if (!r.ok) {
+		close(ba[1]);
+		waitpid(a, NULL, 0);
+		return;
+	}
+
+	ctx = open_device(devname);
+	pd = ibv_alloc_pd(ctx);
+	path_init(ctx, &p);
+	for (int i = 0; i < 4; i++) {
+		cqs[i] = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		qps[i] = pd && cqs[i] ? make_qp(pd, cqs[i], 16) : NULL;
+		if (!qps[i])
+			die("B: create");
+		qp_reused |= qps[i]->qp_num == r.qpn;
+	}
+	ncq = hw_cqns(getpid(), cqns, 8);
+	for (int i = 0; i < ncq; i++)
+		cq_reused |= cqns[i] == r.cqn;
+	tap(!qp_reused, "a: process B's 4 new QPs do not get QP %u while A maps its doorbell page (B: %u %u %u %u)",
+	    r.qpn, qps[0]->qp_num, qps[1]->qp_num, qps[2]->qp_num, qps[3]->qp_num);
+	tap(ncq == 4 && !cq_reused, "a: process B's 4 new CQs do not get CQ %d while A maps its doorbell page (%d of B's CQs seen)",
+	    r.cqn, ncq);
+
+	/* B's QPs run (towards a QP the peer does not have: nothing completes) */
+	for (int i = 0; i < 4; i++)
+		if (to_rts(qps[i], &p, 0xfff0 + i))
+			die("B: modify to RTS");
+	c = 'r';
+	xwrite(ba[1], &c, 1);
+	xread(ab[0], &c, 1);
+	usleep(500000);
+	st = 0;
+	for (int i = 0; i < 4; i++) {
+		int s = qp_state(qps[i]), n = ibv_poll_cq(cqs[i], 4, wc);
+
+		if (s != IBV_QPS_RTS || n != 0) {
+			fprintf(stderr, "# B QP %u: state %s, %d completions (status %d)\n",
+				qps[i]->qp_num, state_str(s), n, n > 0 ? wc[0].status : 0);
+			st++;
+		}
+	}
+	tap(!st, "a: A ringing its stale doorbell pages leaves B's QPs in RTS with no completions (%d moved)",
+	    st);
+
+	c = 'u';
+	xwrite(ba[1], &c, 1);
+	xread(ab[0], &c, 1);
+	close(ba[1]);
+	waitpid(a, NULL, 0);
+	/* the numbers come back once the last mapping is gone */
+	again = make_qp(pd, cqs[0], 16);
+	qp_back = again && again->qp_num == r.qpn;
+	cq2 = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	ncq = hw_cqns(getpid(), cqns, 8);
+	for (int i = 0; i < ncq; i++)
+		cq_back |= cqns[i] == r.cqn;
+	tap(qp_back && cq_back, "a: after A unmapped and exited, QP %u and CQ %d are reused (QP got %u)",
+	    r.qpn, r.cqn, again ? again->qp_num : 0);
+	if (again)
+		ibv_destroy_qp(again);
+	if (cq2)
+		ibv_destroy_cq(cq2);
+	for (int i = 0; i < 4; i++) {
+		ibv_destroy_qp(qps[i]);
+		ibv_destroy_cq(cqs[i]);
+	}
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+}
+
+/* ---- b) ---- */
+
+static void test_readonly(void)
+{
+	struct umap m0[MAX_MAPS], m1[MAX_MAPS], ro = { 0 }, db = { 0 };
+	struct ibv_context *ctx = open_device(devname);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	int n0, n1, e1, e2, e3, e4;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	void *p;
+
+	n0 = uverbs_maps(m0, MAX_MAPS);
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	qp = pd && cq ? make_qp(pd, cq, 16) : NULL;
+	n1 = uverbs_maps(m1, MAX_MAPS);
+	if (!qp || !new_map(m0, n0, m1, n1, "r--s", &ro) || !new_map(m0, n0, m1, n1, "-w-s", &db)) {
+		tap(false, "b: set-up (a QP with a read-only and a doorbell mapping)");
+		return;
+	}
+	errno = 0;
+	e1 = mprotect((void *)ro.start, ro.end - ro.start, PROT_READ | PROT_WRITE) ? errno : 0;
+	p = mmap(NULL, ro.end - ro.start, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->cmd_fd, ro.off);
+	e2 = p == MAP_FAILED ? errno : 0;
+	if (p != MAP_FAILED)
+		munmap(p, ro.end - ro.start);
+	p = mmap(NULL, ro.end - ro.start, PROT_READ, MAP_PRIVATE, ctx->cmd_fd, ro.off);
+	e3 = p == MAP_FAILED ? errno : 0;
+	if (p != MAP_FAILED)
+		munmap(p, ro.end - ro.start);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, ctx->cmd_fd, db.off);
+	e4 = p == MAP_FAILED ? errno : 0;
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	tap(e1, "b: mprotect(PROT_WRITE) of a read-only mapping fails (%s)", strerror(e1));
+	tap(e2, "b: a writable mapping of a read-only page is refused (%s)", strerror(e2));
+	tap(e3, "b: MAP_PRIVATE of a read-only page is refused (%s)", strerror(e3));
+	tap(e4, "b: MAP_PRIVATE of a doorbell page is refused (%s)", strerror(e4));
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+}
+
+/* ---- c) ---- */
+
+static void test_huge_mr(void)
+{
+	struct ibv_context *ctx = open_device(devname);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	size_t tib = (size_t)1 << 40;
+	struct ibv_mr *mr;
+	void *p;
+	int e;
+
+	p = mmap(NULL, tib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
+	if (p == MAP_FAILED) {
+		tap(false, "c: mmap of 1 TiB with MAP_NORESERVE: %s", strerror(errno));
+	} else {
+		errno = 0;
+		mr = ibv_reg_mr(pd, p, tib, IBV_ACCESS_LOCAL_WRITE);
+		e = errno;
+		tap(!mr && e, "c: a 1 TiB MR is refused (%s)", strerror(e));
+		if (mr)
+			ibv_dereg_mr(mr);
+		munmap(p, tib);
+	}
+	errno = 0;
+	mr = ibv_reg_mr(pd, (void *)(uintptr_t)0xfffffffffffff000ull, 0x2000,
+			IBV_ACCESS_LOCAL_WRITE);
+	e = errno;
+	tap(!mr && e, "c: an MR whose address + length wraps is refused (%s)", strerror(e));
+	if (mr)
+		ibv_dereg_mr(mr);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+}
+
+/* ---- d) ---- */
+
+/* Drops CAP_IPC_LOCK (which skips RLIMIT_MEMLOCK) from this process. */
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	d[CAP_IPC_LOCK / 32].permitted &= ~(1u << (CAP_IPC_LOCK % 32));
+	d[CAP_IPC_LOCK / 32].inheritable &= ~(1u << (CAP_IPC_LOCK % 32));
+	return syscall(SYS_capset, &h, d);
+}
+
+struct d_report {
+	int cq_n, cq_err, qp_n, qp_err, mr_err, cap_n, cap_err;
+};
+
+static void test_memlock(void)
+{
+	struct d_report r = { 0 };
+	int fds[2], st;
+	pid_t c;
+
+	if (pipe(fds))
+		die("pipe");
+	c = fork();
+	if (c < 0)
+		die("fork");
+	if (!c) {
+		struct rlimit rl = { 1 << 20, 1 << 20 };
+		struct ibv_context *ctx = open_device(devname);
+		struct ibv_pd *pd = ibv_alloc_pd(ctx);
+		struct ibv_cq *cq, *cq0 = NULL;
+		struct ibv_mr *mr;
+		void *buf;
+
+		close(fds[0]);
+		if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+			die("drop CAP_IPC_LOCK / setrlimit");
+		/* 4096 CQEs of 32 B: 128 KiB of ring each; 1 MiB lets 7 at most */
+		for (r.cq_n = 0; r.cq_n < 64; r.cq_n++) {
+			cq = ibv_create_cq(ctx, 4096, NULL, NULL, 0);
+			if (!cq) {
+				r.cq_err = errno;
+				break;
+			}
+			if (!cq0)
+				cq0 = cq;
+		}
+		for (r.qp_n = 0; cq0 && r.qp_n < 64; r.qp_n++) {
+			if (!make_qp(pd, cq0, 1024)) {
+				r.qp_err = errno;
+				break;
+			}
+		}
+		buf = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		mr = buf == MAP_FAILED ? NULL : ibv_reg_mr(pd, buf, 2 << 20, IBV_ACCESS_LOCAL_WRITE);
+		r.mr_err = mr ? 0 : errno;
+		xwrite(fds[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &r, sizeof(r)) != sizeof(r))
+		r.cq_n = -1;
+	close(fds[0]);
+	waitpid(c, &st, 0);
+	tap(r.cq_err == ENOMEM && r.cq_n <= 8,
+	    "d: RLIMIT_MEMLOCK 1 MiB, no CAP_IPC_LOCK: the CQ after %d of 128 KiB gets ENOMEM (%s)",
+	    r.cq_n, strerror(r.cq_err));
+	tap(r.qp_err == ENOMEM && r.qp_n == 0,
+	    "d: ... and a QP with 576 KiB of rings gets ENOMEM after %d (%s)", r.qp_n,
+	    strerror(r.qp_err));
+	tap(r.mr_err == ENOMEM, "d: ... and a 2 MiB MR gets ENOMEM (%s)", strerror(r.mr_err));
+
+	/* root: the per-context cap on rings, in a child so the memory goes with it */
+	if (pipe(fds))
+		die("pipe");
+	c = fork();
+	if (c < 0)
+		die("fork");
+	if (!c) {
+		struct ibv_context *ctx = open_device(devname);
+		struct ibv_pd *pd = ibv_alloc_pd(ctx);
+		struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		int limit = UCTX_CAP / BIG_QP_BYTES + 8;
+
+		close(fds[0]);
+		for (r.cap_n = 0; cq && r.cap_n < limit; r.cap_n++) {
+			if (!make_qp(pd, cq, BIG_WR)) {
+				r.cap_err = errno;
+				break;
+			}
+		}
+		xwrite(fds[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &r, sizeof(r)) != sizeof(r))
+		r.cap_n = -1;
+	close(fds[0]);
+	waitpid(c, &st, 0);
+	tap(r.cap_err == ENOMEM && r.cap_n >= 1 && r.cap_n <= (int)(UCTX_CAP / BIG_QP_BYTES),
+	    "d: one context's rings stop at 256 MiB: QP %d of 4.5 MiB gets ENOMEM (%s)",
+	    r.cap_n + 1, strerror(r.cap_err));
+}
+
+/* ---- e) ---- */
+
+/* Objects of kind @what (qp, cq, mr, pd) in rdma resource; -1 if unreadable. */
+static int res_count(const char *what)
+{
+	char cmd[128], line[1024];
+	FILE *f;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "/usr/sbin/rdma resource show %s 2>/dev/null", what);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, "comm rdma_hostile") != NULL;
+	pclose(f);
+	return n;
+}
+
+static void test_kill9(void)
+{
+	int fds[2], before[4], during[4], after[4], st;
+	const char *kinds[4] = { "qp", "cq", "mr", "pd" };
+	bool clean = true;
+	pid_t c;
+	char ok = 0;
+
+	for (int i = 0; i < 4; i++)
+		before[i] = res_count(kinds[i]);
+	if (pipe(fds))
+		die("pipe");
+	c = fork();
+	if (c < 0)
+		die("fork");
+	if (!c) {
+		struct ibv_context *ctx = open_device(devname);
+		struct ibv_pd *pd = ibv_alloc_pd(ctx);
+		static char buf[1 << 16];
+		struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+		struct path p;
+
+		close(fds[0]);
+		path_init(ctx, &p);
+		for (int i = 0; mr && i < 4; i++) {
+			struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+			struct ibv_qp *qp = cq ? make_qp(pd, cq, 32) : NULL;
+			struct ibv_sge sge = { (uintptr_t)buf, sizeof(buf), mr->lkey };
+			struct ibv_send_wr wr = {
+				.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+				.send_flags = IBV_SEND_SIGNALED,
+				.wr.rdma = { .remote_addr = 0x10000, .rkey = 0x1234 },
+			}, *bad;
+
+			if (!qp || to_rts(qp, &p, 0xfff0 + i))
+				_exit(1);
+			/* the peer has no such QP: the requester retransmits until killed */
+			for (int j = 0; j < 8; j++)
+				if (ibv_post_send(qp, &wr, &bad))
+					_exit(1);
+		}
+		ok = mr ? 1 : 0;
+		xwrite(fds[1], &ok, 1);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	if (read(fds[0], &ok, 1) != 1)
+		ok = 0;
+	close(fds[0]);
+	usleep(300000);
+	for (int i = 0; i < 4; i++)
+		during[i] = res_count(kinds[i]);
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+	for (int t = 0; t < 50; t++) {
+		clean = true;
+		for (int i = 0; i < 4; i++) {
+			after[i] = res_count(kinds[i]);
+			clean &= after[i] == before[i];
+		}
+		if (clean)
+			break;
+		usleep(100000);
+	}
+	tap(ok && during[0] == before[0] + 4, "e: a process with 4 retransmitting QPs (%d QPs, %d CQs, %d MRs, %d PDs of ours)",
+	    during[0], during[1], during[2], during[3]);
+	tap(clean, "e: after kill -9 rdma resource holds what it held before (qp %d/%d cq %d/%d mr %d/%d pd %d/%d)",
+	    after[0], before[0], after[1], before[1], after[2], before[2], after[3], before[3]);
+}
+
+int main(int argc, char **argv)
+{
+	int o;
+
+	rc_prog = "rdma_hostile";
+	while ((o = getopt(argc, argv, "d:p:")) != -1) {
+		if (o == 'd')
+			devname = optarg;
+		else if (o == 'p')
+			peer = optarg;
+	}
+	if (!devname || !peer) {
+		fprintf(stderr, "usage: rdma_hostile -d DEV -p PEER_IPV4\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_stale_doorbell();
+	test_readonly();
+	test_huge_mr();
+	test_memlock();
+	test_kill9();
+	printf("1..%d\n", tests);
+	return failures ? 1 : 0;
+}
