@@ -198,6 +198,7 @@ static void scenic_rdma_ev_run(struct scenic_rdma_dev *sdev)
 			if (lost == sdev->ev_lost_seen || lost == ~0U)
 				break;
 			scenic_rdma_resync(sdev, lost);
+			cond_resched();
 			continue;	/* the rescan may have raised more */
 		}
 		scenic_rdma_ev_one(sdev, ev);
