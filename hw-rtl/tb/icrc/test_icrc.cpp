@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // scenic_icrc: the model against zlib and the spec's masking rules, then the RTL against the
 // model (packet bytes and verdict per packet) at 512 bit and 64 bit, every last-beat occupancy,
-// pause mixes, line rate.
+// pause mixes, line rate; model and RTL also against ICRCs that Linux rxe put on the wire.
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -14,6 +14,7 @@
 #include "Vicrc512.h"
 #include "Vicrc64.h"
 #include "bench.hpp"
+#include "rxe_frames.hpp"
 #include "scenic/dp/icrc.hpp"
 #include "tb_util.hpp"
 
@@ -96,6 +97,17 @@ TEST(IcrcModel, MaskedFieldsAreInvariant) {
         Frame q = p;
         q[pos] ^= 0x01;
         EXPECT_NE(roce_icrc(q), ref) << "IPv4 byte " << pos;
+    }
+}
+
+// The model computes the ICRC rxe put on captured frames; one flipped covered bit changes it.
+TEST(IcrcModel, MatchesCapturedRxeFrames) {
+    for (const auto& c : scenic::rxe_frames::kAll) {
+        const auto l3 = scenic::rxe_frames::l3(c.frame);
+        EXPECT_EQ(roce_icrc(l3), scenic::rxe_frames::wire_icrc(c.frame)) << c.what;
+        Frame bad(l3.begin(), l3.end());
+        bad[bad.size() - 5] ^= 0x01;  // last byte before the ICRC
+        EXPECT_NE(roce_icrc(bad), scenic::rxe_frames::wire_icrc(c.frame)) << c.what;
     }
 }
 
@@ -208,6 +220,37 @@ TYPED_TEST(IcrcTest, EveryLengthEveryPausePattern) {
         check(pkts, gen, r);
         if (::testing::Test::HasFailure()) return;
     }
+}
+
+// Frames from Linux rxe: the RTL's check passes them unchanged with a good verdict, its generator
+// writes the very ICRC rxe sent, and with one payload/header bit flipped the check fails.
+TYPED_TEST(IcrcTest, CapturedRxeFrames) {
+    std::vector<Frame> good, bad;
+    for (const auto& c : scenic::rxe_frames::kAll) {
+        const auto l3 = scenic::rxe_frames::l3(c.frame);
+        good.emplace_back(l3.begin(), l3.end());
+        bad.push_back(good.back());
+        bad.back()[bad.back().size() - 5] ^= 0x01;
+    }
+    for (const bool gen : {false, true}) {
+        SCOPED_TRACE(gen ? "generate" : "check");
+        Bench<TypeParam> b;
+        const auto r = b.run(good, gen, Pause::none(), Pause::none());
+        ASSERT_FALSE(r.timed_out);
+        ASSERT_EQ(r.out.size(), good.size());
+        ASSERT_EQ(r.ok.size(), good.size());
+        for (size_t i = 0; i < good.size(); ++i) {
+            EXPECT_EQ(r.out[i], good[i]) << scenic::rxe_frames::kAll[i].what;
+            EXPECT_TRUE(r.ok[i]) << scenic::rxe_frames::kAll[i].what;
+        }
+    }
+    Bench<TypeParam> b;
+    const auto r = b.run(bad, false, Pause::none(), Pause::none());
+    ASSERT_EQ(r.ok.size(), bad.size());
+    for (size_t i = 0; i < bad.size(); ++i) {
+        EXPECT_FALSE(r.ok[i]) << scenic::rxe_frames::kAll[i].what << ", one bit flipped";
+    }
+    check(bad, false, r);
 }
 
 TYPED_TEST(IcrcTest, DifferentialRandom) {
