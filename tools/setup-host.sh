@@ -44,6 +44,8 @@ pkgs=(
 	libibverbs-dev
 	# RTL
 	verilator yosys
+	# packages (packaging/): Debian and RPM builds, lintian, the DKMS check
+	debhelper dh-dkms dkms lintian rpm
 )
 need=()
 for p in "${pkgs[@]}"; do
