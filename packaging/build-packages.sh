@@ -36,7 +36,7 @@ rpmver=$(sed -n 's/^Version: *//p' "$top/packaging/rpm/scenic.spec")
 [ "$ver" = "$debver" ] && [ "$ver" = "$rpmver" ] ||
 	die "versions differ: dkms.conf $ver, debian/changelog $debver, scenic.spec $rpmver"
 
-rm -rf "$out"
+rm -rf "$work" "$out"/*.tar.gz
 mkdir -p "$work"
 tarball=$out/scenic-$ver.tar.gz
 if [ $head = 1 ]; then
@@ -52,6 +52,7 @@ echo "build-packages: source $tarball"
 if [ $deb = 1 ]; then
 	command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null &&
 		command -v lintian >/dev/null || die "needs dpkg-dev, debhelper, dh-dkms, lintian (make setup)"
+	rm -f "$out"/*.deb "$out"/*.dsc "$out"/*.tar.xz "$out"/*.buildinfo "$out"/*.changes "$out"/lintian.log
 	tar -C "$work" -xzf "$tarball"
 	log=$out/dpkg-buildpackage.log
 	echo "build-packages: dpkg-buildpackage (log: $log)"
@@ -71,6 +72,7 @@ fi
 
 if [ $rpm = 1 ]; then
 	command -v rpmbuild >/dev/null || die "needs rpm (make setup)"
+	rm -f "$out"/*.rpm
 	rt=$work/rpm
 	mkdir -p "$rt/SOURCES"
 	cp "$tarball" "$rt/SOURCES/"

@@ -62,6 +62,10 @@ tally unit unit_tests
 [ -x kmod/build-check.sh ] && count kmod-w1-builds kmod/build-check.sh
 [ -x kmod/checkpatch.sh ] && count kmod-checkpatch kmod/checkpatch.sh
 tally provider providers/test.sh
+# .deb (lintian: no error) and .rpm packages, then the scenic-dkms .deb built by DKMS against
+# the 6.1 and 6.12 headers in a private DKMS tree (packaging/README.md)
+count packages packaging/build-packages.sh
+tally dkms packaging/dkms-check.sh
 count qemu-smoke qemu-device/tests/qemu-smoke.sh
 tally vm-selftests selftests/run-vm-tests
 
