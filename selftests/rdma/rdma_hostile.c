@@ -315,15 +315,20 @@ static void test_stale_doorbell(void)
 	usleep(500000);
 	st = 0;
 	for (int i = 0; i < 4; i++) {
-		int s = qp_state(qps[i]), n = ibv_poll_cq(cqs[i], 4, wc);
+		struct ibv_qp_attr qa;
+		struct ibv_qp_init_attr qia;
+		int n = ibv_poll_cq(cqs[i], 4, wc);
 
-		if (s != IBV_QPS_RTS || n != 0) {
-			fprintf(stderr, "# B QP %u: state %s, %d completions (status %d)\n",
-				qps[i]->qp_num, state_str(s), n, n > 0 ? wc[0].status : 0);
+		/* the card's next send PSN: a WQE sent moves it */
+		if (ibv_query_qp(qps[i], &qa, IBV_QP_STATE | IBV_QP_SQ_PSN, &qia) ||
+		    qa.qp_state != IBV_QPS_RTS || qa.sq_psn != 0 || n != 0) {
+			fprintf(stderr, "# B QP %u: state %s, next PSN %u, %d completions (status %d)\n",
+				qps[i]->qp_num, state_str(qa.qp_state), qa.sq_psn, n,
+				n > 0 ? wc[0].status : 0);
 			st++;
 		}
 	}
-	tap(!st, "a: A ringing its stale doorbell pages leaves B's QPs in RTS with no completions (%d moved)",
+	tap(!st, "a: A ringing its stale doorbell pages leaves B's QPs in RTS, PSN 0, no completions (%d moved)",
 	    st);
 
 	c = 'u';
