@@ -315,7 +315,7 @@ static void test_stale_doorbell(void)
 	usleep(500000);
 	st = 0;
 	for (int i = 0; i < 4; i++) {
-		struct ibv_qp_attr qa;
+		struct ibv_qp_attr qa = { 0 };
 		struct ibv_qp_init_attr qia;
 		int n = ibv_poll_cq(cqs[i], 4, wc);
 
