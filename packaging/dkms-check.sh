@@ -1,32 +1,50 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# dkms add/build/install/remove of the scenic-dkms package's source against every
-# installed kernel header tree of the kernels we support (Debian 6.1, and
-# bookworm-backports 6.12), in a private DKMS tree: the host's /var/lib/dkms and
-# /lib/modules are not touched, the modules are not signed.
+# The built .debs installed into a private root, the way a user gets them: dpkg unpacks them,
+# DKMS builds and installs scenic-dkms for every installed kernel header tree we support
+# (Debian 6.1 and bookworm-backports 6.12), then dpkg purges the packages. Nothing on the host
+# changes: dpkg works on its own database (--root), DKMS on its own tree and install tree
+# (a `dkms` wrapper first in PATH, also for the packages' maintainer scripts), no signing.
 #
-#   packaging/dkms-check.sh [build/packages/scenic-dkms_<version>_all.deb]
+#   packaging/dkms-check.sh [DIR]        DIR: the .debs (default build/packages)
 #
-# Checks, per kernel: the three modules are built with no compiler warning,
-# installed under <installtree>/<kver>/updates/dkms with the kernel's vermagic,
-# and `dkms remove` leaves nothing of them in the DKMS tree or the install tree.
-# Prints TAP and ends with "N passed, N failed"; exit status 1 on a failure.
+# Checks, per kernel: `dkms build` with no compiler warning; the three modules installed under
+# <root>/lib/modules/<kver>/updates/dkms with that kernel's vermagic; `dkms status` says
+# installed. Then the purge (scenic-dkms' prerm runs `dkms remove --all`): every file that
+# `dpkg -L` listed is gone, no module and no DKMS state is left, nothing at all in the root but
+# dpkg's database. Prints TAP and "N passed, N failed"; exit status 1 on a failure.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-deb=${1:-$(ls "$top"/build/packages/scenic-dkms_*_all.deb 2>/dev/null | head -n 1)}
-[ -f "$deb" ] || { echo "dkms-check: no scenic-dkms .deb (packaging/build-packages.sh --deb)" >&2; exit 2; }
-command -v dkms >/dev/null || { echo "dkms-check: needs dkms (make setup)" >&2; exit 2; }
+dir=${1:-$top/build/packages}
+pkgs=(scenic-dkms libscenic1 ibverbs-provider-scenic libscenic-dev scenic-tools)
+debs=()
+for p in "${pkgs[@]}"; do
+	f=$(ls "$dir/${p}_"*.deb 2>/dev/null | head -n 1)
+	[ -n "$f" ] || { echo "dkms-check: no $p .deb in $dir (packaging/build-packages.sh --deb)" >&2; exit 2; }
+	debs+=("$f")
+done
+[ -x /usr/sbin/dkms ] || { echo "dkms-check: needs dkms (make setup)" >&2; exit 2; }
 
 tmp=$(mktemp -d /tmp/scenic-dkms-check.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-dpkg-deb -x "$deb" "$tmp/root"
-src=$(ls -d "$tmp"/root/usr/src/scenic-*)
-ver=${src##*/scenic-}
-opts=(--dkmstree "$tmp/dkms" --sourcetree "$tmp/root/usr/src" --installtree "$tmp/inst" --no-depmod)
-mods=(scenic scenic_eth scenic_rdma)
+root=$tmp/root
+mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dkms" \
+	"$root/lib/modules" "$tmp/bin"
+touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
+cat >"$tmp/bin/dkms" <<WRAP
+#!/bin/sh
+exec /usr/sbin/dkms "\$@" --dkmstree "$root/var/lib/dkms" --sourcetree "$root/usr/src" \
+	--installtree "$root/lib/modules" --no-depmod
+WRAP
+chmod +x "$tmp/bin/dkms"
+export PATH="$tmp/bin:$PATH"
 # no signing key is generated or used (DKMS signs with /var/lib/dkms/mok.key otherwise)
 export sign_file=/nonexistent
+# dependencies (libc, libibverbs, dkms) are the host's; maintainer scripts run outside a chroot
+# (the root has no shell) with the wrapper above
+dpkg_r() { dpkg --root="$root" --force-depends --force-script-chrootless "$@"; }
+mods=(scenic scenic_eth scenic_rdma)
 
 n=0 pass=0 fail=0
 ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
@@ -36,20 +54,29 @@ kvers=()
 for h in /usr/src/linux-headers-6.1.*-amd64 /usr/src/linux-headers-6.12.*-amd64; do
 	[ -d "$h" ] && kvers+=("${h#/usr/src/linux-headers-}")
 done
-echo "1..$((${#kvers[@]} * 4 + 1))"
+echo "1..$((${#kvers[@]} * 3 + 5))"
 if [ ${#kvers[@]} -lt 2 ]; then
 	notok "headers of both 6.1 and 6.12 installed (found: ${kvers[*]:-none}; make setup)"
 else
 	ok "headers: ${kvers[*]}"
 fi
 
-mkdir -p "$tmp/dkms" "$tmp/inst"
-dkms add -m scenic -v "$ver" "${opts[@]}" >"$tmp/add.log" 2>&1 || { cat "$tmp/add.log"; exit 1; }
+# the unpack is what `dpkg -i` does before configure; configure would run dh_dkms'
+# postinst, which builds for the host's own kernels: done by hand below for the chosen ones
+if dpkg_r --unpack "${debs[@]}" >"$tmp/unpack.log" 2>&1; then
+	ok "dpkg --unpack ${pkgs[*]}"
+else
+	notok "dpkg --unpack"; sed 's/^/# /' "$tmp/unpack.log"
+fi
+for p in "${pkgs[@]}"; do dpkg --root="$root" -L "$p"; done | sort -u >"$tmp/files"
+ver=$(dpkg-deb -f "${debs[0]}" Version)
+dkms add -m scenic -v "$ver" >"$tmp/add.log" 2>&1 || sed 's/^/# /' "$tmp/add.log"
+
 for k in "${kvers[@]}"; do
-	mkdir -p "$tmp/inst/$k"
+	mkdir -p "$root/lib/modules/$k"
 	t0=$(date +%s)
-	if dkms build -m scenic -v "$ver" -k "$k" "${opts[@]}" >"$tmp/build-$k.log" 2>&1; then
-		warn=$(grep -E 'warning:|error:' "$tmp/dkms/scenic/$ver/$k"/*/log/make.log || true)
+	if dkms build -m scenic -v "$ver" -k "$k" >"$tmp/build-$k.log" 2>&1; then
+		warn=$(grep -E 'warning:|error:' "$root/var/lib/dkms/scenic/$ver/$k"/*/log/make.log || true)
 		if [ -z "$warn" ]; then
 			ok "$k: dkms build, no warnings ($(($(date +%s) - t0)) s)"
 		else
@@ -59,13 +86,13 @@ for k in "${kvers[@]}"; do
 	else
 		notok "$k: dkms build"
 		sed 's/^/# /' "$tmp/build-$k.log" | tail -n 20
-		grep -hE 'error|warning' "$tmp/dkms/scenic/$ver/build/make.log" 2>/dev/null |
+		grep -hE 'error|warning' "$root/var/lib/dkms/scenic/$ver/build/make.log" 2>/dev/null |
 			sed 's/^/# /' | head -n 30 || true
 	fi
-	if dkms install -m scenic -v "$ver" -k "$k" "${opts[@]}" >"$tmp/install-$k.log" 2>&1; then
+	if dkms install -m scenic -v "$ver" -k "$k" >"$tmp/install-$k.log" 2>&1; then
 		bad=""
 		for m in "${mods[@]}"; do
-			f=$(ls "$tmp/inst/$k/updates/dkms/$m.ko"* 2>/dev/null | head -n 1)
+			f=$(ls "$root/lib/modules/$k/updates/dkms/$m.ko"* 2>/dev/null | head -n 1)
 			vm=$([ -n "$f" ] && /sbin/modinfo -F vermagic "$f" | cut -d' ' -f1)
 			[ "$vm" = "$k" ] || bad+=" $m(${vm:-missing})"
 		done
@@ -78,21 +105,41 @@ for k in "${kvers[@]}"; do
 		notok "$k: dkms install"
 		sed 's/^/# /' "$tmp/install-$k.log" | tail -n 20
 	fi
-	status=$(dkms status -m scenic -v "$ver" -k "$k" "${opts[@]}" 2>/dev/null || true)
+	status=$(dkms status -m scenic -v "$ver" -k "$k" 2>/dev/null || true)
 	if echo "$status" | grep -q ": installed"; then
 		ok "$k: dkms status: $status"
 	else
 		notok "$k: dkms status says installed ($status)"
 	fi
 done
-dkms remove -m scenic -v "$ver" --all "${opts[@]}" >"$tmp/remove.log" 2>&1 || cat "$tmp/remove.log"
-for k in "${kvers[@]}"; do
-	left=$(find "$tmp/inst/$k" "$tmp/dkms/scenic" -type f 2>/dev/null | head -n 5 || true)
-	if [ -z "$left" ]; then
-		ok "$k: dkms remove --all leaves no file"
-	else
-		notok "$k: dkms remove --all leaves files: $left"
-	fi
+
+# dpkg runs no prerm for a package it did not configure: run the packages' own prerm scripts
+# (scenic-dkms': dkms remove --all) as `dpkg --purge` would, then purge
+for s in "$root"/var/lib/dpkg/info/*.prerm; do
+	[ -e "$s" ] || continue
+	DPKG_ROOT=$root sh "$s" remove >>"$tmp/purge.log" 2>&1 || notok "$(basename "$s") remove failed"
 done
+if dpkg_r --purge "${pkgs[@]}" >>"$tmp/purge.log" 2>&1; then
+	ok "dpkg --purge ${pkgs[*]}"
+else
+	notok "dpkg --purge"; sed 's/^/# /' "$tmp/purge.log"
+fi
+left=""
+while IFS= read -r f; do
+	[ "$f" = /. ] && continue
+	if [ -L "$root$f" ] || [ -f "$root$f" ]; then left+=" $f"; fi
+done <"$tmp/files"
+if [ -z "$left" ]; then
+	ok "purge removed all $(wc -l <"$tmp/files") paths dpkg -L listed"
+else
+	notok "purge left files dpkg -L listed:$left"
+fi
+left=$(cd "$root" && find . -mindepth 1 \( -type f -o -type l \) -not -path './var/lib/dpkg/*' |
+	head -n 10 || true)
+if [ -z "$left" ]; then
+	ok "nothing left in the root (modules, DKMS tree) but dpkg's database"
+else
+	notok "left after purge: $(echo $left)"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
