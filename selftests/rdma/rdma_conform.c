@@ -21,16 +21,19 @@
  *   access    10  bad rkey, out of bounds, no remote write, revoked access
  *   icrc      12  SEND of every length 0..PMTU (all pad counts)
  *   states    13  RESET/INIT/RTR/ERR/SQD
- *   scale=N,N 14  N QPs streaming 64 KiB WRITEs for -T seconds; max_qp + 1
+ *   scale=N,N 14  N QPs streaming WRITEs for -T seconds, each into its own region
+ *                 with its own pattern, checked at the end; max_qp + 1
  * Faults (need the wire-faults rules of the rdma-faults boots on node 1's
  * card, which target fixed PSNs; -r: the client runs on node 2):
  *   lost-middle, lost-last (3), dup (4), reorder (5), read-lost (7), corrupt (12),
  *   ecn (15: one CE-marked packet; then every RDMA WRITE Only packet marked for
  *   1.5 s and the requester's DCQCN rate followed back to line rate)
  *
- * Counters (rdma statistic, the card's hw_counters in sysfs) are checked on
- * each SCENIC side only; rxe has other counters.
+ * Counters (rdma statistic, the device's hw_counters in sysfs) are checked on
+ * both sides: on an rxe side rxe's own counter for the same event
+ * (rxe_equivs), skipped only where rxe 6.1 counts no such event.
  */
+#include <dirent.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -68,6 +71,8 @@ enum op {
 	OP_COUNTER,	/* name -> v, status -ENOENT if the device has no such counter */
 	OP_ASYNC,	/* slot, a = ms -> first async event of the slot's QP (wc_status) */
 	OP_SEND,	/* slot, b = len, a = ms: post a SEND -> status (post) and wc */
+	OP_QUERY,	/* slot -> qpn, state, v = sq_psn, wr_id = rq_psn (ibv_query_qp) */
+	OP_COUNTERS,	/* -> v = length of the text that follows the reply: every counter */
 	OP_QUIT,
 };
 
@@ -261,6 +266,47 @@ static int64_t counter(struct node *c, const char *name)
 	n = fscanf(f, "%lld", &v);
 	fclose(f);
 	return n == 1 ? v : -1;
+}
+
+#define CTEXT_SIZE 8192
+
+/* Every port counter of this device, "name value" lines (what `rdma statistic` shows). */
+static size_t counters_text(struct node *c, char *buf, size_t size)
+{
+	char path[256];
+	size_t n = 0;
+	struct dirent *d;
+	DIR *dir;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters", c->name);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)) && n + 64 < size) {
+		int64_t v;
+
+		if (d->d_name[0] == '.' || !strcmp(d->d_name, "lifespan"))
+			continue;
+		v = counter(c, d->d_name);
+		if (v >= 0)
+			n += (size_t)snprintf(buf + n, size - n, "%s %" PRId64 "\n", d->d_name, v);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* The state and PSNs of @qp as its device reports them: SCENIC asks the card, rxe its QP. */
+static int qp_psns(struct ibv_qp *qp, uint32_t *state, uint32_t *sq_psn, uint32_t *rq_psn)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	int e = ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_RQ_PSN, &ia);
+
+	*state = e ? 99 : a.qp_state;
+	*sq_psn = e ? 0 : a.sq_psn;
+	*rq_psn = e ? 0 : a.rq_psn;
+	return e;
 }
 
 static int post_recv(struct node *c, struct ibv_qp *qp, uint64_t wr_id, uint32_t off,
@@ -482,6 +528,28 @@ static void serve(struct node *c)
 				r.wc_status = wc.status;
 			break;
 		}
+		case OP_QUERY: {
+			uint32_t sq, rq;
+
+			if (!qp) {
+				r.status = -ENOENT;
+				break;
+			}
+			r.qpn = qp->qp_num;
+			r.status = -qp_psns(qp, &r.state, &sq, &rq);
+			r.v = sq;
+			r.wr_id = rq;
+			break;
+		}
+		case OP_COUNTERS: {
+			static char text[CTEXT_SIZE];
+
+			r.v = counters_text(c, text, sizeof(text));
+			xfer(c->sock, &r, sizeof(r), true);
+			if (r.v)
+				xfer(c->sock, text, r.v, true);
+			continue;
+		}
 		case OP_QUIT:
 			xfer(c->sock, &r, sizeof(r), true);
 			return;
@@ -532,6 +600,56 @@ static int64_t peer_counter(struct node *c, const char *name)
 	return r.status ? -1 : (int64_t)r.v;
 }
 
+/* The server's counters_text(). */
+static void peer_counters_text(struct node *c, char *buf, size_t size)
+{
+	struct reply r = call(c, (struct cmd){ .op = OP_COUNTERS });
+	static char tmp[CTEXT_SIZE];
+
+	if (r.v >= sizeof(tmp)) {
+		fprintf(stderr, "rdma_conform: counter text of %" PRIu64 " bytes\n", r.v);
+		exit(2);
+	}
+	if (r.v)
+		xfer(c->sock, tmp, r.v, false);
+	tmp[r.v] = 0;
+	snprintf(buf, size, "%s", tmp);
+}
+
+/* Prints what moved between two counters_text() dumps of one side, as TAP diagnostics. */
+static void print_counter_moves(const char *side, const char *dev, const char *before,
+				const char *after)
+{
+	char line[200] = "", name[64];
+	const char *p = after;
+	long long v, v0;
+	int len, n = 0;
+
+	printf("# %s %s counters that moved (rdma statistic; +delta = total):\n", side, dev);
+	while (sscanf(p, "%63s %lld\n%n", name, &v, &len) == 2) {
+		const char *q = before;
+		char n0[64];
+		int l0;
+
+		p += len;
+		v0 = 0;
+		while (sscanf(q, "%63s %lld\n%n", n0, &v0, &l0) == 2 && strcmp(n0, name)) {
+			q += l0;
+			v0 = 0;
+		}
+		if (v == v0)
+			continue;
+		if (strlen(line) + strlen(name) + 48 > 100) {
+			printf("#   %s\n", line);
+			line[0] = 0;
+		}
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s +%lld = %lld",
+			 line[0] ? ", " : "", name, v - v0, v);
+		n++;
+	}
+	printf("#   %s\n", n ? line : "(none)");
+}
+
 static int peer_state(struct node *c, int slot)
 {
 	return (int)call(c, (struct cmd){ .op = OP_STATE, .slot = slot }).state;
@@ -553,18 +671,56 @@ static void peer_reset(struct node *c)
 	call(c, (struct cmd){ .op = OP_RESET_ALL });
 }
 
-/* Counters of both sides, to take deltas of: [0] this side, [1] the server. */
-#define NCOUNTERS 18
-static const char *const cnames[NCOUNTERS] = {
+/*
+ * Counters of both sides, to take deltas of: [0] this side, [1] the server. The SCENIC card's
+ * names, then those of Linux rxe 6.1 (rxe_hw_counters.c) that count the same events; a device
+ * reads -1 for the other's names.
+ */
+static const char *const cnames[] = {
 	"seq_naks_sent", "seq_naks_rcvd", "retransmits", "ack_timeouts", "duplicate_requests",
 	"rnr_naks_sent", "rnr_naks_rcvd", "rem_access_errs", "rem_inv_reqs", "rx_drop_qp",
 	"wire_drops", "wire_dups", "rx_drop_icrc", "wire_ecn_marks", "ecn_ce_rcvd", "cnp_sent",
-	"cnp_rcvd", "cc_rate_cuts",
+	"cnp_rcvd", "cc_rate_cuts", "wire_reorders", "wire_delays", "wire_corrupts", "acks_sent",
+	/* rxe */
+	"out_of_seq_request", "rcvd_seq_err", "duplicate_request", "send_rnr_err", "rcvd_rnr_err",
+	"completer_retry_err", "retry_exceeded_err", "sent_pkts",
 };
-static const char *const cnames2[] = { "wire_reorders", "wire_delays", "wire_corrupts" };
+#define NCOUNTERS ((int)(sizeof(cnames) / sizeof(cnames[0])))
+
+/*
+ * What an rxe 6.1 side counts instead of a SCENIC counter: the delta of @rxe (plus that of
+ * @plus), with @how saying how it differs. @rxe NULL: rxe has no such counter, @how says why.
+ */
+struct rxe_equiv {
+	const char *scenic, *rxe, *plus, *how;
+};
+
+static const struct rxe_equiv rxe_equivs[] = {
+	/* check_psn(): once per sequence NAK (sent_psn_nak), as the card counts */
+	{ "seq_naks_sent", "out_of_seq_request", NULL, "" },
+	/* check_ack(): a sequence NAK that moves the completer's PSN forward */
+	{ "seq_naks_rcvd", "rcvd_seq_err", NULL, "" },
+	/* check_psn(): every request with a PSN behind the expected one */
+	{ "duplicate_requests", "duplicate_request", NULL, "" },
+	{ "rnr_naks_sent", "send_rnr_err", NULL, "" },
+	{ "rnr_naks_rcvd", "rcvd_rnr_err", NULL, "" },
+	/* rxe counts retry sequences (go-back-N restarts), not packets resent */
+	{ "retransmits", "completer_retry_err", NULL, ", retry sequences" },
+	/* every expiry of the retransmit timer is a retry, the last one retry-exceeded */
+	{ "ack_timeouts", "completer_retry_err", "retry_exceeded_err",
+	  " + retry_exceeded_err, timer retries" },
+	{ "rx_drop_qp", NULL, NULL,
+	  "rxe 6.1 drops a packet for an unknown QP in hdr_check() without counting it" },
+	{ "rx_drop_icrc", NULL, NULL,
+	  "rxe 6.1 drops a bad ICRC in rxe_rcv() without counting it" },
+	{ "ecn_ce_rcvd", NULL, NULL, "rxe 6.1 has no ECN notification point" },
+	{ "cnp_sent", NULL, NULL, "rxe 6.1 has no ECN notification point" },
+	{ "cnp_rcvd", NULL, NULL, "rxe 6.1 has no DCQCN reaction point" },
+	{ "cc_rate_cuts", NULL, NULL, "rxe 6.1 has no DCQCN reaction point" },
+};
 
 struct snap {
-	int64_t v[2][NCOUNTERS + 3];
+	int64_t v[2][NCOUNTERS];
 };
 
 static int cidx(const char *name)
@@ -572,9 +728,6 @@ static int cidx(const char *name)
 	for (int i = 0; i < NCOUNTERS; i++)
 		if (!strcmp(cnames[i], name))
 			return i;
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(cnames2[i], name))
-			return NCOUNTERS + i;
 	fprintf(stderr, "rdma_conform: unknown counter %s\n", name);
 	exit(2);
 }
@@ -583,11 +736,9 @@ static void take(struct node *c, struct snap *s)
 {
 	/* the core caches hw_counters for 10 ms (RDMA_HW_STATS_DEFAULT_LIFESPAN): read fresh */
 	usleep(30000);
-	for (int i = 0; i < NCOUNTERS + 3; i++) {
-		const char *n = i < NCOUNTERS ? cnames[i] : cnames2[i - NCOUNTERS];
-
-		s->v[0][i] = counter(c, n);
-		s->v[1][i] = peer_counter(c, n);
+	for (int i = 0; i < NCOUNTERS; i++) {
+		s->v[0][i] = counter(c, cnames[i]);
+		s->v[1][i] = peer_counter(c, cnames[i]);
 	}
 }
 
@@ -606,24 +757,64 @@ static bool side_scenic(struct node *c, int who)
 	return who ? c->peer.scenic : c->scenic;
 }
 
-/* A check on a SCENIC side's counter: delta in [lo, hi]; skipped on rxe. */
+static const struct rxe_equiv *rxe_equiv(const char *name)
+{
+	for (size_t i = 0; i < sizeof(rxe_equivs) / sizeof(rxe_equivs[0]); i++)
+		if (!strcmp(rxe_equivs[i].scenic, name))
+			return &rxe_equivs[i];
+	return NULL;
+}
+
+/*
+ * Delta of SCENIC counter @name on side @who, or on an rxe side of its rxe equivalent (-1 when
+ * there is none); *label names what was read.
+ */
+static int64_t cdelta(struct node *c, const struct snap *a, const struct snap *b, int who,
+		      const char *name, char *label, size_t size)
+{
+	const struct rxe_equiv *q;
+	int64_t d, d2;
+
+	if (side_scenic(c, who)) {
+		snprintf(label, size, "%s", name);
+		return delta(a, b, who, name);
+	}
+	q = rxe_equiv(name);
+	if (!q || !q->rxe) {
+		snprintf(label, size, "%s", q ? q->how : "no rxe equivalent");
+		return -1;
+	}
+	snprintf(label, size, "%s = rxe %s%s", name, q->rxe, q->how);
+	d = delta(a, b, who, q->rxe);
+	if (d < 0 || !q->plus)
+		return d;
+	d2 = delta(a, b, who, q->plus);
+	return d2 < 0 ? -1 : d + d2;
+}
+
+/*
+ * A check on a side's counter: delta in [lo, hi]. On an rxe side rxe's own counter for the same
+ * event is read (rxe_equivs); the check is skipped only where rxe counts no such thing.
+ */
 static void check_counter(struct node *c, const struct snap *a, const struct snap *b, int who,
 			  const char *name, int64_t lo, int64_t hi, const char *what)
 {
 	const char *side = who ? "server" : "client";
+	const struct rxe_equiv *q = side_scenic(c, who) ? NULL : rxe_equiv(name);
+	char label[160];
 	int64_t d;
 
-	if (!side_scenic(c, who)) {
-		printf("ok %d - %s: %s %s # SKIP %s side is not SCENIC\n", ++tests, what, side,
-		       name, side);
+	if (!side_scenic(c, who) && (!q || !q->rxe)) {
+		printf("ok %d - %s: %s %s # SKIP %s side is rxe: %s\n", ++tests, what, side,
+		       name, side, q ? q->how : "no equivalent counter");
 		return;
 	}
-	d = delta(a, b, who, name);
+	d = cdelta(c, a, b, who, name, label, sizeof(label));
 	if (lo == hi)
-		tap(d == lo, "%s: %s %s +%" PRId64 " (got %+" PRId64 ")", what, side, name, lo, d);
+		tap(d == lo, "%s: %s %s +%" PRId64 " (got %+" PRId64 ")", what, side, label, lo, d);
 	else
 		tap(d >= lo && d <= hi, "%s: %s %s +%" PRId64 "..+%" PRId64 " (got %+" PRId64 ")",
-		    what, side, name, lo, hi, d);
+		    what, side, label, lo, hi, d);
 }
 
 /*
@@ -917,10 +1108,14 @@ static void scenario_rnr(struct node *c)
 	/* at most one NAK per timer period in the ~1 s wait (10.24 ms), at least 1 */
 	check_counter(c, &a, &b, 1, "rnr_naks_sent", 1, 100, "rnr: retry 7 over 1 s");
 	check_counter(c, &a, &b, 0, "rnr_naks_rcvd", 1, 100, "rnr: retry 7 over 1 s");
-	if (c->scenic && c->peer.scenic)
-		tap(delta(&a, &b, 0, "rnr_naks_rcvd") == delta(&a, &b, 1, "rnr_naks_sent"),
-		    "rnr: every RNR NAK sent was received (%" PRId64 " sent, %" PRId64 " received)",
-		    delta(&a, &b, 1, "rnr_naks_sent"), delta(&a, &b, 0, "rnr_naks_rcvd"));
+	{
+		char l0[160], l1[160];
+		int64_t sent = cdelta(c, &a, &b, 1, "rnr_naks_sent", l1, sizeof(l1));
+		int64_t rcvd = cdelta(c, &a, &b, 0, "rnr_naks_rcvd", l0, sizeof(l0));
+
+		tap(sent >= 1 && rcvd == sent, "rnr: every RNR NAK sent was received (server %s "
+		    "%+" PRId64 ", client %s %+" PRId64 ")", l1, sent, l0, rcvd);
+	}
 	peer_reset(c);
 }
 
@@ -1485,15 +1680,69 @@ static double jain(const uint64_t *x, int from, int n)
 
 #define SC_LEN	65536
 #define SC_DEPTH 2
+#define SC_BG	0x5cb6		/* pattern seed of the server's scale area before the run */
+
+/*
+ * Each QP i writes its own region [i * len, (i + 1) * len) of the server's buffer from the same
+ * range of ours, filled with its own pattern: up to 64 KiB, less when n regions of 64 KiB do not
+ * fit into BUF_SIZE (256 QPs: 32 KiB, 500: 16 KiB).
+ */
+static uint32_t scale_len(int n)
+{
+	uint32_t len = (BUF_SIZE / (uint32_t)n) & ~4095u;
+
+	return len < SC_LEN ? len : SC_LEN;
+}
+
+/*
+ * After a failed run: the state and PSNs of each QP in trouble on both sides (our requester's
+ * next PSN to send, the server responder's expected PSN: equal when every request arrived and
+ * only ACKs are missing) and what moved in both sides' counters.
+ */
+static void scale_diag(struct node *c, int n, const int *out, const uint64_t *bytes,
+		       const char *bad, const char *ctext0, const char *stext0)
+{
+	static char ctext[CTEXT_SIZE], stext[CTEXT_SIZE];
+	int shown = 0, troubled = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint32_t st, sq, rq;
+		struct reply r;
+
+		if (!out[i] && !bad[i])
+			continue;
+		if (troubled++ >= 32)
+			continue;
+		qp_psns(c->qp[i], &st, &sq, &rq);
+		r = call(c, (struct cmd){ .op = OP_QUERY, .slot = i });
+		printf("# scale: QP %d%s: %d WRs outstanding, %" PRIu64 " KiB done; client qpn 0x%x "
+		       "%s sq_psn 0x%06x; server qpn 0x%x %s expected PSN 0x%06" PRIx64 "%s\n", i,
+		       bad[i] == 2 ? " (wrong data)" : bad[i] ? " (error)" : " (stuck)", out[i],
+		       bytes[i] / 1024, c->qp[i]->qp_num, state_str((int)st), sq, r.qpn,
+		       r.status ? "?" : state_str((int)r.state), r.wr_id,
+		       r.status ? " (query failed)" : "");
+		shown++;
+	}
+	if (troubled > shown)
+		printf("# scale: ... and %d more QPs in trouble\n", troubled - shown);
+	usleep(30000);	/* the core's hw_counters cache */
+	counters_text(c, ctext, sizeof(ctext));
+	peer_counters_text(c, stext, sizeof(stext));
+	print_counter_moves("client", c->name, ctext0, ctext);
+	print_counter_moves("server", c->peer.dev, stext0, stext);
+}
 
 static struct scale_res scale_run(struct node *c, int n, double base_mbps)
 {
 	static uint64_t bytes[MAX_SLOTS], half[MAX_SLOTS];
 	static int out[MAX_SLOTS];
+	static char bad[MAX_SLOTS], ctext0[CTEXT_SIZE], stext0[CTEXT_SIZE];
+	const uint32_t len = scale_len(n);
 	struct pairopt o = defaults();
 	struct scale_res res = { 0, 0 };
 	uint64_t t0, t_half, t_end, t_drain, min_after = UINT64_MAX;
 	int errors = 0, qp0_flush = 0, qp0_other = 0, outstanding = 0, from = n > 1 ? 1 : 0;
+	int wrong = 0, first_wrong = -1, checked = 0;
 	bool killed = false;
 	char why[120] = "";
 
@@ -1515,11 +1764,16 @@ static struct scale_res scale_run(struct node *c, int n, double base_mbps)
 		}
 		bytes[i] = half[i] = 0;
 		out[i] = 0;
+		bad[i] = 0;
+		fill(c->buf + (size_t)i * len, (uint64_t)i * len, len, 0x5ca1e000u + (uint64_t)i);
 	}
+	call(c, (struct cmd){ .op = OP_FILL, .a = 0, .b = (uint32_t)n * len, .x = SC_BG });
+	counters_text(c, ctext0, sizeof(ctext0));
+	peer_counters_text(c, stext0, sizeof(stext0));
 	for (int i = 0; i < n; i++)
 		for (int d = 0; d < SC_DEPTH; d++) {
-			if (post(c, c->qp[i], IBV_WR_RDMA_WRITE, i, 0, SC_LEN, raddr(c, 0),
-				 c->peer.rkey, 0, 0, 0))
+			if (post(c, c->qp[i], IBV_WR_RDMA_WRITE, i, (uint32_t)i * len, len,
+				 raddr(c, (uint64_t)i * len), c->peer.rkey, 0, 0, 0))
 				errors++;
 			else
 				out[i]++, outstanding++;
@@ -1553,19 +1807,20 @@ static struct scale_res scale_run(struct node *c, int n, double base_mbps)
 				else if (wc[j].status != IBV_WC_SUCCESS)
 					qp0_other++;
 				else
-					bytes[0] += SC_LEN;
+					bytes[0] += len;
 				continue;
 			}
 			if (wc[j].status != IBV_WC_SUCCESS) {
 				if (!errors)
 					snprintf(why, sizeof(why), "QP %d: %s", i, wcs(wc[j].status));
 				errors++;
+				bad[i] = 1;
 				continue;
 			}
-			bytes[i] += SC_LEN;
+			bytes[i] += len;
 			if (t < t_end) {
-				if (post(c, c->qp[i], IBV_WR_RDMA_WRITE, i, 0, SC_LEN, raddr(c, 0),
-					 c->peer.rkey, 0, 0, 0))
+				if (post(c, c->qp[i], IBV_WR_RDMA_WRITE, i, (uint32_t)i * len, len,
+					 raddr(c, (uint64_t)i * len), c->peer.rkey, 0, 0, 0))
 					errors++;
 				else
 					out[i]++, outstanding++;
@@ -1587,12 +1842,32 @@ static struct scale_res scale_run(struct node *c, int n, double base_mbps)
 		lo = bytes[i] < lo ? bytes[i] : lo;
 		hi = bytes[i] > hi ? bytes[i] : hi;
 	}
-	printf("# scale: %d QPs, %d s: %.1f MB/s aggregate, Jain %.4f, per-QP %" PRIu64
-	       "..%" PRIu64 " KiB\n", n, scale_secs, res.mbps, res.jain,
+	printf("# scale: %d QPs x %u KiB WRITEs, %d s: %.1f MB/s aggregate, Jain %.4f, per-QP %"
+	       PRIu64 "..%" PRIu64 " KiB\n", n, len / 1024, scale_secs, res.mbps, res.jain,
 	       lo / 1024, hi / 1024);
+	/*
+	 * Every QP's region holds its own pattern: its WRITEs landed whole and in its own place,
+	 * no other QP's data reached it. Not QP 0 when it went to ERR before a WRITE completed.
+	 */
+	for (int i = 0; i < n; i++) {
+		if (i == 0 && killed && !bytes[0])
+			continue;
+		checked++;
+		if (peer_hash(c, (uint32_t)i * len, len) != fnv(c->buf + (size_t)i * len, len)) {
+			bad[i] = 2;
+			if (!wrong++)
+				first_wrong = i;
+		}
+	}
 	tap(!errors && !outstanding && res.jain >= 0.99,
-	    "scale: %d QPs x 64 KiB WRITEs for %d s: no error, Jain's fairness %.4f >= 0.99%s%s", n,
-	    scale_secs, res.jain, why[0] ? "; " : "", why);
+	    "scale: %d QPs x %u KiB WRITEs for %d s: no error, Jain's fairness %.4f >= 0.99%s%s",
+	    n, len / 1024, scale_secs, res.jain, why[0] ? "; " : "", why);
+	if (wrong)
+		snprintf(why, sizeof(why), ", first QP %d", first_wrong);
+	tap(!wrong, "scale: %d QPs: each QP's %u KiB region at the server holds exactly its own "
+	    "pattern (%d of %d QPs wrong%s)", n, len / 1024, wrong, checked, wrong ? why : "");
+	if (errors || outstanding || wrong)
+		scale_diag(c, n, out, bytes, bad, ctext0, stext0);
 	if (base_mbps > 0)
 		tap(res.mbps >= 0.7 * base_mbps, "scale: %d QPs: aggregate %.1f MB/s >= 0.7 x the "
 		    "1-QP %.1f MB/s", n, res.mbps, base_mbps);
@@ -1741,35 +2016,58 @@ static void fault_write(struct node *c, const char *what, uint32_t base, const c
 	peer_reset(c);
 }
 
+/*
+ * The ACKs the server (the responder) put on the wire: a SCENIC card counts them as it sends
+ * them (acks_sent, after any coalescing); rxe counts every packet it sends (sent_pkts), and a
+ * responder sends nothing but ACKs in these scenarios.
+ */
+static void check_acks_sent(struct node *c, const struct snap *a, const struct snap *b,
+			    int64_t want, const char *what)
+{
+	const char *name = c->peer.scenic ? "acks_sent" : "sent_pkts";
+	int64_t d = delta(a, b, 1, name);
+
+	tap(d == want, "%s: server %s%s +%" PRId64 " (got %+" PRId64 ")", what,
+	    c->peer.scenic ? "" : "rxe ", name, want, d);
+}
+
 static void scenario_dup(struct node *c)
 {
-	struct rentry e[2] = { { .wr_id = 1, .off = 4096, .len = 1000 },
-			       { .wr_id = 2, .off = 8192, .len = 1000 } };
+	struct rentry e[2] = { { .wr_id = 1, .off = 4096, .len = 2000 },
+			       { .wr_id = 2, .off = 8192, .len = 2000 } };
 	uint64_t v0 = 0x0123456789abcdefull, got;
 	struct snap a, b;
 	struct ibv_qp *qp;
 	struct reply r;
 	int st;
 
-	/* SEND duplicated: re-ACKed, one receive completion */
+	/*
+	 * A 2-packet SEND (PMTU 1024) whose SEND FIRST is duplicated: one receive completion, and
+	 * the duplicate is acknowledged although it carries no AckReq (the IBA acknowledges every
+	 * duplicate request; rxe does the same): a requester that waits for that ACK would
+	 * otherwise wait for its ACK timeout.
+	 * The responder sends exactly 2 ACKs: the re-ACK and the ACK of SEND LAST.
+	 */
 	qp = fault_pair(c, 0x300000, "dup SEND");
 	if (!qp)
 		return;
 	call_e(c, (struct cmd){ .op = OP_POST_RECVS, .n = 2 }, e);
-	fill(c->buf, 0, 100, 31);
+	fill(c->buf, 0, 1500, 31);
 	take(c, &a);
-	st = post(c, qp, IBV_WR_SEND, 1, 0, 100, 0, 0, 0, 0, 0) ?: sdone(c, qp, NULL);
-	e[0].len = 100;
+	st = post(c, qp, IBV_WR_SEND, 1, 0, 1500, 0, 0, 0, 0, 0) ?: sdone(c, qp, NULL);
+	e[0].len = 1500;
 	e[0].seed = 31;
 	r = call_e(c, (struct cmd){ .op = OP_EXPECT, .a = 5000, .n = 1 }, e);
-	tap(st == IBV_WC_SUCCESS && r.v == 1, "dup: duplicated SEND: success, received once with "
-	    "its data (%s%s%s)", wcs(st), r.msg[0] ? "; " : "", r.msg);
+	tap(st == IBV_WC_SUCCESS && r.v == 1, "dup: 2-packet SEND, SEND FIRST duplicated: success, "
+	    "received once with its data (%s%s%s)", wcs(st), r.msg[0] ? "; " : "", r.msg);
 	r = call(c, (struct cmd){ .op = OP_NO_RECV, .a = 1000 });
 	take(c, &b);
 	tap(r.status == -ETIMEDOUT, "dup: no second receive completion in 1 s (%s)",
 	    r.status ? "none" : wcs((int)r.wc_status));
 	check_counter(c, &a, &b, fside(), "wire_dups", 1, 1, "dup SEND");
-	check_counter(c, &a, &b, 1, "duplicate_requests", 1, 1, "dup SEND: re-ACKed");
+	check_counter(c, &a, &b, 1, "duplicate_requests", 1, 1, "dup SEND: seen as a duplicate");
+	check_acks_sent(c, &a, &b, 2, "dup SEND: the duplicate SEND FIRST re-ACKed, SEND LAST "
+			"ACKed");
 	peer_reset(c);
 
 	/* FAA duplicated: answered from the saved result, applied once */
