@@ -15,7 +15,7 @@ BUILD := $(CURDIR)/build
 CMAKE_BUILD := $(BUILD)/cmake
 export KVER KDIR
 
-.PHONY: all setup regmap regmap-check model qemu kmod provider image demo shell unit vmtest check clean help
+.PHONY: all setup regmap regmap-check model model-asan fuzz qemu kmod provider image demo shell unit vmtest check clean help
 
 help:
 	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -36,6 +36,23 @@ $(CMAKE_BUILD)/build.ninja:
 
 model: $(CMAKE_BUILD)/build.ninja
 	cmake --build $(CMAKE_BUILD)
+
+# The model and its unit tests under ASan + UBSan + _GLIBCXX_ASSERTIONS, and the libFuzzer
+# harness (clang): lanes of make check (docs/fuzzing.md).
+ASAN_BUILD := $(BUILD)/cmake-asan
+FUZZ_BUILD := $(BUILD)/fuzz
+$(ASAN_BUILD)/build.ninja:
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENIC_SANITIZE=ON
+
+model-asan: $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) --target scenic_model_test scenic_rdma_test
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DSCENIC_FUZZ=ON
+
+fuzz: $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) --target scenic_fuzz_model scenic_fuzz_corpus
 
 qemu: model
 	bash qemu-device/build-qemu.sh
@@ -65,7 +82,7 @@ unit: model
 vmtest: image qemu
 	selftests/run-vm-tests
 
-check: setup all
+check: setup all model-asan fuzz
 	tools/run-tests.sh
 
 clean:

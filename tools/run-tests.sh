@@ -41,10 +41,11 @@ tally() {
 	fi
 }
 
-# ctest's own summary, turned into the common form.
+# ctest's own summary, turned into the common form. $1: the build (default build/cmake); tests
+# of targets that build did not make (the ASan build makes only the model's) are left out.
 unit_tests() {
-	local out="$log_dir/ctest.out"
-	ctest --test-dir build/cmake --output-on-failure -j2 >"$out" 2>&1
+	local dir=${1:-build/cmake} out="$log_dir/ctest-$(basename "${1:-build/cmake}").out"
+	ctest --test-dir "$dir" --output-on-failure -j2 -E '_NOT_BUILT$' >"$out" 2>&1
 	local rc=$?
 	cat "$out"
 	local total fail
@@ -59,6 +60,10 @@ start=$(date +%s)
 count regmap-fresh python3 tools/regmap/gen_regmap.py tools/regmap/scenic-regs.toml . --check
 count spdx tools/check-spdx
 tally unit unit_tests
+# The same unit tests under ASan + UBSan + _GLIBCXX_ASSERTIONS (any report fails the test), and
+# 60 s of the model's fuzzer (any crash, leak or invariant violation fails): docs/fuzzing.md.
+tally unit-asan unit_tests build/cmake-asan
+count fuzz-60s tools/fuzz/run-fuzz --time 60
 [ -x kmod/build-check.sh ] && count kmod-w1-builds kmod/build-check.sh
 [ -x kmod/checkpatch.sh ] && count kmod-checkpatch kmod/checkpatch.sh
 tally provider providers/test.sh

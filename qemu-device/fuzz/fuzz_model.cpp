@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: MIT
+// libFuzzer harness over the device model's C API (scenic/model.h) behind a QEMU-like host
+// (fake_qemu.hpp). An input is an op stream (ops.hpp): MMIO of any size and offset, doorbells,
+// mailbox commands, ring and WQE contents in guest RAM, timer fires, FLR, MSI-X table writes,
+// and RoCE v2 frames from a peer that the builder makes well formed (valid ICRC), so that the
+// responder and the completer parse them and act on hostile contents. An optional prologue
+// brings the card up as scenic_rdma.ko does (CQs, QPs to RTS, an MR with its TLB filled).
+//
+// Invariants after every input (a violation aborts, which libFuzzer reports as a crash):
+//  - no ASan / UBSan report (the build uses -fno-sanitize-recover);
+//  - the card goes idle: with no more input, its timer stops within kMaxDrainFires fires;
+//  - bounded state: the heap the card holds stays under kMaxHeapBytes at every step, and the
+//    driver's event drain ends (the event FIFO is bounded);
+//  - the card is destroyed without leaks (LeakSanitizer).
+#include <sanitizer/allocator_interface.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "fake_qemu.hpp"
+#include "ops.hpp"
+#include "scenic/regs.hpp"
+#include "scenic/roce/headers.hpp"
+#include "scenic/roce/opcode.hpp"
+#include "scenic/roce/packet.hpp"
+#include "uapi/scenic_rdma.h"
+
+namespace {
+
+using namespace scenic;
+using namespace scenic::fuzz;
+namespace rr = scenic::regs::rdma;
+
+constexpr uint64_t kMaxDrainFires = 20000;
+constexpr size_t kMaxHeapBytes = 64u << 20;
+constexpr unsigned kMaxOps = 512;
+
+// Guest RAM layout (offsets from FakeQemu::kRamBase), as a driver would allocate it.
+constexpr uint64_t kCqRing[2] = {0x1000, 0x2000};
+constexpr unsigned kCqLog2 = 6;
+constexpr uint64_t kCqRec[2] = {0x3000, 0x3008};
+constexpr uint32_t kQpn[2] = {2, 3};
+constexpr uint32_t kPeerQpn[2] = {0x11, 0x12};
+constexpr uint64_t kSq[2] = {0x4000, 0x8000};
+constexpr uint64_t kRq[2] = {0x6000, 0xa000};
+constexpr uint64_t kStatus[2] = {0x7000, 0xb000};
+constexpr uint64_t kQpRec[2] = {0x7800, 0xb800};
+constexpr unsigned kSqLog2 = 4, kRqLog2 = 4;
+constexpr uint64_t kUserPhys = 0x10000;  // 16 user pages; VA page i at bus page i ^ 1
+constexpr unsigned kUserPages = 16;
+constexpr uint64_t kVa = 0x7f12'3400'0000;
+constexpr uint32_t kPd = 7;
+constexpr uint32_t kKey = (1u << 8) | 0x5a;
+constexpr uint32_t kPeerKey = 0x77000 | 0x33;  // the peer's rkey, for the card's requests
+constexpr uint32_t kSqPsn = 0x100, kRqPsn = 0x200;
+constexpr uint32_t kPmtu = 1024;
+
+uint64_t bus(uint64_t ram_off) { return FakeQemu::kRamBase + ram_off; }
+uint32_t lo(uint64_t v) { return static_cast<uint32_t>(v); }
+uint32_t hi(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
+uint64_t va_to_bus(uint64_t va) {
+    const uint64_t page = ((va - kVa) / 4096) % kUserPages;
+    return bus(kUserPhys + (page ^ 1) * 4096 + (va & 4095));
+}
+
+unsigned size_of(uint8_t sel) {
+    static constexpr unsigned kSizes[4] = {1, 2, 4, 8};
+    return kSizes[sel & 3];
+}
+
+[[noreturn]] void fail(const char* what) {
+    std::fprintf(stderr, "scenic fuzz: invariant violated: %s\n", what);
+    std::abort();
+}
+
+class Harness {
+  public:
+    explicit Harness(std::span<const uint8_t> data) : in_(data) {}
+
+    void run() {
+        const uint8_t flags = in_.get<uint8_t>();
+        use_dbrec_ = (flags & kFlagNoDbrec) == 0;
+        hostile_status_ = (flags & kFlagHostileStatus) != 0;
+        if (!q_.create((flags & kFlagNoMsix) == 0)) {
+            return;
+        }
+        if ((flags & kFlagPrologue) != 0) {
+            prologue();
+        }
+        for (unsigned n = 0; n < kMaxOps && !in_.empty(); ++n) {
+            step(static_cast<Op>(in_.get<uint8_t>() % kOpCount));
+            check_heap();
+        }
+        drain();
+        if (std::getenv("SCENIC_FUZZ_VERBOSE")) {
+            std::fprintf(stderr,
+                         "scenic fuzz: %u commands failed, %lu frames sent, %lu DMAs, %lu irqs, "
+                         "%lu fires, %lu blocked re-entries, %lu MSI on own BARs, QP2 state %u\n",
+                         failed_cmds_, static_cast<unsigned long>(q_.sent),
+                         static_cast<unsigned long>(q_.dmas), static_cast<unsigned long>(q_.irqs),
+                         static_cast<unsigned long>(q_.fires),
+                         static_cast<unsigned long>(q_.blocked),
+                         static_cast<unsigned long>(q_.self_hits), qp_state(0));
+        }
+    }
+
+  private:
+    // ---- the driver
+    uint32_t cmd(uint32_t op, std::span<const uint32_t> args) {
+        for (uint32_t i = 0; i < 24; ++i) {
+            q_.wr32(rr::kOffset + rr::kCmdArg0 + i * 4, i < args.size() ? args[i] : 0);
+        }
+        q_.wr32(rr::kOffset + rr::kCmdOp, op);
+        const uint32_t st = q_.rd32(rr::kOffset + rr::kCmdStatus);
+        failed_cmds_ += st != 0;
+        return st;
+    }
+    uint32_t qp_state(unsigned i) {
+        cmd(SCENIC_RDMA_CMD_QUERY_QP, {kQpn[i]});
+        return q_.rd32(rr::kOffset + rr::kCmdRes0);
+    }
+    uint32_t cmd(uint32_t op, std::initializer_list<uint32_t> args) {
+        return cmd(op, std::span(args.begin(), args.size()));
+    }
+    void fill(uint64_t va) {
+        const uint64_t dma = va_to_bus(va);
+        cmd(SCENIC_RDMA_CMD_TLB_FILL, {kKey, lo(va), hi(va), lo(dma), hi(dma)});
+    }
+    void connect(unsigned i) {
+        auto set = [&](uint32_t mask, std::initializer_list<uint32_t> v) {
+            std::vector<uint32_t> a{kQpn[i], mask};
+            a.insert(a.end(), v);
+            return cmd(SCENIC_RDMA_CMD_MODIFY_QP, a);
+        };
+        set(SCENIC_QP_ATTR_STATE, {SCENIC_QPS_INIT});
+        std::array<uint32_t, 20> v{};
+        v[0] = kQpn[i];
+        v[1] = SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_DEST_QPN | SCENIC_QP_ATTR_RQ_PSN |
+               SCENIC_QP_ATTR_PATH_MTU | SCENIC_QP_ATTR_TIMEOUT | SCENIC_QP_ATTR_RETRY_CNT |
+               SCENIC_QP_ATTR_RNR_RETRY | SCENIC_QP_ATTR_MIN_RNR_TIMER | SCENIC_QP_ATTR_ACCESS |
+               SCENIC_QP_ATTR_MAX_RD_ATOMIC | SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SCENIC_QP_ATTR_AV;
+        v[2] = SCENIC_QPS_RTR;
+        v[3] = kPeerQpn[i];
+        v[5] = kRqPsn;
+        v[6] = kPmtu;
+        v[7] = 10u | 7u << 8 | 7u << 16 | 1u << 24;
+        v[8] = SCENIC_MR_ACCESS_REMOTE_WRITE | SCENIC_MR_ACCESS_REMOTE_READ |
+               SCENIC_MR_ACCESS_REMOTE_ATOMIC | 16u << 8 | 16u << 16;
+        const uint8_t dgid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 2};
+        const uint8_t sgid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
+        std::memcpy(&v[9], dgid, 16);
+        std::memcpy(&v[13], sgid, 16);
+        v[17] = 0x00000002u;          // peer MAC 02:5c:00:00:00:02, bytes 2..5
+        v[18] = 0x025cu | 64u << 16;  // bytes 0..1, hop limit
+        v[19] = 0x80000000u;
+        cmd(SCENIC_RDMA_CMD_MODIFY_QP, v);
+        set(SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_SQ_PSN, {SCENIC_QPS_RTS, 0, kSqPsn});
+    }
+    void prologue() {
+        q_.wr32(rr::kOffset + rr::kCtrl, 1);
+        for (unsigned c = 0; c < 2; ++c) {
+            const uint64_t rec = use_dbrec_ ? bus(kCqRec[c]) : 0;
+            cmd(SCENIC_RDMA_CMD_CREATE_CQ,
+                {c, lo(bus(kCqRing[c])), hi(bus(kCqRing[c])), kCqLog2, lo(rec), hi(rec)});
+        }
+        for (unsigned i = 0; i < 2; ++i) {
+            const uint64_t rec = use_dbrec_ ? bus(kQpRec[i]) : 0;
+            // A hostile status page: the card's state word (offset 8) lands on its CMD_OP.
+            const uint64_t status = i == 1 && hostile_status_
+                                        ? FakeQemu::kBar0 + rr::kOffset + rr::kCmdOp - 8
+                                        : bus(kStatus[i]);
+            cmd(SCENIC_RDMA_CMD_CREATE_QP,
+                {kQpn[i], lo(bus(kSq[i])), hi(bus(kSq[i])), kSqLog2, lo(bus(kRq[i])),
+                 hi(bus(kRq[i])), kRqLog2, 0, 1, kPd, 0, lo(status), hi(status), lo(rec), hi(rec)});
+            connect(i);
+        }
+        const uint32_t all = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
+                             SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
+        const uint64_t len = uint64_t{kUserPages} * 4096;
+        cmd(SCENIC_RDMA_CMD_REG_MR, {kKey, kPd, lo(kVa), hi(kVa), lo(len), hi(len), all});
+        for (unsigned p = 0; p < kUserPages; p += 2) {  // half now, half through TLB misses
+            fill(kVa + uint64_t{p} * 4096);
+        }
+    }
+    void service_events() {
+        // The FIFO holds SCENIC's kDepth events: a drain that never ends is a finding.
+        for (int i = 0; i < 4096; ++i) {
+            const uint32_t word = q_.rd32(rr::kOffset + rr::kEventPop);
+            if (word == 0) {
+                return;
+            }
+            const uint32_t a0 = q_.rd32(rr::kOffset + rr::kEventArg0);
+            const uint32_t a1 = q_.rd32(rr::kOffset + rr::kEventArg1);
+            const uint32_t a2 = q_.rd32(rr::kOffset + rr::kEventArg2);
+            if (word >> SCENIC_RDMA_EV_TYPE_SHIFT == SCENIC_RDMA_EV_TLB_MISS) {
+                const uint64_t va = uint64_t{a2} << 32 | a1;
+                const uint64_t dma = va >= kVa && va - kVa < uint64_t{kUserPages} * 4096
+                                         ? va_to_bus(va & ~uint64_t{4095})
+                                         : bus(kUserPhys);
+                cmd(SCENIC_RDMA_CMD_TLB_FILL, {a0, lo(va), hi(va), lo(dma), hi(dma)});
+            }
+        }
+        fail("event FIFO drain did not end after 4096 events");
+    }
+    void poll_cq(unsigned c, bool arm) {
+        uint32_t& ci = ci_[c];
+        for (int n = 0; n < (1 << kCqLog2); ++n) {
+            const uint64_t slot = kCqRing[c] + uint64_t{ci & ((1u << kCqLog2) - 1)} * 32;
+            scenic_cqe cqe;
+            std::memcpy(&cqe, &q_.ram[slot], sizeof cqe);
+            if ((cqe.flags & SCENIC_CQE_F_OWNER) != (((ci >> kCqLog2) & 1) ^ 1)) {
+                break;
+            }
+            ++ci;
+        }
+        const uint64_t page = uint64_t{rr::kMaxQpDefault + c} * 4096;
+        if (use_dbrec_) {
+            const uint32_t v = ci & SCENIC_DB_CQ_CI_MASK;
+            std::memcpy(&q_.ram[kCqRec[c]], &v, 4);
+        } else {
+            q_.db_write(page + SCENIC_DB_CQ_CI, ci & SCENIC_DB_CQ_CI_MASK, 4);
+        }
+        if (arm) {
+            q_.db_write(page + SCENIC_DB_CQ_ARM, ci & SCENIC_DB_CQ_CI_MASK, 4);
+        }
+    }
+
+    // ---- interesting values for command arguments
+    uint32_t arg() {
+        const uint8_t sel = in_.get<uint8_t>();
+        if (sel >= kArgRaw) {
+            return in_.get<uint32_t>();
+        }
+        const uint64_t cmd_op = FakeQemu::kBar0 + rr::kOffset + rr::kCmdOp;
+        const uint32_t table[] = {0,
+                                  1,
+                                  2,
+                                  3,
+                                  4,
+                                  5,
+                                  6,
+                                  7,
+                                  8,
+                                  12,
+                                  16,
+                                  31,
+                                  32,
+                                  0x11,
+                                  0x12,
+                                  256,
+                                  512,
+                                  1024,
+                                  4096,
+                                  4097,
+                                  0xffff,
+                                  0x00ffffff,
+                                  0x7fffffff,
+                                  0x80000000,
+                                  0xffffffff,
+                                  0xfffffffe,
+                                  lo(FakeQemu::kRamBase),
+                                  hi(FakeQemu::kRamBase),
+                                  lo(bus(0x20000)),
+                                  lo(bus(0x3f000)),
+                                  lo(bus(kUserPhys)),
+                                  lo(bus(kStatus[0])),
+                                  lo(bus(kSq[0])),
+                                  lo(bus(kCqRing[0])),
+                                  lo(FakeQemu::kBar0),
+                                  lo(cmd_op),
+                                  lo(cmd_op - 0x60),
+                                  lo(FakeQemu::kDbBar),
+                                  lo(FakeQemu::kDbBar + 2 * 4096),
+                                  lo(FakeQemu::kMsixBar),
+                                  lo(FakeQemu::kLapic),
+                                  kKey,
+                                  kKey + 0x100,
+                                  kPd,
+                                  lo(kVa),
+                                  hi(kVa),
+                                  lo(kVa + 0x3000),
+                                  kUserPages * 4096,
+                                  kSqPsn,
+                                  kRqPsn,
+                                  kPeerQpn[0],
+                                  0xffffff,
+                                  rr::kMaxQpDefault - 1,
+                                  rr::kMaxQpDefault,
+                                  SCENIC_RDMA_TLB_FILL_MAX,
+                                  SCENIC_RDMA_TLB_FILL_MAX + 1,
+                                  0x1fff,
+                                  0x80000002u};
+        return table[sel % std::size(table)];
+    }
+
+    // ---- the op stream
+    void step(Op op) {
+        switch (op) {
+            case kOpMmioWrite: {
+                const uint16_t off = in_.get<uint16_t>();
+                const unsigned size = size_of(in_.get<uint8_t>());
+                q_.bar0_write(off, in_.get<uint64_t>(), size);
+                break;
+            }
+            case kOpMmioRead: {
+                const uint16_t off = in_.get<uint16_t>();
+                (void)q_.bar0_read(off, size_of(in_.get<uint8_t>()));
+                break;
+            }
+            case kOpDoorbell: {
+                const uint64_t page = in_.get<uint16_t>() % (q_.db_size / 4096);
+                const uint8_t reg = in_.get<uint8_t>();
+                const unsigned size = size_of(in_.get<uint8_t>());
+                const uint32_t v = in_.get<uint32_t>();
+                const uint64_t off = reg < 0x80 ? (reg & 1) * 8 : reg & 0x7f;
+                q_.db_write(page * 4096 + off, v, size);
+                break;
+            }
+            case kOpCommand: {
+                const uint8_t opc = in_.get<uint8_t>();
+                const unsigned n = in_.get<uint8_t>() % 25;
+                std::vector<uint32_t> a(n);
+                for (uint32_t& x : a) {
+                    x = arg();
+                }
+                // 0..15: a command the card knows (with 0 and 12..15 as unknown ones); else raw.
+                cmd(opc < 0xf0 ? opc % 16 : opc, a);
+                break;
+            }
+            case kOpRamWrite: {
+                const size_t off = in_.get<uint32_t>() % FakeQemu::kRamSize;
+                const size_t len = in_.get<uint16_t>() % 513;
+                const auto b = in_.bytes(std::min(len, FakeQemu::kRamSize - off));
+                std::copy(b.begin(), b.end(), q_.ram.begin() + static_cast<ptrdiff_t>(off));
+                break;
+            }
+            case kOpPostSend:
+                post_send();
+                break;
+            case kOpPostRecv:
+                post_recv();
+                break;
+            case kOpTimer: {
+                const uint32_t ns = in_.get<uint32_t>();
+                if (ns == 0 && q_.timer) {
+                    q_.now = std::max(q_.now, *q_.timer);
+                } else {
+                    q_.now += ns;
+                }
+                q_.fire_due();
+                break;
+            }
+            case kOpReset:
+                q_.reset();
+                break;
+            case kOpFrame:
+                frame();
+                break;
+            case kOpMsix: {
+                const unsigned v = in_.get<uint8_t>() % SCENIC_MSIX_VECTORS;
+                const uint8_t target = in_.get<uint8_t>();
+                const uint32_t off = in_.get<uint32_t>();
+                const uint64_t bases[4] = {FakeQemu::kLapic, FakeQemu::kBar0, FakeQemu::kDbBar,
+                                           FakeQemu::kRamBase};
+                const uint64_t sizes[4] = {FakeQemu::kLapicSize, SCENIC_BAR0_SIZE, q_.db_size,
+                                           FakeQemu::kRamSize};
+                q_.msix_table[v] = {bases[target & 3] + off % sizes[target & 3],
+                                    in_.get<uint32_t>()};
+                break;
+            }
+            case kOpLink:
+                scenic_model_set_link(q_.model, (in_.get<uint8_t>() & 1) != 0);
+                break;
+            case kOpEvents:
+                service_events();
+                break;
+            case kOpPollCq: {
+                const unsigned c = in_.get<uint8_t>() & 1;
+                poll_cq(c, (in_.get<uint8_t>() & 1) != 0);
+                break;
+            }
+            case kOpPeer:
+                peer();
+                break;
+            case kOpDmaFault:
+                q_.fault_off = in_.get<uint32_t>() % FakeQemu::kRamSize;
+                q_.fault_len = in_.get<uint16_t>();
+                break;
+            case kOpRawFrame: {
+                const auto b = in_.bytes(in_.get<uint16_t>() % 9100);
+                q_.receive(b);
+                break;
+            }
+            case kOpCount:
+                break;
+        }
+    }
+
+    uint32_t key(uint8_t sel) {
+        switch (sel & 3) {
+            case 0:
+            case 1:
+                return kKey;
+            case 2:
+                return kKey + 0x100;
+            default:
+                return in_.get<uint32_t>();
+        }
+    }
+
+    void post_send() {
+        const unsigned i = in_.get<uint8_t>() & 1;
+        scenic_sq_wqe w{};
+        w.opcode = in_.get<uint8_t>() % 8;
+        w.flags = in_.get<uint8_t>() & 0x0f;
+        const uint8_t nsge = in_.get<uint8_t>();
+        w.imm_data_be = in_.get<uint32_t>();
+        const uint8_t rsel = in_.get<uint8_t>();
+        w.rkey = (rsel & 1) ? in_.get<uint32_t>() : kPeerKey;
+        w.remote_addr = (rsel & 2) ? in_.get<uint64_t>() : kVa + in_.get<uint16_t>();
+        w.compare_add = in_.get<uint64_t>();
+        w.swap = in_.get<uint64_t>();
+        uint32_t len = 0;
+        if ((w.flags & SCENIC_WQE_F_INLINE) != 0) {
+            w.num_sge = 0;
+            len = in_.get<uint16_t>() % (SCENIC_MAX_INLINE + 2);
+            std::memset(w.inline_data, 0xa5, std::min<size_t>(len, SCENIC_MAX_INLINE));
+        } else {
+            w.num_sge = nsge < 0xf0 ? nsge % (SCENIC_SQ_MAX_SGE + 1) : nsge;
+            for (unsigned s = 0; s < std::min<unsigned>(w.num_sge, SCENIC_SQ_MAX_SGE); ++s) {
+                const uint16_t off = in_.get<uint16_t>();
+                const uint16_t l = in_.get<uint16_t>();
+                w.sge[s] = {kVa + off, l, key(in_.get<uint8_t>())};
+                len += l;
+            }
+        }
+        const uint8_t lsel = in_.get<uint8_t>();
+        w.length = lsel == 0xff ? in_.get<uint32_t>() : len;
+        uint32_t& pi = sq_pi_[i];
+        const uint64_t slot = kSq[i] + uint64_t{pi & ((1u << kSqLog2) - 1)} * SCENIC_SQ_WQE_BYTES;
+        std::memcpy(&q_.ram[slot], &w, sizeof w);
+        ++pi;
+        ring(i, lsel, pi, offsetof(scenic_qp_dbrec, sq_pi), SCENIC_DB_SQ, SCENIC_QP_DB_SKIP_SQ);
+    }
+    void post_recv() {
+        const unsigned i = in_.get<uint8_t>() & 1;
+        scenic_rq_wqe w{};
+        const uint8_t nsge = in_.get<uint8_t>();
+        w.num_sge = nsge < 0xf0 ? nsge % (SCENIC_RQ_MAX_SGE + 1) : nsge;
+        for (unsigned s = 0; s < std::min<unsigned>(w.num_sge, SCENIC_RQ_MAX_SGE); ++s) {
+            const uint16_t off = in_.get<uint16_t>();
+            const uint16_t l = in_.get<uint16_t>();
+            w.sge[s] = {kVa + off, l, key(in_.get<uint8_t>())};
+        }
+        uint32_t& pi = rq_pi_[i];
+        const uint64_t slot = kRq[i] + uint64_t{pi & ((1u << kRqLog2) - 1)} * SCENIC_RQ_WQE_BYTES;
+        std::memcpy(&q_.ram[slot], &w, sizeof w);
+        ++pi;
+        ring(i, in_.get<uint8_t>(), pi, offsetof(scenic_qp_dbrec, rq_pi), SCENIC_DB_RQ,
+             SCENIC_QP_DB_SKIP_RQ);
+    }
+    // As the provider: the record, then the doorbell unless the card said it can do without.
+    // mode 0xfe: a raw index (backward, far ahead); 0xfd: no doorbell at all.
+    void ring(unsigned i, uint8_t mode, uint32_t pi, size_t rec_off, uint64_t db_off,
+              uint32_t skip_bit) {
+        if (mode == 0xfe) {
+            pi = in_.get<uint32_t>();
+        }
+        if (use_dbrec_) {
+            std::memcpy(&q_.ram[kQpRec[i] + rec_off], &pi, 4);
+            uint32_t skip;
+            std::memcpy(&skip, &q_.ram[kStatus[i] + offsetof(scenic_qp_status, db_skip)], 4);
+            if ((skip & skip_bit) != 0 && mode != 0xfe) {
+                return;
+            }
+        }
+        if (mode != 0xfd) {
+            q_.db_write(uint64_t{kQpn[i]} * 4096 + db_off, pi, 4);
+        }
+    }
+
+    // ---- the peer
+    roce::PathContext path(bool spoof) const {
+        roce::PathContext pc;
+        pc.src_mac = {0x02, 0x5c, 0x00, 0x00, 0x00, 0x02};
+        pc.dst_mac = {0x02, 0x5c, 0x00, 0x00, 0x00, 0x01};
+        pc.src_ip = {10, 0, 0, static_cast<uint8_t>(spoof ? 9 : 2)};
+        pc.dst_ip = {10, 0, 0, 1};
+        return pc;
+    }
+    void send_frame(const roce::Transport& t, std::span<const uint8_t> payload, bool spoof,
+                    uint16_t flip) {
+        roce::BuildResult b = roce::build_frame(path(spoof), t, payload);
+        if (!b.ok()) {
+            return;
+        }
+        if (flip != 0) {  // a damaged frame: bad ICRC, or a header the parser must refuse
+            b.frame[flip % b.frame.size()] ^= static_cast<uint8_t>(flip >> 8 | 1);
+        }
+        q_.receive(b.frame);
+    }
+    // A frame with every header the opcode needs, fields from the input.
+    void frame() {
+        const auto ops = roce::rc_opcodes();
+        const uint8_t osel = in_.get<uint8_t>();
+        const roce::OpcodeInfo& info = ops[osel % ops.size()];
+        const uint8_t f = in_.get<uint8_t>();
+        const unsigned i = f & 1;
+        roce::Transport t;
+        t.bth.opcode = static_cast<uint8_t>(info.opcode);
+        t.bth.se = (f & 2) != 0;
+        t.bth.ackreq = (f & 4) != 0;
+        t.bth.becn = (f & 8) != 0;
+        t.bth.dest_qp = (f & 0x10) ? in_.get<uint32_t>() & 0xffffff : kQpn[i];
+        const int16_t dpsn = in_.get<int16_t>();
+        const uint32_t base = info.request ? kRqPsn + rx_msgs_[i] : kSqPsn;
+        t.bth.psn = (f & 0x20) ? in_.get<uint32_t>() & 0xffffff : (base + dpsn) & 0xffffff;
+        if (info.has(roce::kHdrReth)) {
+            const uint8_t s = in_.get<uint8_t>();
+            t.reth = roce::Reth{(s & 1) ? in_.get<uint64_t>() : kVa + in_.get<uint16_t>(),
+                                key(s >> 1), in_.get<uint32_t>() % ((s & 8) ? 0xffffffffu : 9000u)};
+        }
+        if (info.has(roce::kHdrAtomicEth)) {
+            const uint8_t s = in_.get<uint8_t>();
+            t.atomic_eth =
+                roce::AtomicEth{(s & 1) ? in_.get<uint64_t>() : kVa + (in_.get<uint16_t>() & ~7u),
+                                key(s >> 1), in_.get<uint64_t>(), in_.get<uint64_t>()};
+        }
+        if (info.has(roce::kHdrAeth)) {
+            t.aeth = roce::Aeth{static_cast<uint8_t>(in_.get<uint8_t>() & 0x7f),
+                                in_.get<uint32_t>() & 0xffffff};
+        }
+        if (info.has(roce::kHdrAtomicAckEth)) {
+            t.atomic_ack = roce::AtomicAckEth{in_.get<uint64_t>()};
+        }
+        if (info.has(roce::kHdrImmDt)) {
+            t.imm = roce::ImmDt{in_.get<uint32_t>()};
+        }
+        if (info.has(roce::kHdrIeth)) {
+            t.ieth = roce::Ieth{key(in_.get<uint8_t>())};
+        }
+        size_t plen = 0;
+        if (info.payload == roce::PayloadRule::kFull) {
+            plen = kPmtu;
+        } else if (info.payload == roce::PayloadRule::kTail) {
+            plen = in_.get<uint16_t>() % (kPmtu + 1);
+        }
+        std::vector<uint8_t> payload(plen, static_cast<uint8_t>(osel));
+        if (info.request && info.last) {
+            ++rx_msgs_[i];
+        }
+        const uint8_t g = in_.get<uint8_t>();
+        send_frame(t, payload, (g & 1) != 0, (g & 2) ? in_.get<uint16_t>() : 0);
+    }
+    // The peer answers the oldest frame the card sent: ACK, NAK, RNR NAK, READ response, atomic
+    // ACK, or a duplicate of the request; or drops it.
+    void peer() {
+        const uint8_t action = in_.get<uint8_t>();
+        if (q_.wire.empty()) {
+            return;
+        }
+        const std::vector<uint8_t> sent = std::move(q_.wire.front());
+        q_.wire.pop_front();
+        const roce::ParseResult pr = roce::parse_frame(sent);
+        if (!pr.ok()) {
+            return;
+        }
+        const roce::Transport& rq = pr.packet.transport;
+        const roce::OpcodeInfo* info = roce::rc_opcode_info(rq.bth.opcode);
+        if (!info || !info->request) {
+            return;
+        }
+        const unsigned i = rq.bth.dest_qp == kPeerQpn[1] ? 1 : 0;
+        roce::Transport t;
+        t.bth.dest_qp = kQpn[i];
+        t.bth.psn = rq.bth.psn;
+        const uint32_t msn = ++peer_msn_[i];
+        switch (action % 6) {
+            case 0:  // the right answer
+                if (info->cls == roce::OpClass::kRead && rq.reth) {
+                    read_response(t, *rq.reth, msn);
+                    return;
+                }
+                if (info->cls == roce::OpClass::kAtomic) {
+                    t.bth.opcode = static_cast<uint8_t>(roce::Opcode::kAtomicAck);
+                    t.aeth = roce::Aeth::ack(msn);
+                    t.atomic_ack = roce::AtomicAckEth{0x0123456789abcdefull};
+                    break;
+                }
+                t.bth.opcode = static_cast<uint8_t>(roce::Opcode::kAck);
+                t.aeth = roce::Aeth::ack(msn);
+                break;
+            case 1:
+                t.bth.opcode = static_cast<uint8_t>(roce::Opcode::kAck);
+                t.aeth = roce::Aeth::nak(msn, static_cast<roce::NakCode>(in_.get<uint8_t>() % 5));
+                break;
+            case 2:
+                t.bth.opcode = static_cast<uint8_t>(roce::Opcode::kAck);
+                t.aeth = roce::Aeth::rnr_nak(msn, in_.get<uint8_t>() & 0x1f);
+                break;
+            case 3:  // the request again, as if it were echoed back by a broken switch
+                q_.receive(sent);
+                return;
+            case 4:  // lost
+                return;
+            default:  // an ACK for some other PSN
+                t.bth.opcode = static_cast<uint8_t>(roce::Opcode::kAck);
+                t.bth.psn = (rq.bth.psn + in_.get<int8_t>()) & 0xffffff;
+                t.aeth = roce::Aeth::ack(msn);
+                break;
+        }
+        send_frame(t, {}, false, 0);
+    }
+    void read_response(roce::Transport t, const roce::Reth& reth, uint32_t msn) {
+        const uint32_t len = std::min<uint32_t>(reth.dma_length, 8 * kPmtu);
+        const uint32_t n = len == 0 ? 1 : (len + kPmtu - 1) / kPmtu;
+        std::vector<uint8_t> payload(kPmtu, 0x5c);
+        const uint32_t psn0 = t.bth.psn;
+        for (uint32_t k = 0; k < n; ++k) {
+            roce::Opcode op = roce::Opcode::kReadResponseMiddle;
+            if (n == 1) {
+                op = roce::Opcode::kReadResponseOnly;
+            } else if (k == 0) {
+                op = roce::Opcode::kReadResponseFirst;
+            } else if (k == n - 1) {
+                op = roce::Opcode::kReadResponseLast;
+            }
+            t.bth.opcode = static_cast<uint8_t>(op);
+            t.bth.psn = (psn0 + k) & 0xffffff;
+            t.aeth.reset();
+            if (op != roce::Opcode::kReadResponseMiddle) {
+                t.aeth = roce::Aeth::ack(msn);
+            }
+            const size_t plen = k == n - 1 ? len - k * kPmtu : kPmtu;
+            send_frame(t, std::span(payload).first(plen), false, 0);
+        }
+    }
+
+    // ---- invariants
+    void check_heap() {
+        if (__sanitizer_get_current_allocated_bytes() > heap0_ + kMaxHeapBytes) {
+            fail("the card's heap grew past 64 MiB");
+        }
+    }
+    // No more guest input: the driver keeps servicing events and CQs; the card must go idle.
+    void drain() {
+        q_.fault_len = 0;
+        for (uint64_t n = 0; n < kMaxDrainFires; ++n) {
+            service_events();
+            poll_cq(0, false);
+            poll_cq(1, false);
+            q_.wire.clear();
+            check_heap();
+            if (!q_.timer) {
+                return;
+            }
+            q_.now = std::max(q_.now, *q_.timer);
+            q_.fire_due();
+        }
+        fail("the card's timer still runs after 20000 fires without input");
+    }
+
+    Reader in_;
+    FakeQemu q_;
+    bool use_dbrec_ = true;
+    bool hostile_status_ = false;
+    unsigned failed_cmds_ = 0;
+    uint32_t ci_[2] = {};
+    uint32_t sq_pi_[2] = {};
+    uint32_t rq_pi_[2] = {};
+    uint32_t rx_msgs_[2] = {};
+    uint32_t peer_msn_[2] = {};
+    size_t heap0_ = __sanitizer_get_current_allocated_bytes();
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    Harness(std::span(data, size)).run();
+    return 0;
+}
