@@ -105,11 +105,60 @@ static void scenic_host_timer_cancel(void *opaque)
     timer_del(s->timer);
 }
 
+/*
+ * The card's BARs where the guest mapped them: the model refuses DMA and
+ * MSI-X messages that would land there (they would re-enter the device).
+ */
+static size_t scenic_host_bar_windows(void *opaque, uint64_t *base,
+                                      uint64_t *size, size_t max)
+{
+    ScenicState *s = opaque;
+    PCIDevice *pdev = PCI_DEVICE(s);
+    const int bars[] = { SCENIC_BAR0, SCENIC_DB_BAR, SCENIC_MSIX_BAR };
+    size_t n = 0;
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(bars) && n < max; i++) {
+        pcibus_t addr = pci_get_bar_addr(pdev, bars[i]);
+
+        if (addr == PCI_BAR_UNMAPPED || pdev->io_regions[bars[i]].size == 0) {
+            continue;
+        }
+        base[n] = addr;
+        size[n] = pdev->io_regions[bars[i]].size;
+        n++;
+    }
+    return n;
+}
+
+static int scenic_host_msix_address(void *opaque, unsigned vector,
+                                    uint64_t *addr)
+{
+    ScenicState *s = opaque;
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    if (!s->msix || vector >= SCENIC_MSIX_VECTORS || !msix_enabled(pdev)) {
+        return -1;
+    }
+    *addr = msix_get_message(pdev, vector).address;
+    return 0;
+}
+
+/*
+ * QEMU guards MMIO dispatch and packet delivery against re-entry, not timer
+ * callbacks: engage the device's guard here as well, so that anything the
+ * model's timer work sends back into this device's regions is blocked by the
+ * memory core (the model refuses nested calls too).
+ */
 static void scenic_timer_cb(void *opaque)
 {
     ScenicState *s = opaque;
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
 
+    guard->engaged_in_io = true;
     scenic_model_timer_fire(s->model);
+    guard->engaged_in_io = engaged;
 }
 
 /* BAR0: all accesses go to the model (non-registers read 0, drop writes) */
@@ -217,6 +266,8 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
         .timer_schedule = scenic_host_timer_schedule,
         .timer_cancel = scenic_host_timer_cancel,
         .opaque = s,
+        .bar_windows = scenic_host_bar_windows,
+        .msix_address = scenic_host_msix_address,
     };
     scenic_model_config cfg = {
         .msix_vectors = s->msix ? SCENIC_MSIX_VECTORS : 0,

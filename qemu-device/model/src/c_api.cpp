@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The C interface (scenic/model.h) over scenic::Device. No exception leaves this file.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <span>
 #include <type_traits>
 
@@ -46,6 +48,26 @@ class CHost final : public scenic::Host {
         if (ops_.timer_cancel) {
             ops_.timer_cancel(ops_.opaque);
         }
+    }
+    size_t bar_windows(std::span<Window, kMaxWindows> out) override {
+        if (!ops_.bar_windows) {
+            return 0;
+        }
+        std::array<uint64_t, kMaxWindows> base{};
+        std::array<uint64_t, kMaxWindows> size{};
+        const size_t n = std::min(
+            ops_.bar_windows(ops_.opaque, base.data(), size.data(), kMaxWindows), kMaxWindows);
+        for (size_t i = 0; i < n; ++i) {
+            out[i] = {base[i], size[i]};
+        }
+        return n;
+    }
+    std::optional<uint64_t> msix_address(unsigned vector) override {
+        uint64_t addr = 0;
+        if (ops_.msix_address && ops_.msix_address(ops_.opaque, vector, &addr) == 0) {
+            return addr;
+        }
+        return std::nullopt;
     }
 
   private:
@@ -190,6 +212,12 @@ void scenic_model_timer_fire(scenic_model* m) {
     if (m) {
         guarded("timer_fire", [&] { m->device.timer_fire(); });
     }
+}
+
+uint64_t scenic_model_reentries(scenic_model* m) { return m ? m->device.reentries() : 0; }
+
+uint64_t scenic_model_self_accesses_refused(scenic_model* m) {
+    return m ? m->device.self_accesses_refused() : 0;
 }
 
 }  // extern "C"

@@ -23,14 +23,15 @@ const Config& checked(const Config& config) {
 Device::Device(const Config& config, Host& host)
     : config_(checked(config)),
       icrc_((config_.rtl_blocks & cosim::kRtlIcrc) != 0 ? cosim::make_icrc(true) : nullptr),
-      events_(host),
+      guard_(host),
+      events_(guard_),
       // The hooks run only once frames flow, after every member is constructed.
       wire_(config_, events_,
             {[this](std::span<const uint8_t> f) { eth_.receive(f); },
-             [&host](std::span<const uint8_t> f) { host.eth_send(f); },
+             [this](std::span<const uint8_t> f) { guard_.eth_send(f); },
              [this]() -> rdma::Counters& { return rdma_.counters(); }}),
-      tx_host_(host, wire_),
-      core_(config_, host, events_, [this] { reset(); }),
+      tx_host_(guard_, wire_),
+      core_(config_, guard_, events_, [this] { do_reset(); }),
       eth_(config_, tx_host_, events_),
       rdma_(config_, tx_host_, events_, [this](bool en) { eth_.set_roce_steering(en); }) {
     eth_.set_roce_sink([this](std::span<const uint8_t> frame) { return rdma_.receive(frame); });
@@ -41,7 +42,29 @@ Device::Device(const Config& config, Host& host)
 }
 
 void Device::reset() {
-    const auto scope = icrc_scope();
+    if (busy_) {
+        reset_pending_ = true;  // e.g. an FLR written through the card's own DMA: not under it
+        return;
+    }
+    busy_ = true;
+    const Unbusy unbusy{busy_};
+    do_reset();
+    leave();
+}
+
+void Device::leave() {
+    while (reset_pending_) {
+        reset_pending_ = false;
+        do_reset();
+    }
+    rdma_.engine().collect();
+    if (refire_) {
+        refire_ = false;
+        events_.rearm();
+    }
+}
+
+void Device::do_reset() {
     for (Block* b : bus_.blocks()) {
         b->reset();
     }

@@ -1,25 +1,33 @@
 // SPDX-License-Identifier: MIT
 #include "scenic/event_queue.hpp"
 
-#include <algorithm>
 #include <utility>
 
 namespace scenic {
 
 EventQueue::Id EventQueue::schedule_in(uint64_t delay_ns, std::function<void()> fn) {
     const Id id = next_id_++;
-    events_.emplace(Key{host_.now_ns() + delay_ns, id}, std::move(fn));
+    const uint64_t now = host_.now_ns();
+    const uint64_t deadline = delay_ns > UINT64_MAX - now ? UINT64_MAX : now + delay_ns;
+    events_.emplace(Key{deadline, id}, std::move(fn));
+    deadline_.emplace(id, deadline);
     rearm();
     return id;
 }
 
 void EventQueue::cancel(Id id) {
-    std::erase_if(events_, [id](const auto& e) { return e.first.id == id; });
+    const auto it = deadline_.find(id);
+    if (it == deadline_.end()) {
+        return;
+    }
+    events_.erase(Key{it->second, id});
+    deadline_.erase(it);
     rearm();
 }
 
 void EventQueue::clear() {
     events_.clear();
+    deadline_.clear();
     host_.timer_cancel();
 }
 
@@ -28,6 +36,7 @@ void EventQueue::fire() {
     // An event may schedule or cancel others: take one at a time.
     while (!events_.empty() && events_.begin()->first.deadline <= now) {
         auto node = events_.extract(events_.begin());
+        deadline_.erase(node.key().id);
         node.mapped()();
     }
     rearm();

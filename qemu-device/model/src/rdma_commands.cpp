@@ -173,7 +173,7 @@ uint32_t Engine::destroy_qp(const CmdArgs& a) {
         }
     }
     arb_.forget(*q);
-    qps_[a[0]].reset();  // deferred work of this QP finds no QP (or a newer generation) and stops
+    retire(qps_[a[0]]);  // freed once the call into the card returns (a caller may hold it)
     return SCENIC_RDMA_OK;
 }
 
@@ -184,6 +184,7 @@ void Engine::reset_qp_queues(Qp& qp) {
     qp.flush_pending = false;
     qp.generation = next_generation_++;  // forget timers armed before the reset
     qp.flush_scheduled = false;
+    cancel_timers(qp);
 }
 
 uint32_t Engine::modify_qp(const CmdArgs& a) {

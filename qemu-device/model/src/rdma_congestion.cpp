@@ -68,8 +68,9 @@ void Congestion::cnp_received(Qp& qp) {
 
 void Congestion::arm_timers(Qp& qp) {
     const uint64_t epoch = qp.cc.epoch;
-    e_.defer(qp, kCcAlphaPeriodNs, [this, epoch](Qp& q) { alpha_tick(q, epoch); });
-    e_.defer(qp, kCcRatePeriodNs, [this, epoch](Qp& q) { rate_tick(q, epoch); });
+    e_.defer(qp, QpTimer::kCcAlpha, kCcAlphaPeriodNs,
+             [this, epoch](Qp& q) { alpha_tick(q, epoch); });
+    e_.defer(qp, QpTimer::kCcRate, kCcRatePeriodNs, [this, epoch](Qp& q) { rate_tick(q, epoch); });
 }
 
 void Congestion::alpha_tick(Qp& qp, uint64_t epoch) {
@@ -78,7 +79,8 @@ void Congestion::alpha_tick(Qp& qp, uint64_t epoch) {
         return;
     }
     c.alpha = Dcqcn::alpha_decay(c.alpha, kCcGShift);
-    e_.defer(qp, kCcAlphaPeriodNs, [this, epoch](Qp& q) { alpha_tick(q, epoch); });
+    e_.defer(qp, QpTimer::kCcAlpha, kCcAlphaPeriodNs,
+             [this, epoch](Qp& q) { alpha_tick(q, epoch); });
 }
 
 void Congestion::rate_tick(Qp& qp, uint64_t epoch) {
@@ -89,7 +91,8 @@ void Congestion::rate_tick(Qp& qp, uint64_t epoch) {
     c.i = std::min(c.i + 1, 255u);
     raise(qp);
     if (c.limited) {
-        e_.defer(qp, kCcRatePeriodNs, [this, epoch](Qp& q) { rate_tick(q, epoch); });
+        e_.defer(qp, QpTimer::kCcRate, kCcRatePeriodNs,
+                 [this, epoch](Qp& q) { rate_tick(q, epoch); });
     }
 }
 

@@ -27,7 +27,8 @@ constexpr size_t kDbSkipMinWqes = 1;
 
 }  // namespace
 
-bool Engine::refresh_pi(Qp& qp, size_t offset, uint32_t& pi, uint32_t oldest, uint32_t size) {
+bool Engine::refresh_pi(Qp& qp, size_t offset, uint32_t& pi, uint32_t first, uint32_t oldest,
+                        uint32_t size) {
     std::array<uint8_t, 4> raw{};
     ++cnt_.dbrec_reads;
     if (!host_.dma_read(qp.dbrec + offset, raw)) {
@@ -39,7 +40,7 @@ bool Engine::refresh_pi(Qp& qp, size_t offset, uint32_t& pi, uint32_t oldest, ui
     if (v == pi) {
         return false;
     }
-    if (v - oldest > size) {
+    if (v - first > oldest + size - first) {
         ++cnt_.db_ignored;  // the same check as the doorbell's
         return false;
     }
@@ -49,12 +50,14 @@ bool Engine::refresh_pi(Qp& qp, size_t offset, uint32_t& pi, uint32_t oldest, ui
 
 bool Engine::refresh_sq_pi(Qp& qp) {
     auto& r = qp.req;
-    return refresh_pi(qp, offsetof(scenic_qp_dbrec, sq_pi), r.sq_pi, r.oldest(), qp.sq_size());
+    return refresh_pi(qp, offsetof(scenic_qp_dbrec, sq_pi), r.sq_pi, r.sq_next, r.oldest(),
+                      qp.sq_size());
 }
 
 bool Engine::refresh_rq_pi(Qp& qp) {
     auto& s = qp.resp;
-    return refresh_pi(qp, offsetof(scenic_qp_dbrec, rq_pi), s.rq_pi, s.rq_ci, qp.rq_size());
+    return refresh_pi(qp, offsetof(scenic_qp_dbrec, rq_pi), s.rq_pi, rq_first(qp), s.rq_ci,
+                      qp.rq_size());
 }
 
 bool Engine::sq_record(Qp& qp) { return qp.dbrec != 0 && refresh_sq_pi(qp); }

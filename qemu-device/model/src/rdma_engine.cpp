@@ -65,7 +65,9 @@ Engine::~Engine() = default;
 
 void Engine::reset() {
     for (auto& q : qps_) {
-        q.reset();
+        if (q) {
+            retire(q);
+        }
     }
     cqs_.reset();
     mem_.reset();
@@ -87,14 +89,40 @@ size_t Engine::send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload
     return built.frame.size();
 }
 
-void Engine::defer(Qp& target, uint64_t delay_ns, std::function<void(Qp&)> fn) {
+void Engine::defer(Qp& target, QpTimer kind, uint64_t delay_ns, std::function<void(Qp&)> fn) {
+    const auto k = static_cast<size_t>(kind);
+    if (target.timers[k] != 0) {
+        events_.cancel(target.timers[k]);
+    }
     const uint32_t qpn = target.qpn;
     const uint64_t gen = target.generation;
-    events_.schedule_in(delay_ns, [this, qpn, gen, fn = std::move(fn)] {
+    target.timers[k] = events_.schedule_in(delay_ns, [this, qpn, gen, k, fn = std::move(fn)] {
         if (Qp* q = this->qp(qpn); q && q->generation == gen) {
+            q->timers[k] = 0;
             fn(*q);
         }
     });
+}
+
+void Engine::cancel_timers(Qp& qp) {
+    for (uint64_t& id : qp.timers) {
+        if (id != 0) {
+            events_.cancel(id);
+            id = 0;
+        }
+    }
+}
+
+void Engine::retire(std::unique_ptr<Qp>& slot) {
+    cancel_timers(*slot);
+    retired_.push_back(std::move(slot));
+}
+
+void Engine::collect() {
+    for (auto& q : retired_) {
+        cancel_timers(*q);  // armed by a caller that still held it after the destroy
+    }
+    retired_.clear();
 }
 
 void Engine::write_status_state(Qp& qp) {
@@ -186,7 +214,7 @@ void Engine::flush(Qp& qp) {
     qp.flush_pending = more;
     if (more && !qp.flush_scheduled) {
         qp.flush_scheduled = true;
-        defer(qp, 0, [this](Qp& q) {
+        defer(qp, QpTimer::kFlush, 0, [this](Qp& q) {
             q.flush_scheduled = false;
             flush(q);
         });
@@ -203,12 +231,25 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
     }
     if (page >= kMaxQp) {
         const uint64_t cqn = page - kMaxQp;
-        if (cqn >= kMaxCq || !cqs_.find(static_cast<uint32_t>(cqn))) {
+        const Cq* cq = cqn < kMaxCq ? cqs_.find(static_cast<uint32_t>(cqn)) : nullptr;
+        if (!cq) {
             ++cnt_.db_ignored;
-        } else if (reg == SCENIC_DB_CQ_CI) {
-            cqs_.set_ci(static_cast<uint32_t>(cqn), v);
+            return;
+        }
+        // A consumer index moves forward, never past the CQEs written. A bad one is ignored
+        // and counted; an arm request still arms (at the card's index), so no wake-up is lost.
+        const auto ahead = [](uint32_t a, uint32_t b) { return (a - b) & SCENIC_DB_CQ_CI_MASK; };
+        const bool ci_ok = ahead(v, cq->ci) <= ahead(cq->pi, cq->ci);
+        if (!ci_ok) {
+            ++cnt_.db_ignored;
+        }
+        if (reg == SCENIC_DB_CQ_CI) {
+            if (ci_ok) {
+                cqs_.set_ci(static_cast<uint32_t>(cqn), v);
+            }
         } else {
-            cqs_.arm(static_cast<uint32_t>(cqn), v);
+            cqs_.arm(static_cast<uint32_t>(cqn),
+                     ci_ok ? v : cq->ci | (v & SCENIC_DB_CQ_ARM_SOLICITED));
         }
         return;
     }
@@ -219,8 +260,8 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
     }
     if (reg == SCENIC_DB_SQ) {
         auto& rq = q->req;
-        if (v - rq.oldest() > q->sq_size()) {
-            ++cnt_.db_ignored;  // more WQEs than the ring holds: a confused or hostile guest
+        if (!sq_pi_ok(*q, v)) {
+            ++cnt_.db_ignored;  // behind what the card fetched, or more WQEs than the ring holds
             return;
         }
         rq.sq_pi = v;
@@ -231,7 +272,7 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
         }
     } else {
         auto& rs = q->resp;
-        if (v - rs.rq_ci > q->rq_size()) {
+        if (!rq_pi_ok(*q, v)) {
             ++cnt_.db_ignored;
             return;
         }

@@ -6,10 +6,10 @@
 
 namespace scenic::rdma {
 
-void EventFifo::push(uint32_t type, uint32_t id, uint32_t arg0, uint32_t arg1, uint32_t arg2) {
-    if (count_ == kDepth) {
+bool EventFifo::push(uint32_t type, uint32_t id, uint32_t arg0, uint32_t arg1, uint32_t arg2) {
+    if (count_ >= capacity_) {
         ++lost_;
-        return;
+        return false;
     }
     Event& e = ring_[(head_ + count_) % kDepth];
     e.word = type << SCENIC_RDMA_EV_TYPE_SHIFT | (id & SCENIC_RDMA_EV_ID_MASK);
@@ -18,6 +18,7 @@ void EventFifo::push(uint32_t type, uint32_t id, uint32_t arg0, uint32_t arg1, u
     if (has_vector_) {
         host_.msix_notify(regs::kVecRdma);
     }
+    return true;
 }
 
 uint32_t EventFifo::pop() {

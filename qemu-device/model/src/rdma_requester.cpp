@@ -117,7 +117,7 @@ void Requester::schedule(Qp& qp) {
         return;
     }
     qp.req.run_scheduled = true;
-    e_.defer(qp, 0, [this](Qp& q) {
+    e_.defer(qp, QpTimer::kReqRun, 0, [this](Qp& q) {
         q.req.run_scheduled = false;
         run(q);
     });
@@ -187,7 +187,7 @@ void Requester::rewind(Qp& qp, uint32_t psn) {
 
 void Requester::rnr_wait(Qp& qp, uint64_t ns) {
     qp.req.rnr_wait = true;
-    e_.defer(qp, ns, [this](Qp& q) {
+    e_.defer(qp, QpTimer::kRnr, ns, [this](Qp& q) {
         q.req.rnr_wait = false;
         q.req.last_progress_ns = e_.now();
         run(q);
@@ -196,7 +196,7 @@ void Requester::rnr_wait(Qp& qp, uint64_t ns) {
 
 void Requester::pace(Qp& qp, uint64_t ns) {
     qp.req.pace_wait = true;
-    e_.defer(qp, ns, [this](Qp& q) {
+    e_.defer(qp, QpTimer::kPace, ns, [this](Qp& q) {
         q.req.pace_wait = false;
         run(q);
     });
@@ -204,7 +204,7 @@ void Requester::pace(Qp& qp, uint64_t ns) {
 
 void Requester::wait_for_tlb(Qp& qp) {
     qp.req.tlb_wait = true;
-    e_.defer(qp, kTlbRetryNs, [this](Qp& q) { tlb_resume(q); });
+    e_.defer(qp, QpTimer::kReqTlb, kTlbRetryNs, [this](Qp& q) { tlb_resume(q); });
 }
 
 void Requester::tlb_resume(Qp& qp) {
@@ -223,7 +223,7 @@ void Requester::arm_ack_timer(Qp& qp) {
     }
     r.ack_timer = true;
     r.last_progress_ns = e_.now();
-    e_.defer(qp, timeout_ns(qp), [this](Qp& q) { on_ack_timeout(q); });
+    e_.defer(qp, QpTimer::kAck, timeout_ns(qp), [this](Qp& q) { on_ack_timeout(q); });
 }
 
 void Requester::on_ack_timeout(Qp& qp) {
@@ -238,7 +238,7 @@ void Requester::on_ack_timeout(Qp& qp) {
         // progress since the timer was armed (or waiting on purpose): wait a full period more
         const uint64_t left = (r.rnr_wait || r.tlb_wait) ? t : t - (now - r.last_progress_ns);
         r.ack_timer = true;
-        e_.defer(qp, left, [this](Qp& q) { on_ack_timeout(q); });
+        e_.defer(qp, QpTimer::kAck, left, [this](Qp& q) { on_ack_timeout(q); });
         return;
     }
     ++e_.counters().ack_timeouts;

@@ -457,7 +457,7 @@ void Responder::schedule(Qp& qp) {
         return;
     }
     qp.resp.run_scheduled = true;
-    e_.defer(qp, 0, [this](Qp& q) {
+    e_.defer(qp, QpTimer::kRespRun, 0, [this](Qp& q) {
         q.resp.run_scheduled = false;
         run(q);
     });
@@ -465,7 +465,7 @@ void Responder::schedule(Qp& qp) {
 
 void Responder::stall_for_tlb(Qp& qp) {
     qp.resp.tlb_wait = true;
-    e_.defer(qp, kTlbRetryNs, [this](Qp& q) { tlb_resume(q); });
+    e_.defer(qp, QpTimer::kRespTlb, kTlbRetryNs, [this](Qp& q) { tlb_resume(q); });
 }
 
 void Responder::tlb_resume(Qp& qp) {

@@ -59,16 +59,24 @@ std::optional<uint64_t> Tlb::lookup(uint32_t key, uint64_t page, bool count_hit)
         return r.pa;
     }
     ++cnt_.tlb_misses;
-    const bool known = std::ranges::any_of(
+    const uint64_t now = events_.now();
+    const auto it = std::ranges::find_if(
         pending_, [&](const Miss& m) { return m.key == key && m.page == page; });
-    if (!known) {
+    if (it == pending_.end()) {
+        const bool raised = raise(key, page);
         if (pending_.size() < kMaxPendingMisses) {
-            pending_.push_back({key, page});
+            pending_.push_back({key, page, now, !raised});
         }
-        events_.push(SCENIC_RDMA_EV_TLB_MISS, 0, key, static_cast<uint32_t>(page),
-                     static_cast<uint32_t>(page >> 32));
+    } else if (it->lost || now - it->raised_ns >= kMissReraiseNs) {
+        it->lost = !raise(key, page);
+        it->raised_ns = now;
     }
     return std::nullopt;
+}
+
+bool Tlb::raise(uint32_t key, uint64_t page) {
+    return events_.push(SCENIC_RDMA_EV_TLB_MISS, 0, key, static_cast<uint32_t>(page),
+                        static_cast<uint32_t>(page >> 32));
 }
 
 void Tlb::fill(uint32_t key, uint64_t page, uint64_t dma) {

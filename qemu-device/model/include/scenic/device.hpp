@@ -28,13 +28,24 @@ class Device {
     Device(const Device&) = delete;
     Device& operator=(const Device&) = delete;
 
+    // Every entry point below is guarded: a call that arrives while the card is already running
+    // on the stack (its own DMA or MSI-X message routed back into a BAR, a frame looped back
+    // from the wire, a reset requested from inside) is not executed nested. MMIO, doorbells,
+    // frames and link changes are refused and counted (reentries()); a reset and a timer that
+    // fires are deferred until the outer call returns.
+
     // BAR0.
     [[nodiscard]] uint64_t mmio_read(uint64_t offset, unsigned size) const {
+        if (busy_) {
+            ++reentries_;
+            return 0;
+        }
+        busy_ = true;
+        const Unbusy unbusy{busy_};
         return bus_.read(offset, size);
     }
     void mmio_write(uint64_t offset, uint64_t value, unsigned size) {
-        const auto scope = icrc_scope();
-        bus_.write(offset, value, size);
+        enter([&] { bus_.write(offset, value, size); });
     }
 
     // Function-level reset, power-on, or CORE.CTRL.soft_reset.
@@ -43,24 +54,34 @@ class Device {
     // The RDMA doorbell BAR (regs::kDbBar). Reads return 0.
     [[nodiscard]] static uint64_t db_size() { return RdmaBlock::db_size(); }
     void db_write(uint64_t offset, uint64_t value, unsigned size) {
-        const auto scope = icrc_scope();
-        rdma_.db_write(offset, value, size);
+        enter([&] { rdma_.db_write(offset, value, size); });
     }
 
     // The wire. Received frames pass the fault-injecting wire's rx rules (and the legacy
     // Config::wire_drop_ppm) before the card sees them; sent ones its tx rules.
     void eth_rx(std::span<const uint8_t> frame) {
-        const auto scope = icrc_scope();
-        wire_.receive(frame);
+        enter([&] { wire_.receive(frame); });
     }
     [[nodiscard]] bool can_receive() const { return eth_.can_receive(); }
-    void set_link(bool up) { eth_.set_link(up); }
+    void set_link(bool up) {
+        enter([&] { eth_.set_link(up); });
+    }
 
     // The host timer requested through Host::timer_schedule expired.
     void timer_fire() {
-        const auto scope = icrc_scope();
-        events_.fire();
+        if (busy_) {
+            refire_ = true;  // the host timer is spent: ask for it again once the outer call ends
+            return;
+        }
+        enter([&] { events_.fire(); });
     }
+
+    // Calls refused because the card was already running (see above).
+    [[nodiscard]] uint64_t reentries() const { return reentries_; }
+    // DMA accesses and MSI-X messages refused because they landed on the card's own BARs.
+    [[nodiscard]] uint64_t self_accesses_refused() const { return guard_.refused(); }
+    // Timed events pending (bounded: one slot per QP and kind, see rdma::QpTimer).
+    [[nodiscard]] size_t pending_events() const { return events_.size(); }
 
     [[nodiscard]] const Config& config() const { return config_; }
     [[nodiscard]] const RegisterBus& bus() const { return bus_; }
@@ -74,12 +95,39 @@ class Device {
     [[nodiscard]] size_t wire_held_frames() const { return wire_.held_frames(); }
 
   private:
+    struct Unbusy {
+        bool& busy;
+        ~Unbusy() { busy = false; }
+    };
+    // Runs f as the outermost call into the card, then what was deferred during it.
+    template <typename F>
+    void enter(F&& f) {
+        if (busy_) {
+            ++reentries_;
+            return;
+        }
+        busy_ = true;
+        const Unbusy unbusy{busy_};
+        const auto scope = icrc_scope();
+        f();
+        leave();
+    }
+    // Deferred work, still inside the outermost call: a requested reset, freeing retired
+    // objects, re-arming a timer that fired while the card was busy.
+    void leave();
+    void do_reset();
+
     // The ICRC of the packets built and checked inside an entry point: the RTL with
     // Config::rtl_blocks, else the twin (see cosim::IcrcScope).
     [[nodiscard]] cosim::IcrcScope icrc_scope() const { return cosim::IcrcScope(icrc_.get()); }
 
     const Config config_;
     std::unique_ptr<cosim::IcrcEngine> icrc_;  // nullptr: the twin
+    BarGuardHost guard_;                       // what every block reaches the host through
+    mutable bool busy_ = false;
+    mutable uint64_t reentries_ = 0;
+    bool reset_pending_ = false;
+    bool refire_ = false;
     EventQueue events_;
     wire::WireFaults wire_;
     wire::WireTxHost tx_host_;  // what the ETH block and the RDMA engine send through

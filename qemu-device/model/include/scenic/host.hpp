@@ -5,7 +5,11 @@
 // host memory and a fake wire.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 namespace scenic {
@@ -30,6 +34,75 @@ class Host {
     virtual uint64_t now_ns() = 0;
     virtual void timer_schedule(uint64_t deadline_ns) = 0;
     virtual void timer_cancel() = 0;
+
+    // The card's own BARs where the bus maps them now. A DMA or an MSI-X message there would
+    // reach the card itself (QEMU routes it into the MMIO handlers while the model runs), so the
+    // model refuses it (BarGuardHost). Fills out, returns how many; 0: none known.
+    struct Window {
+        uint64_t base = 0;
+        uint64_t size = 0;
+    };
+    static constexpr size_t kMaxWindows = 4;
+    virtual size_t bar_windows(std::span<Window, kMaxWindows> /*out*/) { return 0; }
+    // The bus address MSI-X vector `vector` writes its message to; nullopt: unknown.
+    virtual std::optional<uint64_t> msix_address(unsigned /*vector*/) { return std::nullopt; }
+};
+
+// The host as the card's blocks see it: DMA and MSI-X messages that land on the card's own BARs
+// fail like a DMA error (and are counted) instead of re-entering the card.
+class BarGuardHost final : public Host {
+  public:
+    explicit BarGuardHost(Host& inner) : inner_(inner) {}
+
+    bool dma_read(uint64_t addr, std::span<uint8_t> dst) override {
+        return !refuse(addr, dst.size()) && inner_.dma_read(addr, dst);
+    }
+    bool dma_write(uint64_t addr, std::span<const uint8_t> src) override {
+        return !refuse(addr, src.size()) && inner_.dma_write(addr, src);
+    }
+    void msix_notify(unsigned vector) override {
+        if (const auto a = inner_.msix_address(vector); a && refuse(*a, 4)) {
+            return;
+        }
+        inner_.msix_notify(vector);
+    }
+    void eth_send(std::span<const uint8_t> frame) override { inner_.eth_send(frame); }
+    uint64_t now_ns() override { return inner_.now_ns(); }
+    void timer_schedule(uint64_t deadline_ns) override { inner_.timer_schedule(deadline_ns); }
+    void timer_cancel() override { inner_.timer_cancel(); }
+    size_t bar_windows(std::span<Window, kMaxWindows> out) override {
+        return inner_.bar_windows(out);
+    }
+    std::optional<uint64_t> msix_address(unsigned vector) override {
+        return inner_.msix_address(vector);
+    }
+
+    // Accesses refused because they overlapped one of the card's BARs.
+    [[nodiscard]] uint64_t refused() const { return refused_; }
+
+  private:
+    bool refuse(uint64_t addr, size_t len) {
+        std::array<Window, kMaxWindows> w{};
+        const size_t n = std::min(inner_.bar_windows(w), kMaxWindows);
+        const uint64_t last = len == 0 ? addr : addr + (len - 1);
+        for (size_t i = 0; i < n; ++i) {
+            if (w[i].size == 0) {
+                continue;
+            }
+            const uint64_t wlast = w[i].base + (w[i].size - 1);
+            // A wrapping access [addr, 2^64) + [0, last] overlaps whatever either part does.
+            const bool wraps = last < addr;
+            if ((addr <= wlast && last >= w[i].base) ||
+                (wraps && (addr <= wlast || last >= w[i].base))) {
+                ++refused_;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    Host& inner_;
+    uint64_t refused_ = 0;
 };
 
 }  // namespace scenic

@@ -38,6 +38,13 @@ typedef struct scenic_host_ops {
     /* Forget the pending timer request, if any. */
     void (*timer_cancel)(void *opaque);
     void *opaque;
+    /* Optional (NULL: unknown). Where the card's BARs are mapped in the bus address space now:
+     * fills up to max windows (base, size) and returns how many. DMA and MSI-X messages that
+     * overlap one are refused by the model (a DMA error), never sent into the card itself. */
+    size_t (*bar_windows)(void *opaque, uint64_t *base, uint64_t *size, size_t max);
+    /* Optional (NULL: unknown). The address MSI-X vector `vector` writes its message to: returns
+     * 0 and sets *addr, or -1 if it is not known. */
+    int (*msix_address)(void *opaque, unsigned vector, uint64_t *addr);
 } scenic_host_ops;
 
 typedef struct scenic_model_config {
@@ -80,6 +87,11 @@ uint64_t scenic_model_db_size(scenic_model *m);
 uint64_t scenic_model_db_read(scenic_model *m, uint64_t offset, unsigned size);
 void scenic_model_db_write(scenic_model *m, uint64_t offset, uint64_t value, unsigned size);
 
+/* Every call below that arrives while the model is already running (the card's own DMA or
+ * MSI-X routed back into it, a frame looped back from the wire) is not executed nested: MMIO,
+ * doorbells, frames and link changes are refused, a reset and a timer that fires are deferred
+ * until the outer call returns. */
+
 /* Device (function-level) reset: every register back to its reset value. */
 void scenic_model_reset(scenic_model *m);
 
@@ -90,6 +102,11 @@ void scenic_model_set_link(scenic_model *m, bool up);
 
 /* The timer requested through timer_schedule expired. */
 void scenic_model_timer_fire(scenic_model *m);
+
+/* Containment counters: calls refused because the model was running (re-entry), and DMA
+ * accesses / MSI-X messages refused because they landed on the card's own BARs. */
+uint64_t scenic_model_reentries(scenic_model *m);
+uint64_t scenic_model_self_accesses_refused(scenic_model *m);
 
 #ifdef __cplusplus
 }

@@ -272,6 +272,22 @@ struct CongestionState {
     uint32_t cnps = 0;            // CNPs this QP received (CMD_QUERY_QP_CC)
 };
 
+// Deferred work of a QP: one event-queue slot per kind, re-arming replaces the pending event,
+// and RESET / destroy cancel them all (Engine::defer), so a QP holds a bounded number of events.
+enum class QpTimer : uint8_t {
+    kReqRun,
+    kRnr,
+    kPace,
+    kReqTlb,
+    kAck,
+    kRespRun,
+    kRespTlb,
+    kFlush,
+    kCcAlpha,
+    kCcRate,
+    kCount
+};
+
 struct Qp {
     uint32_t qpn = 0;
     uint64_t generation = 0;  // tells timers of a destroyed / re-created QP apart
@@ -303,6 +319,7 @@ struct Qp {
     roce::PathContext path;
     bool flush_pending = false;  // ERR: WQEs still to flush
     bool flush_scheduled = false;
+    std::array<uint64_t, static_cast<size_t>(QpTimer::kCount)> timers{};  // EventQueue ids, 0: none
     RequesterState req;
     ResponderState resp;
     CongestionState cc;

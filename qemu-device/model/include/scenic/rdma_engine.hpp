@@ -78,8 +78,14 @@ class Engine {
     // Builds and sends one packet of qp (BTH dest_qp, pkey, path filled in here). Returns the
     // frame's length (0: not sent).
     size_t send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload);
-    // Runs fn(qp) after delay_ns if the QP still exists then (same generation).
-    void defer(Qp& qp, uint64_t delay_ns, std::function<void(Qp&)> fn);
+    // Runs fn(qp) after delay_ns if the QP still exists then (same generation), in the QP's
+    // slot of that kind: an event of the same kind still pending is cancelled.
+    void defer(Qp& qp, QpTimer kind, uint64_t delay_ns, std::function<void(Qp&)> fn);
+    // Cancels every pending event of the QP (RESET, destroy).
+    void cancel_timers(Qp& qp);
+    // Frees the QPs destroyed during the current call into the card. Called when the outermost
+    // entry point returns, so that no QP is freed while a caller on the stack still uses it.
+    void collect();
     // The card moves the QP to ERR: status page, EV_QP_ERR (ev != 0), flush.
     void enter_error(Qp& qp, uint32_t ev);
     // SQ completions (status-page counter; CQE for errors and flushes).
@@ -87,6 +93,8 @@ class Engine {
     void complete_send_err(Qp& qp, uint32_t idx, uint8_t opcode, uint8_t status, uint8_t syndrome);
     // Flush WQEs of a QP in ERR (bounded; continues from an event).
     void flush(Qp& qp);
+    // Retires a QP (destroy, reset): out of the table, its events cancelled, freed by collect().
+    void retire(std::unique_ptr<Qp>& slot);
     // Doorbell records (rdma_dbrec.cpp). The requester has used every WQE it knew of: true
     // when the SQ record gave more.
     bool sq_record(Qp& qp);
@@ -110,10 +118,26 @@ class Engine {
     uint32_t fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma);
     void set_state(Qp& qp, uint32_t state);
     void write_status_state(Qp& qp);
-    // Reads a producer index from the QP's record into pi; true when it moved. A value claiming
-    // more than size WQEs past oldest (the oldest the card still holds) is ignored and counted.
-    bool refresh_pi(Qp& qp, size_t offset, uint32_t& pi, uint32_t oldest, uint32_t size);
+    // Reads a producer index from the QP's record into pi; true when it moved. A value behind
+    // first (the next WQE the card fetches) or more than size WQEs past oldest (the oldest the
+    // card still holds) is ignored and counted.
+    bool refresh_pi(Qp& qp, size_t offset, uint32_t& pi, uint32_t first, uint32_t oldest,
+                    uint32_t size);
     bool refresh_sq_pi(Qp& qp);
+    // A new SQ producer index is in [sq_next, oldest + size] (modulo 2^32): never behind the
+    // WQEs the card fetched (the flush would then walk ~2^32 slots), never a ring ahead.
+    [[nodiscard]] static bool sq_pi_ok(const Qp& qp, uint32_t v) {
+        const RequesterState& r = qp.req;
+        return v - r.sq_next <= r.oldest() + qp.sq_size() - r.sq_next;
+    }
+    // The RQ's: never behind the receive WQE in use, never a ring ahead of rq_ci.
+    [[nodiscard]] static uint32_t rq_first(const Qp& qp) {
+        return qp.resp.rq_ci + (qp.resp.have_rwqe ? 1 : 0);
+    }
+    [[nodiscard]] static bool rq_pi_ok(const Qp& qp, uint32_t v) {
+        const uint32_t first = rq_first(qp);
+        return v - first <= qp.resp.rq_ci + qp.rq_size() - first;
+    }
     bool refresh_rq_pi(Qp& qp);
     void write_db_skip(Qp& qp, uint32_t skip);
     // db_skip for the QP's new state (and, entering ERR, the records' WQEs to flush).
@@ -135,6 +159,7 @@ class Engine {
     Congestion cc_;
     TxArbiter arb_;
     std::vector<std::unique_ptr<Qp>> qps_ = std::vector<std::unique_ptr<Qp>>(kMaxQp);
+    std::vector<std::unique_ptr<Qp>> retired_;  // destroyed, freed by collect()
     uint64_t next_generation_ = 1;
 };
 

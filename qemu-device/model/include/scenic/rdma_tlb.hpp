@@ -8,7 +8,10 @@
 // (in one MR or in several) use different sets. The twin's id is the MR index
 // (the MR table checks the key's tag).
 //
-// A miss raises EV_TLB_MISS (key, page iova) once per missing page while it stays missing.
+// A miss raises EV_TLB_MISS (key, page iova) once per missing page while it stays missing, and
+// again (at the next lookup, which the paused requester or responder retries every
+// kTlbRetryNs) when the event was lost to a full event queue or kMissReraiseNs passed without a
+// fill: a lost event never stalls a QP for ever.
 #pragma once
 
 #include <array>
@@ -39,6 +42,9 @@ class Tlb {
     static constexpr unsigned kBanks = 4;
     static constexpr unsigned kSetsPerBank = kTlbEntries / kBanks / 4;
     static constexpr unsigned kMaxPendingMisses = 256;
+    static constexpr uint64_t kMissReraiseNs = 1'000'000;
+    // Queues the miss event; false if the event queue was full.
+    bool raise(uint32_t key, uint64_t page);
     [[nodiscard]] static uint64_t bank_vpn(uint32_t key, uint64_t vpn);
     [[nodiscard]] static unsigned bank_of(uint64_t bvpn);
 
@@ -48,8 +54,10 @@ class Tlb {
     struct Miss {
         uint32_t key;
         uint64_t page;
+        uint64_t raised_ns;  // when the event was last queued (or lost)
+        bool lost;           // the last event for it was dropped: raise it at the next lookup
     };
-    std::vector<Miss> pending_;  // misses reported and not filled yet (dedup)
+    std::vector<Miss> pending_;  // misses raised and not filled yet (dedup, re-raise)
 };
 
 }  // namespace scenic::rdma
