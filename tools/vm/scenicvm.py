@@ -23,7 +23,8 @@ sys.path.insert(0, HERE)
 import newc  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
-BUILD = os.path.join(REPO, "build", "vm")
+# SCENIC_VM_DIR: another image directory, e.g. one built from the .debs (tools/vm/mkimage)
+BUILD = os.environ.get("SCENIC_VM_DIR") or os.path.join(REPO, "build", "vm")
 DEFAULT_QEMU = os.path.join(REPO, "build", "qemu", "qemu-system-x86_64")
 MAX_NODES = 2  # a dgram pair is point to point; more nodes need a switch (DESIGN.md 4)
 _ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[()][A-Z0-9]|[=>c])")
