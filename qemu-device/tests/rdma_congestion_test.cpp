@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "rdma_rig.hpp"
@@ -293,6 +294,11 @@ TEST_F(RdmaCongestion, CeMarkedIpv6RequestGetsACnp) {
     path.src_ip = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
     path.dst_ip = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
     path.ecn = 3;  // CE
+    // B's QP takes only frames of its address vector's path: re-point it at these GIDs.
+    std::vector<uint32_t> av(18, 0);  // a2 .. a19; a19 bit 31 clear: IPv6
+    std::memcpy(&av[7], path.src_ip.data(), 16);
+    std::memcpy(&av[11], path.dst_ip.data(), 16);
+    ASSERT_EQ(p.b.modify(kQb, SCENIC_QP_ATTR_AV, av), 0u);
     roce::Transport t;
     t.bth.opcode = static_cast<uint8_t>(Opcode::kWriteOnly);
     t.bth.dest_qp = kQb;

@@ -212,6 +212,12 @@ uint32_t Engine::modify_qp(const CmdArgs& a) {
     if ((m & SCENIC_QP_ATTR_STATE) && !transition_ok(q->state, to)) {
         return SCENIC_RDMA_ERR_BAD_STATE;
     }
+    // IBA (ib_modify_qp_is_ok): PATH_MTU only before traffic (RESET / INIT, INIT -> RTR); the
+    // PSNs of the messages in flight were counted with the old one.
+    if ((m & SCENIC_QP_ATTR_PATH_MTU) && q->state != SCENIC_QPS_RESET &&
+        q->state != SCENIC_QPS_INIT) {
+        return SCENIC_RDMA_ERR_BAD_STATE;
+    }
     if (m & SCENIC_QP_ATTR_DEST_QPN) q->dest_qpn = a[3];
     if (m & SCENIC_QP_ATTR_SQ_PSN) q->sq_psn = a[4];
     if (m & SCENIC_QP_ATTR_RQ_PSN) {

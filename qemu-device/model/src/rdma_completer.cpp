@@ -92,6 +92,10 @@ bool Completer::ack_before(Qp& qp, uint32_t psn) {
 
 void Completer::receive(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& r = qp.req;
+    if (!path_matches(qp, pkt)) {
+        ++e_.counters().rx_drop_path;  // a forged ACK / NAK / response: not from the peer
+        return;
+    }
     const uint32_t psn = pkt.transport.bth.psn;
     // Only PSNs in flight: older ones are duplicates, newer ones were never sent.
     if (r.pending.empty() || psn_diff(psn, r.snd_una) < 0 || psn_diff(psn, r.next_psn) >= 0) {

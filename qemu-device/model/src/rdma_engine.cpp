@@ -296,7 +296,7 @@ bool Engine::reserved_rc_request(const roce::ParsedPacket& pkt) {
         return false;
     }
     ++cnt_.rx_pkts;
-    resp_.reserved_opcode(*q, bth.psn);
+    resp_.reserved_opcode(*q, pkt);
     return true;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <span>
 
 #include "scenic/rdma_engine.hpp"
 #include "scenic/roce/psn.hpp"
@@ -22,10 +23,31 @@ uint32_t packets(uint32_t length, uint32_t pmtu) {
     return length == 0 ? 1 : static_cast<uint32_t>((uint64_t{length} + pmtu - 1) / pmtu);
 }
 
+bool is_rd_atomic(const RespJob& j) {
+    return j.kind == RespJob::Kind::kRead || j.kind == RespJob::Kind::kAtomicAck;
+}
+
+bool is_rnr_nak(const RespJob& j) {
+    return j.kind == RespJob::Kind::kAck && j.aeth.type() == roce::AethType::kRnrNak;
+}
+
 }  // namespace
+
+bool path_matches(const Qp& qp, const roce::ParsedPacket& pkt) {
+    const roce::PathContext& p = qp.path;
+    if (p.ip_version == roce::IpVersion::kV4) {
+        return pkt.ipv4 && std::ranges::equal(pkt.ipv4->src, std::span(p.dst_ip).first<4>()) &&
+               std::ranges::equal(pkt.ipv4->dst, std::span(p.src_ip).first<4>());
+    }
+    return pkt.ipv6 && pkt.ipv6->src == p.dst_ip && pkt.ipv6->dst == p.src_ip;
+}
 
 void Responder::receive(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& s = qp.resp;
+    if (!path_matches(qp, pkt)) {
+        ++e_.counters().rx_drop_path;  // not the connected peer: never answered, never executed
+        return;
+    }
     const int32_t d = psn_diff(pkt.transport.bth.psn, s.epsn);
     if (d > 0) {
         sequence_gap(qp);
@@ -42,17 +64,22 @@ void Responder::sequence_gap(Qp& qp) {
     // Packets were lost: one sequence NAK per gap, carrying the PSN expected.
     auto& s = qp.resp;
     if (!s.nak_sent) {
-        s.nak_sent = true;
-        ++e_.counters().seq_nak_sent;
         RespJob j;
         j.psn = s.epsn;
         j.aeth = roce::Aeth::nak(s.msn, NakCode::kPsnSeqError);
-        emit(qp, j);
+        if (emit(qp, j)) {
+            s.nak_sent = true;
+            ++e_.counters().seq_nak_sent;
+        }
     }
 }
 
-void Responder::reserved_opcode(Qp& qp, uint32_t psn) {
-    const int32_t d = psn_diff(psn, qp.resp.epsn);
+void Responder::reserved_opcode(Qp& qp, const roce::ParsedPacket& pkt) {
+    if (!path_matches(qp, pkt)) {
+        ++e_.counters().rx_drop_path;
+        return;
+    }
+    const int32_t d = psn_diff(pkt.transport.bth.psn, qp.resp.epsn);
     if (d > 0) {
         sequence_gap(qp);
     } else if (d < 0) {
@@ -62,41 +89,137 @@ void Responder::reserved_opcode(Qp& qp, uint32_t psn) {
     }
 }
 
+// IBA 9.7.5.1.1 (rxe's duplicate_request): a duplicate is never executed again. READ and
+// atomics are answered only from what the responder remembers of the original request (its
+// rkey, va and PMTU; the saved original value): the duplicate's own RETH is not trusted, so a
+// forged "duplicate" can neither read other memory nor NAK the QP into ERR. Anything else
+// (never executed here, or older than the last max_dest_rd_atomic requests) is dropped.
 void Responder::duplicate(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& s = qp.resp;
     ++e_.counters().dup_requests;
+    const uint32_t psn = pkt.transport.bth.psn;
     switch (pkt.info->cls) {
         case OpClass::kRead:
-            do_read(qp, pkt, true);  // READ is re-executed
-            return;
         case OpClass::kAtomic: {
-            // Never executed twice: answered from the saved original value.
-            const uint32_t psn = pkt.transport.bth.psn;
-            for (const SavedAtomic& a : s.atomics) {
-                if (a.valid && a.psn == psn) {
-                    RespJob j;
-                    j.kind = RespJob::Kind::kAtomicAck;
-                    j.psn = psn;
-                    j.orig = a.orig;
-                    j.aeth = roce::Aeth::ack(s.msn);
-                    emit(qp, j);
-                    return;
-                }
+            const RdResource* r = find_resource(qp, psn);
+            if (!r || r->atomic != (pkt.info->cls == OpClass::kAtomic)) {
+                ++e_.counters().dup_ignored;
+                return;
             }
-            return;  // too old to answer: the requester times out
+            if (!r->atomic) {
+                replay_read(qp, *r, psn);
+                return;
+            }
+            // A re-sent atomic replaces its answer still queued.
+            std::erase_if(s.outq, [r](const RespJob& j) {
+                return j.kind == RespJob::Kind::kAtomicAck && j.req_psn == r->psn;
+            });
+            RespJob j;
+            j.kind = RespJob::Kind::kAtomicAck;
+            j.psn = r->psn;
+            j.req_psn = r->psn;
+            j.replay = true;
+            j.orig = r->orig;
+            j.aeth = roce::Aeth::ack(s.msn);
+            emit(qp, j);
+            return;
         }
         default:
-            // SEND / WRITE: already executed; re-ACK what we have, no second completion.
-            if (pkt.transport.bth.ackreq) {
+            // SEND / WRITE: already executed; acknowledged with the current PSN and MSN, no second
+            // completion. Whether or not it asks (AckReq): a requester that retries after a
+            // lost ACK may resend packets that do not ask (rxe does), and only an ACK ends it.
+            if (reack_due(qp)) {
                 ack(qp, psn_add(s.epsn, kPsnMask));
             }
             return;
     }
 }
 
+bool Responder::reack_due(Qp& qp) {
+    auto& s = qp.resp;
+    const uint64_t now = e_.now();
+    ++s.dups_since_reack;
+    if (s.reacked && s.dups_since_reack < kReAckEvery && now - s.last_reack_ns < kReAckIntervalNs) {
+        return false;  // a flood of duplicates gets a trickle of ACKs
+    }
+    s.reacked = true;
+    s.dups_since_reack = 0;
+    s.last_reack_ns = now;
+    return true;
+}
+
+const RdResource* Responder::find_resource(const Qp& qp, uint32_t psn) {
+    const auto& s = qp.resp;
+    const unsigned n = std::clamp<unsigned>(qp.max_dest_rd_atomic, 1, kRdResources);
+    for (unsigned i = 1; i <= n; ++i) {
+        const RdResource& r = s.res[(s.res_next + kRdResources - i) % kRdResources];
+        if (!r.valid) {
+            break;
+        }
+        const int32_t d = psn_diff(psn, r.psn);
+        if (d >= 0 && static_cast<uint32_t>(d) < r.npsn) {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+
+void Responder::remember(Qp& qp, const RdResource& r) {
+    auto& s = qp.resp;
+    s.res[s.res_next] = r;
+    s.res_next = (s.res_next + 1) % kRdResources;
+}
+
+void Responder::replay_read(Qp& qp, const RdResource& r, uint32_t psn) {
+    auto& s = qp.resp;
+    // The memory may have been deregistered since: a replay is never an error of the QP.
+    if (r.length != 0 &&
+        ((qp.access & SCENIC_MR_ACCESS_REMOTE_READ) == 0 ||
+         !e_.mem().allowed(r.key, qp.pdn, r.va, r.length, SCENIC_MR_ACCESS_REMOTE_READ))) {
+        ++e_.counters().dup_ignored;
+        return;
+    }
+    // The requester asks again from psn: what is still queued of the request is replaced.
+    std::erase_if(s.outq, [&r](const RespJob& j) {
+        return j.kind == RespJob::Kind::kRead && j.req_psn == r.psn;
+    });
+    const auto k = static_cast<uint32_t>(psn_diff(psn, r.psn));
+    const uint64_t off = std::min<uint64_t>(uint64_t{k} * r.pmtu, r.length);
+    RespJob j;
+    j.kind = RespJob::Kind::kRead;
+    j.psn = psn;
+    j.req_psn = r.psn;
+    j.replay = true;
+    j.key = r.key;
+    j.va = r.va + off;
+    j.length = static_cast<uint32_t>(r.length - off);
+    j.pmtu = r.pmtu;
+    j.aeth = roce::Aeth::ack(s.msn);
+    emit(qp, j);
+}
+
+bool Responder::rd_atomic_room(Qp& qp) {
+    const auto& q = qp.resp.outq;
+    // Requests still being answered; a replay answers one the requester already counts.
+    const auto busy =
+        std::ranges::count_if(q, [](const RespJob& j) { return is_rd_atomic(j) && !j.replay; });
+    if (busy >= qp.max_dest_rd_atomic) {
+        // IBA 9.7.5.1.3 (rxe: RESPST_ERR_TOO_MANY_RDMA_ATM_REQ): more than the responder
+        // granted; 0 granted refuses every READ / atomic.
+        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+        return false;
+    }
+    if (q.size() >= kMaxRespJobs) {
+        ++e_.counters().resp_q_drops;
+        return false;
+    }
+    return true;
+}
+
 void Responder::execute(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& s = qp.resp;
     s.nak_sent = false;
+    s.reacked = false;
     const roce::OpcodeInfo& info = *pkt.info;
     // Opcode sequence (IBA 9.7.5.1.1): a message in progress continues with MIDDLE / LAST of
     // the same kind; otherwise only FIRST / ONLY / READ / atomics.
@@ -125,7 +248,7 @@ void Responder::execute(Qp& qp, const roce::ParsedPacket& pkt) {
             done = do_write(qp, pkt);
             break;
         case OpClass::kRead:
-            do_read(qp, pkt, false);
+            do_read(qp, pkt);
             return;
         case OpClass::kAtomic:
             do_atomic(qp, pkt);
@@ -315,13 +438,11 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
     return true;
 }
 
-bool Responder::do_read(Qp& qp, const roce::ParsedPacket& pkt, bool dup) {
+bool Responder::do_read(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& s = qp.resp;
     const roce::Reth& reth = *pkt.transport.reth;
     if (reth.dma_length > kMaxMsgBytes) {
-        if (!dup) {
-            nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
-        }
+        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
         return false;
     }
     if (reth.dma_length != 0 && ((qp.access & SCENIC_MR_ACCESS_REMOTE_READ) == 0 ||
@@ -330,31 +451,32 @@ bool Responder::do_read(Qp& qp, const roce::ParsedPacket& pkt, bool dup) {
         nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
         return false;
     }
-    if (s.outq.size() >= kMaxRespJobs) {
-        return false;  // more READs than the card holds: dropped, the requester retries
+    if (!rd_atomic_room(qp)) {
+        return false;
     }
     const uint32_t psn = pkt.transport.bth.psn;
-    if (dup) {
-        // A re-requested READ replaces any response of it still queued.
-        std::erase_if(s.outq, [psn](const RespJob& j) {
-            return j.kind == RespJob::Kind::kRead && j.psn == psn && j.sent == 0;
-        });
-    } else {
-        s.epsn = psn_add(s.epsn, packets(reth.dma_length, qp.pmtu));
-        ++s.msn;
-    }
+    // The PMTU is latched for the whole answer (and its replays): a later change of the QP's
+    // PMTU cannot make the response stream disagree with the PSNs this request used.
+    const uint32_t npsn = packets(reth.dma_length, qp.pmtu);
+    remember(qp, {.valid = true,
+                  .atomic = false,
+                  .psn = psn,
+                  .npsn = npsn,
+                  .key = reth.rkey,
+                  .va = reth.va,
+                  .length = reth.dma_length,
+                  .pmtu = qp.pmtu,
+                  .orig = 0});
+    s.epsn = psn_add(s.epsn, npsn);
+    ++s.msn;
     RespJob j;
     j.kind = RespJob::Kind::kRead;
     j.psn = psn;
+    j.req_psn = psn;
     j.key = reth.rkey;
     j.va = reth.va;
     j.length = reth.dma_length;
-    if (dup) {
-        // Answer only the PSNs this side has seen: a re-request reaching past epsn (the
-        // request that covered the rest was lost) would leave epsn behind the requester.
-        const auto seen = static_cast<uint64_t>(psn_diff(s.epsn, psn)) * qp.pmtu;
-        j.length = static_cast<uint32_t>(std::min<uint64_t>(j.length, seen));
-    }
+    j.pmtu = qp.pmtu;
     j.aeth = roce::Aeth::ack(s.msn);
     emit(qp, j);
     return true;
@@ -370,6 +492,9 @@ bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
     if ((qp.access & SCENIC_MR_ACCESS_REMOTE_ATOMIC) == 0 ||
         !e_.mem().allowed(ae.rkey, qp.pdn, ae.va, 8, SCENIC_MR_ACCESS_REMOTE_ATOMIC)) {
         nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
+        return false;
+    }
+    if (!rd_atomic_room(qp)) {
         return false;
     }
     std::array<uint8_t, 8> raw{};
@@ -390,13 +515,13 @@ bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
         return false;
     }
     const uint32_t psn = pkt.transport.bth.psn;
-    s.atomics[s.atomic_next] = {true, psn, orig};
-    s.atomic_next = (s.atomic_next + 1) % kSavedAtomics;
+    remember(qp, {.valid = true, .atomic = true, .psn = psn, .npsn = 1, .orig = orig});
     s.epsn = psn_add(s.epsn, 1);
     ++s.msn;
     RespJob j;
     j.kind = RespJob::Kind::kAtomicAck;
     j.psn = psn;
+    j.req_psn = psn;
     j.orig = orig;
     j.aeth = roce::Aeth::ack(s.msn);
     emit(qp, j);
@@ -412,14 +537,19 @@ void Responder::ack(Qp& qp, uint32_t psn) {
 
 void Responder::rnr_nak(Qp& qp) {
     auto& s = qp.resp;
-    ++e_.counters().rnr_nak_sent;
     // The requester resends from the NAKed PSN after the timer: the packets behind it, already
     // on the wire, are dropped quietly like those behind a sequence NAK (one NAK per attempt).
     s.nak_sent = true;
+    if (std::ranges::any_of(s.outq, is_rnr_nak)) {
+        ++e_.counters().rnr_nak_merged;  // the one waiting names the same PSN and MSN
+        return;
+    }
     RespJob j;
     j.psn = s.epsn;
     j.aeth = roce::Aeth::rnr_nak(s.msn, qp.min_rnr_timer);
-    emit(qp, j);
+    if (emit(qp, j)) {
+        ++e_.counters().rnr_nak_sent;
+    }
 }
 
 void Responder::nak(Qp& qp, NakCode code, uint32_t ev) {
@@ -441,15 +571,21 @@ void Responder::nak(Qp& qp, NakCode code, uint32_t ev) {
     e_.send(qp, t, {});
 }
 
-void Responder::emit(Qp& qp, RespJob job) {
+bool Responder::emit(Qp& qp, RespJob job) {
     auto& q = qp.resp.outq;
     if (job.kind == RespJob::Kind::kAck && !q.empty() && q.back().kind == RespJob::Kind::kAck &&
         q.back().aeth.type() == roce::AethType::kAck && job.aeth.type() == roce::AethType::kAck) {
         q.back() = job;  // coalesce: the newer ACK covers the older one
-        return;
+        return true;
+    }
+    if (q.size() >= kMaxRespJobs) {
+        // Every kind is bounded: a lost ACK or NAK is recovered by the requester's timer.
+        ++e_.counters().resp_q_drops;
+        return false;
     }
     q.push_back(job);
     run(qp);
+    return true;
 }
 
 void Responder::schedule(Qp& qp) {
@@ -520,9 +656,13 @@ bool Responder::send_job(Qp& qp, RespJob& job) {
         case RespJob::Kind::kRead:
             break;
     }
-    const uint32_t n = packets(job.length, qp.pmtu);
-    const uint32_t k = job.sent / qp.pmtu;
-    const uint32_t len = std::min(qp.pmtu, job.length - job.sent);
+    // The job's own PMTU, and done when its bytes are sent: every packet but the last is full,
+    // so job.sent / pmtu is the packet's index.
+    const uint32_t pmtu = job.pmtu;
+    const uint32_t k = job.sent / pmtu;
+    const uint32_t len = std::min(pmtu, job.length - job.sent);
+    const bool first = job.sent == 0;
+    const bool last = len == job.length - job.sent;
     payload_.resize(len);
     switch (
         e_.mem().read(job.key, qp.pdn, SCENIC_MR_ACCESS_REMOTE_READ, job.va + job.sent, payload_)) {
@@ -547,11 +687,11 @@ bool Responder::send_job(Qp& qp, RespJob& job) {
         }
     }
     Opcode op = Opcode::kReadResponseMiddle;
-    if (n == 1) {
+    if (first && last) {
         op = Opcode::kReadResponseOnly;
-    } else if (k == 0) {
+    } else if (first) {
         op = Opcode::kReadResponseFirst;
-    } else if (k + 1 == n) {
+    } else if (last) {
         op = Opcode::kReadResponseLast;
     }
     t.bth.opcode = static_cast<uint8_t>(op);
@@ -561,7 +701,7 @@ bool Responder::send_job(Qp& qp, RespJob& job) {
     }
     e_.send(qp, t, payload_);
     job.sent += len;
-    return k + 1 == n;
+    return last;
 }
 
 }  // namespace scenic::rdma

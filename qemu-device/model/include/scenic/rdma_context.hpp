@@ -40,7 +40,12 @@ inline constexpr uint32_t kRespBudget = 64;       // packets per responder run
 inline constexpr uint32_t kFlushBudget = 64;      // flush CQEs per run
 // queued READ / atomic responses (and the ACKs between them)
 inline constexpr uint32_t kMaxRespJobs = SCENIC_RDMA_MAX_RD_ATOMIC + 16;
-inline constexpr unsigned kSavedAtomics = SCENIC_RDMA_MAX_RD_ATOMIC;  // results for duplicates
+// responder: READ / atomic requests remembered for duplicates (rdma_responder.hpp)
+inline constexpr unsigned kRdResources = SCENIC_RDMA_MAX_RD_ATOMIC;
+// responder: a duplicate SEND / WRITE is re-ACKed at most once per this many duplicates or
+// this much time, besides the first one after progress
+inline constexpr uint32_t kReAckEvery = 16;
+inline constexpr uint64_t kReAckIntervalNs = 10'000;
 inline constexpr uint64_t kTlbRetryNs = 100'000;  // requester: retry a missing page
 inline constexpr uint32_t kPsnMask = 0x00ffffffu;
 
@@ -111,9 +116,13 @@ struct Counters {
     uint32_t cc_rate_cuts = 0;
     uint32_t rx_drop_pkey = 0;
     // Not registers (no slot in the map): kept for tests and the report.
-    uint32_t db_ignored = 0;   // doorbell writes (or records) at unknown offsets / sizes / objects
-    uint32_t dbrec_reads = 0;  // doorbell records read from host memory (scenic_qp/cq_dbrec)
-    uint32_t dma_errors = 0;   // failed DMA accesses of any kind
+    uint32_t db_ignored = 0;    // doorbell writes (or records) at unknown offsets / sizes / objects
+    uint32_t dbrec_reads = 0;   // doorbell records read from host memory (scenic_qp/cq_dbrec)
+    uint32_t dma_errors = 0;    // failed DMA accesses of any kind
+    uint32_t rx_drop_path = 0;  // IP addresses / GIDs not those of the QP's address vector
+    uint32_t dup_ignored = 0;   // duplicate READ / atomic the responder does not remember
+    uint32_t resp_q_drops = 0;  // responder output refused: its queue was full
+    uint32_t rnr_nak_merged = 0;  // RNR NAK not queued: one was already waiting to leave
 };
 
 struct Mr {
@@ -177,15 +186,25 @@ struct RespJob {
     uint32_t key = 0;  // READ: rkey
     uint64_t va = 0;
     uint32_t length = 0;
-    uint32_t sent = 0;  // READ: bytes already sent
-    uint64_t orig = 0;  // atomic: original value
-    roce::Aeth aeth;    // ACK / NAK
+    uint32_t sent = 0;     // READ: bytes already sent
+    uint64_t orig = 0;     // atomic: original value
+    roce::Aeth aeth;       // ACK / NAK
+    uint32_t pmtu = 0;     // READ: the path MTU latched when the request was executed
+    uint32_t req_psn = 0;  // READ / atomic: first PSN of the request it answers
+    bool replay = false;   // READ / atomic: answers a duplicate (not counted in max_dest_rd_atomic)
 };
 
-struct SavedAtomic {
+// A READ / atomic request the responder executed, for duplicates of it (rxe's resources).
+struct RdResource {
     bool valid = false;
-    uint32_t psn = 0;
-    uint64_t orig = 0;
+    bool atomic = false;
+    uint32_t psn = 0;   // first PSN
+    uint32_t npsn = 1;  // PSNs it covers (READ: response packets)
+    uint32_t key = 0;   // READ: rkey, va, length and the PMTU it was answered with
+    uint64_t va = 0;
+    uint32_t length = 0;
+    uint32_t pmtu = 0;
+    uint64_t orig = 0;  // atomic: the original value
 };
 
 struct RequesterState {
@@ -251,8 +270,12 @@ struct ResponderState {
     std::deque<RespJob> outq;
     bool run_scheduled = false;
     bool tlb_wait = false;  // a READ response waits for a TLB fill (outq stalled)
-    std::array<SavedAtomic, kSavedAtomics> atomics{};
-    unsigned atomic_next = 0;
+    std::array<RdResource, kRdResources> res{};
+    unsigned res_next = 0;
+    // re-ACKs of duplicate SEND / WRITE (Responder::duplicate)
+    bool reacked = false;  // a re-ACK was sent since the last new request
+    uint32_t dups_since_reack = 0;
+    uint64_t last_reack_ns = 0;
 };
 
 // DCQCN state of a QP (rdma_congestion): notification point and reaction point.

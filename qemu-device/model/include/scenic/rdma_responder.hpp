@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Responder (rxe_resp.c's role): PSN check (one sequence NAK per gap), duplicates (re-ACK
-// SEND / WRITE, re-execute READ, saved result for atomics), opcode sequence, RQ WQE
+// Responder (rxe_resp.c's role): source check (IP addresses / GIDs of the QP's address
+// vector), PSN check (one sequence NAK per gap), duplicates (re-ACK SEND / WRITE, rate-limited;
+// replay READ / atomics the responder remembers, drop the rest), opcode sequence, RQ WQE
 // consumption (RNR NAK when none), rkey / PD / bounds / access checks (Remote Access Error NAK,
-// nothing written), receive-buffer length (Invalid Request NAK, LOC_LEN_ERR CQE), execution of
-// SEND / WRITE / READ / atomics, coalesced ACKs on AckReq, READ responses. Output that must
-// follow READ responses in PSN order waits in the QP's outq.
+// nothing written), receive-buffer length (Invalid Request NAK, LOC_LEN_ERR CQE),
+// max_dest_rd_atomic (Invalid Request NAK), execution of SEND / WRITE / READ / atomics,
+// coalesced ACKs on AckReq, READ responses at the PMTU latched per request. Output that must
+// follow READ responses in PSN order waits in the QP's outq, bounded by kMaxRespJobs.
 #pragma once
 
 #include <cstdint>
@@ -18,25 +20,39 @@ namespace scenic::rdma {
 
 class Engine;
 
+// A packet of a connected QP comes from the address its address vector names and is sent to
+// the one it names as ours (IPv4 addresses; IPv6: the GIDs). Shared with the completer.
+bool path_matches(const Qp& qp, const roce::ParsedPacket& pkt);
+
 class Responder {
   public:
     explicit Responder(Engine& e) : e_(e) {}
 
     void receive(Qp& qp, const roce::ParsedPacket& pkt);
-    // A request with an RC opcode IBA reserves (no headers to parse): Invalid Request NAK at
-    // the expected PSN, the usual PSN checks otherwise.
-    void reserved_opcode(Qp& qp, uint32_t psn);
+    // A request with an RC opcode IBA reserves (no extended headers parsed): Invalid Request
+    // NAK at the expected PSN, the usual source and PSN checks otherwise.
+    void reserved_opcode(Qp& qp, const roce::ParsedPacket& pkt);
     // A TLB fill arrived: READ responses stalled on a miss continue.
     void tlb_resume(Qp& qp);
 
   private:
     void sequence_gap(Qp& qp);
     void duplicate(Qp& qp, const roce::ParsedPacket& pkt);
+    // A duplicate SEND / WRITE: true when it gets a re-ACK (the first after progress, then one
+    // per kReAckEvery duplicates or kReAckIntervalNs).
+    bool reack_due(Qp& qp);
+    // The remembered READ / atomic whose PSNs hold psn (the last max_dest_rd_atomic), or null.
+    [[nodiscard]] static const RdResource* find_resource(const Qp& qp, uint32_t psn);
+    static void remember(Qp& qp, const RdResource& r);
+    void replay_read(Qp& qp, const RdResource& r, uint32_t psn);
+    // A new READ / atomic may start: false after an Invalid Request NAK (max_dest_rd_atomic
+    // exceeded) or when the output queue is full (dropped unexecuted, the requester retries).
+    bool rd_atomic_room(Qp& qp);
     void execute(Qp& qp, const roce::ParsedPacket& pkt);
     static bool payload_fits_pmtu(const Qp& qp, const roce::ParsedPacket& pkt);
     bool do_send(Qp& qp, const roce::ParsedPacket& pkt);
     bool do_write(Qp& qp, const roce::ParsedPacket& pkt);
-    bool do_read(Qp& qp, const roce::ParsedPacket& pkt, bool dup);
+    bool do_read(Qp& qp, const roce::ParsedPacket& pkt);
     bool do_atomic(Qp& qp, const roce::ParsedPacket& pkt);
     // The outcome of a WRITE / atomic on responder memory: true when it was done; else the
     // packet is RNR-NAKed (TLB miss) or NAKed (protection, DMA).
@@ -48,7 +64,8 @@ class Responder {
     void ack(Qp& qp, uint32_t psn);
     void rnr_nak(Qp& qp);
     void nak(Qp& qp, roce::NakCode code, uint32_t ev);
-    void emit(Qp& qp, RespJob job);
+    // Queues output (and runs the queue): false when the queue was full (counted).
+    bool emit(Qp& qp, RespJob job);
     void run(Qp& qp);
     bool send_job(Qp& qp, RespJob& job);  // false: job not finished
     void stall_for_tlb(Qp& qp);
