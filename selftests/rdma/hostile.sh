@@ -4,6 +4,7 @@
 # doorbell pages kept after destroy and number reuse, read-only mappings, huge and wrapping MRs,
 # RLIMIT_MEMLOCK and the per-context cap on rings, kill -9 in the middle of traffic. Node 1 runs
 # it; node 2 only has to be there (the QPs point at it). Then the kernel log must be clean.
+# HOSTILE_PARTS=de (say) runs only those parts of rdma_hostile.
 . /selftests/rdma/lib.sh
 
 addr_setup
@@ -18,7 +19,8 @@ fi
 echo "TAP version 13"
 dmesg -c >/dev/null
 t0=$(date +%s)
-timeout 400 /usr/bin/rdma_hostile -d "$DEV" -p "$PEER4" >/tmp/hostile.tap 2>/tmp/hostile.err
+# shellcheck disable=SC2086
+timeout 400 /usr/bin/rdma_hostile -d "$DEV" -p "$PEER4" ${HOSTILE_PARTS:+-o $HOSTILE_PARTS} >/tmp/hostile.tap 2>/tmp/hostile.err
 rc=$?
 sync_peer hostile-done 60
 # the program's TAP, then one more check of our own: no oops or warning in the kernel log
