@@ -11,6 +11,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
