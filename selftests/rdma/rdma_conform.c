@@ -1685,7 +1685,8 @@ static double jain(const uint64_t *x, int from, int n)
 /*
  * Each QP i writes its own region [i * len, (i + 1) * len) of the server's buffer from the same
  * range of ours, filled with its own pattern: up to 64 KiB, less when n regions of 64 KiB do not
- * fit into BUF_SIZE (256 QPs: 32 KiB, 500: 16 KiB).
+ * fit into BUF_SIZE (256 QPs: 32 KiB, 500: 16 KiB). Every run of one scenario uses the length of
+ * its largest N, so that the aggregate is compared with a 1-QP run of the same WRITE size.
  */
 static uint32_t scale_len(int n)
 {
@@ -1732,12 +1733,11 @@ static void scale_diag(struct node *c, int n, const int *out, const uint64_t *by
 	print_counter_moves("server", c->peer.dev, stext0, stext);
 }
 
-static struct scale_res scale_run(struct node *c, int n, double base_mbps)
+static struct scale_res scale_run(struct node *c, int n, uint32_t len, double base_mbps)
 {
 	static uint64_t bytes[MAX_SLOTS], half[MAX_SLOTS];
 	static int out[MAX_SLOTS];
 	static char bad[MAX_SLOTS], ctext0[CTEXT_SIZE], stext0[CTEXT_SIZE];
-	const uint32_t len = scale_len(n);
 	struct pairopt o = defaults();
 	struct scale_res res = { 0, 0 };
 	uint64_t t0, t_half, t_end, t_drain, min_after = UINT64_MAX;
@@ -1924,7 +1924,17 @@ static void scenario_scale(struct node *c, const char *list)
 {
 	double base = 0;
 	char *dup = strdup(list), *save = NULL;
+	uint32_t len = SC_LEN;
 
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int n = atoi(t);
+
+		if (n >= 1 && n <= MAX_SLOTS && scale_len(n) < len)
+			len = scale_len(n);
+	}
+	free(dup);
+	dup = strdup(list);
+	save = NULL;
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		int n = atoi(t);
 		struct scale_res r;
@@ -1933,7 +1943,7 @@ static void scenario_scale(struct node *c, const char *list)
 			tap(false, "scale: %s QPs: not in 1..%d", t, MAX_SLOTS);
 			continue;
 		}
-		r = scale_run(c, n, base);
+		r = scale_run(c, n, len, base);
 		if (n == 1)
 			base = r.mbps;
 	}
