@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Known-good RoCE v2 frames (Ethernet header included) captured on the wire between two Linux
 // rxe nodes (kernel 6.1) and accepted by the receiving rxe, so their ICRCs come from an
-// independent implementation. A subset of qemu-device/tests/roce_rxe_vectors_test.cpp (where
-// the capture is described), shared by the ICRC testbench and the co-simulation test: both
+// independent implementation. Five of the frames of qemu-device/tests/roce_rxe_vectors_test.cpp
+// (where the capture is described; it takes them from here), shared with the ICRC testbench and
+// the co-simulation test: both
 // check the RTL's ICRC against these trailers, not only against the C++ twin.
 #pragma once
 
