@@ -3,8 +3,8 @@
 // rxe nodes (kernel 6.1) and accepted by the receiving rxe, so their ICRCs come from an
 // independent implementation. Five of the frames of qemu-device/tests/roce_rxe_vectors_test.cpp
 // (where the capture is described; it takes them from here), shared with the ICRC testbench and
-// the co-simulation test: both
-// check the RTL's ICRC against these trailers, not only against the C++ twin.
+// the co-simulation test: both check the RTL's ICRC against these trailers, not only against
+// the C++ twin.
 #pragma once
 
 #include <cstddef>
