@@ -456,10 +456,62 @@ struct d_report {
 	int cq_n, cq_err, qp_n, qp_err, mr_err, cap_n, cap_err;
 };
 
-static void test_memlock(void)
+/* A child without CAP_IPC_LOCK and with 1 MiB of RLIMIT_MEMLOCK: CQs, QPs, an MR until ENOMEM. */
+static void memlock_child(struct d_report *r)
 {
-	struct d_report r = { 0 };
-	int fds[2], st;
+	struct rlimit rl = { 1 << 20, 1 << 20 };
+	struct ibv_context *ctx = open_device(devname);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq, *cq0 = NULL;
+	struct ibv_mr *mr;
+	void *buf;
+
+	if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+		die("drop CAP_IPC_LOCK / setrlimit");
+	/* 4096 CQEs of 32 B: 128 KiB of ring each; 1 MiB lets 7 at most */
+	for (r->cq_n = 0; r->cq_n < 64; r->cq_n++) {
+		cq = ibv_create_cq(ctx, 4096, NULL, NULL, 0);
+		if (!cq) {
+			r->cq_err = errno;
+			break;
+		}
+		if (!cq0)
+			cq0 = cq;
+	}
+	for (r->qp_n = 0; cq0 && r->qp_n < 64; r->qp_n++) {
+		if (!make_qp(pd, cq0, 1024)) {
+			r->qp_err = errno;
+			break;
+		}
+	}
+	buf = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mr = buf == MAP_FAILED ? NULL : ibv_reg_mr(pd, buf, 2 << 20, IBV_ACCESS_LOCAL_WRITE);
+	r->mr_err = mr ? 0 : errno;
+}
+
+/* root, in a child so that the memory goes with it: the per-context cap on rings. */
+static void ring_cap_child(struct d_report *r)
+{
+	struct ibv_context *ctx = open_device(devname);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	int limit = UCTX_CAP / BIG_QP_BYTES + 8;
+
+	for (r->cap_n = 0; cq && r->cap_n < limit; r->cap_n++) {
+		if (!make_qp(pd, cq, BIG_WR)) {
+			r->cap_err = errno;
+			break;
+		}
+	}
+}
+
+/*
+ * Runs body in a child process and returns what it reported; a child that died before
+ * reporting leaves every field -1, which no check accepts.
+ */
+static void in_child(void (*body)(struct d_report *r), struct d_report *r)
+{
+	int fds[2];
 	pid_t c;
 
 	if (pipe(fds))
@@ -468,43 +520,23 @@ static void test_memlock(void)
 	if (c < 0)
 		die("fork");
 	if (!c) {
-		struct rlimit rl = { 1 << 20, 1 << 20 };
-		struct ibv_context *ctx = open_device(devname);
-		struct ibv_pd *pd = ibv_alloc_pd(ctx);
-		struct ibv_cq *cq, *cq0 = NULL;
-		struct ibv_mr *mr;
-		void *buf;
-
 		close(fds[0]);
-		if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
-			die("drop CAP_IPC_LOCK / setrlimit");
-		/* 4096 CQEs of 32 B: 128 KiB of ring each; 1 MiB lets 7 at most */
-		for (r.cq_n = 0; r.cq_n < 64; r.cq_n++) {
-			cq = ibv_create_cq(ctx, 4096, NULL, NULL, 0);
-			if (!cq) {
-				r.cq_err = errno;
-				break;
-			}
-			if (!cq0)
-				cq0 = cq;
-		}
-		for (r.qp_n = 0; cq0 && r.qp_n < 64; r.qp_n++) {
-			if (!make_qp(pd, cq0, 1024)) {
-				r.qp_err = errno;
-				break;
-			}
-		}
-		buf = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		mr = buf == MAP_FAILED ? NULL : ibv_reg_mr(pd, buf, 2 << 20, IBV_ACCESS_LOCAL_WRITE);
-		r.mr_err = mr ? 0 : errno;
-		xwrite(fds[1], &r, sizeof(r));
+		body(r);
+		xwrite(fds[1], r, sizeof(*r));
 		_exit(0);
 	}
 	close(fds[1]);
-	if (read(fds[0], &r, sizeof(r)) != sizeof(r))
-		r.cq_n = -1;
+	if (read(fds[0], r, sizeof(*r)) != sizeof(*r))
+		memset(r, 0xff, sizeof(*r));
 	close(fds[0]);
-	waitpid(c, &st, 0);
+	waitpid(c, NULL, 0);
+}
+
+static void test_memlock(void)
+{
+	struct d_report r = { 0 };
+
+	in_child(memlock_child, &r);
 	tap(r.cq_err == ENOMEM && r.cq_n <= 8,
 	    "d: RLIMIT_MEMLOCK 1 MiB, no CAP_IPC_LOCK: the CQ after %d of 128 KiB gets ENOMEM (%s)",
 	    r.cq_n, strerror(r.cq_err));
@@ -513,33 +545,7 @@ static void test_memlock(void)
 	    strerror(r.qp_err));
 	tap(r.mr_err == ENOMEM, "d: ... and a 2 MiB MR gets ENOMEM (%s)", strerror(r.mr_err));
 
-	/* root: the per-context cap on rings, in a child so the memory goes with it */
-	if (pipe(fds))
-		die("pipe");
-	c = fork();
-	if (c < 0)
-		die("fork");
-	if (!c) {
-		struct ibv_context *ctx = open_device(devname);
-		struct ibv_pd *pd = ibv_alloc_pd(ctx);
-		struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-		int limit = UCTX_CAP / BIG_QP_BYTES + 8;
-
-		close(fds[0]);
-		for (r.cap_n = 0; cq && r.cap_n < limit; r.cap_n++) {
-			if (!make_qp(pd, cq, BIG_WR)) {
-				r.cap_err = errno;
-				break;
-			}
-		}
-		xwrite(fds[1], &r, sizeof(r));
-		_exit(0);
-	}
-	close(fds[1]);
-	if (read(fds[0], &r, sizeof(r)) != sizeof(r))
-		r.cap_n = -1;
-	close(fds[0]);
-	waitpid(c, &st, 0);
+	in_child(ring_cap_child, &r);
 	tap(r.cap_err == ENOMEM && r.cap_n >= 1 && r.cap_n <= (int)(UCTX_CAP / BIG_QP_BYTES),
 	    "d: one context's rings stop at 256 MiB: QP %d of 4.5 MiB gets ENOMEM (%s)",
 	    r.cap_n + 1, strerror(r.cap_err));
