@@ -13,6 +13,7 @@ set -euo pipefail
 
 [ $# -ge 2 ] || { sed -n '3,12s/^# \{0,1\}//p' "$0"; exit 2; }
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$top/packaging/private-root.sh"
 root=$(realpath -m "$1") kver=$2 dir=${3:-$top/build/packages}
 pkgs=(scenic-dkms libscenic1 ibverbs-provider-scenic scenic-tools)
 debs=()
@@ -24,16 +25,8 @@ done
 [ -d "/lib/modules/$kver/build" ] || { echo "deb-root: no headers for $kver" >&2; exit 2; }
 
 rm -rf "$root"
-mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dkms" \
-	"$root/lib/modules/$kver" "$root/.bin"
-touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
-cat >"$root/.bin/dkms" <<WRAP
-#!/bin/sh
-exec /usr/sbin/dkms "\$@" --dkmstree "$root/var/lib/dkms" --sourcetree "$root/usr/src" \
-	--installtree "$root/lib/modules" --no-depmod
-WRAP
-chmod +x "$root/.bin/dkms"
-export PATH="$root/.bin:$PATH" sign_file=/nonexistent
+private_root "$root" "$root/.bin"
+mkdir -p "$root/lib/modules/$kver"
 
 # --unpack: the packages' postinst would build for the host's kernels (done below for KVER)
 dpkg --root="$root" --force-depends --force-script-chrootless --unpack "${debs[@]}" \

@@ -16,6 +16,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$top/packaging/private-root.sh"
 dir=${1:-$top/build/packages}
 pkgs=(scenic-dkms libscenic1 ibverbs-provider-scenic libscenic-dev scenic-tools)
 debs=()
@@ -29,18 +30,8 @@ done
 tmp=$(mktemp -d /tmp/scenic-dkms-check.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 root=$tmp/root
-mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dkms" \
-	"$root/lib/modules" "$tmp/bin"
-touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
-cat >"$tmp/bin/dkms" <<WRAP
-#!/bin/sh
-exec /usr/sbin/dkms "\$@" --dkmstree "$root/var/lib/dkms" --sourcetree "$root/usr/src" \
-	--installtree "$root/lib/modules" --no-depmod
-WRAP
-chmod +x "$tmp/bin/dkms"
-export PATH="$tmp/bin:$PATH"
 # no signing key is generated or used (DKMS signs with /var/lib/dkms/mok.key otherwise)
-export sign_file=/nonexistent
+private_root "$root" "$tmp/bin"
 # dependencies (libc, libibverbs, dkms) are the host's; maintainer scripts run outside a chroot
 # (the root has no shell) with the wrapper above
 dpkg_r() { dpkg --root="$root" --force-depends --force-script-chrootless "$@"; }
