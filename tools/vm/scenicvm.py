@@ -123,6 +123,22 @@ def build_image(quiet=True, kver=None):
         raise VMError("image build failed (tools/vm/mkimage)")
 
 
+def build_guest_prog(src, deps=(), libs=("-libverbs",)):
+    """Builds a guest test program from one C file on the host (the guest's libraries are the
+    host's), as build/<folder of src>/<name>, when missing or older than src or deps; returns
+    its path. Raises VMError when gcc fails."""
+    name = os.path.splitext(os.path.basename(src))[0]
+    prog = os.path.join(REPO, "build", os.path.basename(os.path.dirname(src)), name)
+    if (not os.path.exists(prog) or
+            os.path.getmtime(prog) < max(os.path.getmtime(f) for f in (src, *deps))):
+        os.makedirs(os.path.dirname(prog), exist_ok=True)
+        r = subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Wshadow", "-Werror",
+                            "-o", prog, src, *libs])
+        if r.returncode != 0:
+            raise VMError(f"cannot build {name}")
+    return prog
+
+
 def image_kver():
     try:
         with open(os.path.join(BUILD, "kver")) as f:
