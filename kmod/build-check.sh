@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Build scenic.ko with W=1 (and sparse, if installed) against every kernel we
-# support and fail on any warning. Each build runs in its own temporary copy of Kbuild, kmod/ and
-# uapi/, so no object of one kernel ends up in the tree or in another build.
+# Build scenic.ko, scenic_eth.ko and scenic_rdma.ko with W=1 (and sparse, if
+# installed) against every kernel we support and fail on any warning. Each
+# build runs in its own temporary copy of Kbuild, kmod/ (Kbuild files and
+# sources only) and uapi/, so no object of one kernel ends up in the tree or in
+# another build.
 #
 #   kmod/build-check.sh                 # Debian 6.1 and bookworm-backports 6.12
 #   kmod/build-check.sh /path/to/kdir   # just these kernel build directories
@@ -37,10 +39,10 @@ fail=0
 for kdir in $kdirs; do
 	name=$(basename "$(readlink -f "$kdir")")
 	src="$tmp/$name"
-	mkdir -p "$src/kmod"
+	mkdir -p "$src"
 	cp "$top/Kbuild" "$src/"
 	cp -r "$top/uapi" "$src/"
-	cp "$top/kmod/Kbuild" "$top"/kmod/*.c "$top"/kmod/*.h "$src/kmod/"
+	sh "$top/kmod/copy-sources.sh" "$src/kmod"
 	log="$tmp/$name.log"
 	# shellcheck disable=SC2086
 	if ! make -C "$kdir" M="$src" W=1 $check modules >"$log" 2>&1; then
@@ -55,8 +57,8 @@ for kdir in $kdirs; do
 		continue
 	fi
 	missing=
-	for ko in scenic scenic_eth scenic_rdma; do
-		[ -f "$src/kmod/$ko.ko" ] || missing="$missing $ko.ko"
+	for ko in core/scenic eth/scenic_eth rdma/scenic_rdma; do
+		[ -f "$src/kmod/$ko.ko" ] || missing="$missing kmod/$ko.ko"
 	done
 	if [ -n "$missing" ]; then
 		echo "build-check: $name: missing$missing" >&2

@@ -5,7 +5,7 @@
 # linux-source-6.1 package: the three files it needs are extracted once into
 # $SCENIC_CHECKPATCH_DIR (default /var/cache/scenic/checkpatch).
 #
-#   kmod/checkpatch.sh                  # kmod/*.c kmod/*.h
+#   kmod/checkpatch.sh                  # kmod/*/*.c kmod/*/*.h
 #   kmod/checkpatch.sh FILE...          # just these files
 set -eu
 
@@ -33,7 +33,7 @@ if [ $# -gt 0 ]; then
 	files="$*"
 else
 	# our sources, not the build's generated scenic.mod.c
-	files=$(ls "$top"/kmod/*.c "$top"/kmod/*.h | grep -v '\.mod\.c$')
+	files=$(ls "$top"/kmod/*/*.c "$top"/kmod/*/*.h | grep -v '\.mod\.c$')
 fi
 
 # --no-tree: we are not in a kernel tree. Exit status is non-zero on any

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR Linux-OpenIB) */
 /*
  * SCENIC RDMA engine: the in-memory and doorbell formats shared by the card
- * (device model, RTL), the kernel driver (kmod/scenic_rdma*) and the rdma-core
+ * (device model, RTL), the kernel driver (kmod/rdma/) and the rdma-core
  * provider (providers/scenic). Registers are in scenic_regs.h (block RDMA).
  * All multi-byte fields are little endian unless named *_be.
  *
