@@ -24,7 +24,8 @@ constexpr T load(std::span<Byte> b, std::size_t off) {
 }
 template <typename T>
 constexpr void store(std::span<uint8_t> b, std::size_t off, T v) {
-    for (std::size_t i = 0; i < sizeof(T); ++i) b[off + i] = static_cast<uint8_t>(uint64_t{v} >> (8 * i));
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        b[off + i] = static_cast<uint8_t>(uint64_t{v} >> (8 * i));
 }
 template <typename T, typename Byte>
 constexpr T get(std::span<Byte> b, std::size_t off, T mask, unsigned shift) {
@@ -33,7 +34,8 @@ constexpr T get(std::span<Byte> b, std::size_t off, T mask, unsigned shift) {
 template <typename T>
 constexpr void set(std::span<uint8_t> b, std::size_t off, T mask, unsigned shift, T v) {
     const T raw = load<T>(b, off);
-    store<T>(b, off, static_cast<T>((raw & static_cast<T>(~mask)) | (static_cast<T>(v << shift) & mask)));
+    store<T>(b, off,
+             static_cast<T>((raw & static_cast<T>(~mask)) | (static_cast<T>(v << shift) & mask)));
 }
 inline std::size_t check_index(std::size_t i, std::size_t count) {
     if (i >= count) throw std::out_of_range("scenic::admin: array index out of range");
@@ -98,7 +100,8 @@ enum class CqeStatus : uint8_t {
     kRnrRetryExc = 0x0a,
 };
 
-// QP state: MODIFY_QP.state, QUERY_QP.state, scenic_qp_status.state. IBA's order, the card's values.
+// QP state: MODIFY_QP.state, QUERY_QP.state, scenic_qp_status.state. IBA's order, the card's
+// values.
 enum class QpState : uint8_t {
     kReset = 0x00,
     kInit = 0x01,
@@ -121,7 +124,8 @@ enum class CqErr : uint8_t {
     kOverrun = 0x01,
 };
 
-// FATAL_STATUS.code and CARD_FATAL.code; 0 = healthy. Codes 0x80 and up are recorded by the driver in its health report, never by the card.
+// FATAL_STATUS.code and CARD_FATAL.code; 0 = healthy. Codes 0x80 and up are recorded by the driver
+// in its health report, never by the card.
 enum class FatalCode : uint8_t {
     kAqProtocol = 0x01,
     kRingDma = 0x02,
@@ -209,22 +213,18 @@ class AqSqeHdr {
     static constexpr std::string_view kName = "aq_sqe_hdr";
     constexpr explicit AqSqeHdr(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
 
@@ -234,14 +234,26 @@ class AqSqeHdr {
 
 inline constexpr std::array<FieldDef, 3> kAqSqeHdrFields{{
     {"cmd_id", "cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqSqeHdr<const uint8_t>(e.first<8>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqSqeHdr<>(e.first<8>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqSqeHdr<const uint8_t>(e.first<8>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqSqeHdr<>(e.first<8>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqSqeHdr<const uint8_t>(e.first<8>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqSqeHdr<>(e.first<8>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqSqeHdr<const uint8_t>(e.first<8>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqSqeHdr<>(e.first<8>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqSqeHdr<const uint8_t>(e.first<8>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqSqeHdr<>(e.first<8>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqSqeHdr<const uint8_t>(e.first<8>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqSqeHdr<>(e.first<8>()).set_phase(static_cast<uint8_t>(v));
+     }},
 }};
 
 // Header of every admin completion entry.
@@ -252,34 +264,30 @@ class AqCqeHdr {
     static constexpr std::string_view kName = "aq_cqe_hdr";
     constexpr explicit AqCqeHdr(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t status() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_status(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint16_t syndrome() const { return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0); }
-    constexpr void set_syndrome(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t syndrome() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_syndrome(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
     }
-    constexpr uint16_t sq_head() const { return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0); }
-    constexpr void set_sq_head(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t sq_head() const {
+        return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_sq_head(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 6, uint16_t{0xffff}, 0, v);
     }
 
@@ -289,20 +297,40 @@ class AqCqeHdr {
 
 inline constexpr std::array<FieldDef, 5> kAqCqeHdrFields{{
     {"cmd_id", "cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCqeHdr<const uint8_t>(e.first<8>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCqeHdr<>(e.first<8>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCqeHdr<const uint8_t>(e.first<8>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCqeHdr<>(e.first<8>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"status", "status", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCqeHdr<const uint8_t>(e.first<8>()).status(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCqeHdr<>(e.first<8>()).set_status(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCqeHdr<const uint8_t>(e.first<8>()).status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCqeHdr<>(e.first<8>()).set_status(static_cast<uint8_t>(v));
+     }},
     {"phase", "flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCqeHdr<const uint8_t>(e.first<8>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCqeHdr<>(e.first<8>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCqeHdr<const uint8_t>(e.first<8>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCqeHdr<>(e.first<8>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"syndrome", "syndrome", 4, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCqeHdr<const uint8_t>(e.first<8>()).syndrome(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCqeHdr<>(e.first<8>()).set_syndrome(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCqeHdr<const uint8_t>(e.first<8>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCqeHdr<>(e.first<8>()).set_syndrome(static_cast<uint16_t>(v));
+     }},
     {"sq_head", "sq_head", 6, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCqeHdr<const uint8_t>(e.first<8>()).sq_head(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCqeHdr<>(e.first<8>()).set_sq_head(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCqeHdr<const uint8_t>(e.first<8>()).sq_head();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCqeHdr<>(e.first<8>()).set_sq_head(static_cast<uint16_t>(v));
+     }},
 }};
 
 // Any admin submission entry: the header and 120 bytes of payload.
@@ -313,30 +341,25 @@ class AqSqe {
     static constexpr std::string_view kName = "aq_sqe";
     constexpr explicit AqSqe(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
     uint8_t payload(std::size_t i) const {
-        return detail::get<uint8_t, Byte>(b_, 8 + 1 * detail::check_index(i, 120), uint8_t{0xff}, 0);
+        return detail::get<uint8_t, Byte>(b_, 8 + 1 * detail::check_index(i, 120), uint8_t{0xff},
+                                          0);
     }
-    void set_payload(std::size_t i, uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    void set_payload(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 8 + 1 * detail::check_index(i, 120), uint8_t{0xff}, 0, v);
     }
 
@@ -346,17 +369,33 @@ class AqSqe {
 
 inline constexpr std::array<FieldDef, 4> kAqSqeFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqSqe<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqSqe<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqSqe<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqSqe<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqSqe<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqSqe<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqSqe<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqSqe<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqSqe<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqSqe<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqSqe<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqSqe<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"payload", "payload", 8, 1, 120, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t { return AqSqe<const uint8_t>(e.first<128>()).payload(i); },
-     [](std::span<uint8_t> e, std::size_t i, uint64_t v) { AqSqe<>(e.first<128>()).set_payload(i, static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqSqe<const uint8_t>(e.first<128>()).payload(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqSqe<>(e.first<128>()).set_payload(i, static_cast<uint8_t>(v));
+     }},
 }};
 
 // Any admin completion entry; also the completion of commands without a result.
@@ -367,42 +406,36 @@ class AqCqe {
     static constexpr std::string_view kName = "aq_cqe";
     constexpr explicit AqCqe(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t status() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_status(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint16_t syndrome() const { return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0); }
-    constexpr void set_syndrome(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t syndrome() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_syndrome(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
     }
-    constexpr uint16_t sq_head() const { return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0); }
-    constexpr void set_sq_head(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t sq_head() const {
+        return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_sq_head(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 6, uint16_t{0xffff}, 0, v);
     }
     uint8_t result(std::size_t i) const {
         return detail::get<uint8_t, Byte>(b_, 8 + 1 * detail::check_index(i, 24), uint8_t{0xff}, 0);
     }
-    void set_result(std::size_t i, uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    void set_result(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 8 + 1 * detail::check_index(i, 24), uint8_t{0xff}, 0, v);
     }
 
@@ -412,23 +445,47 @@ class AqCqe {
 
 inline constexpr std::array<FieldDef, 6> kAqCqeFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCqe<const uint8_t>(e.first<32>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCqe<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCqe<const uint8_t>(e.first<32>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCqe<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"status", "hdr.status", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCqe<const uint8_t>(e.first<32>()).status(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCqe<>(e.first<32>()).set_status(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCqe<const uint8_t>(e.first<32>()).status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCqe<>(e.first<32>()).set_status(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCqe<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCqe<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCqe<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCqe<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"syndrome", "hdr.syndrome", 4, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCqe<const uint8_t>(e.first<32>()).syndrome(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCqe<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCqe<const uint8_t>(e.first<32>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCqe<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v));
+     }},
     {"sq_head", "hdr.sq_head", 6, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCqe<const uint8_t>(e.first<32>()).sq_head(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCqe<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCqe<const uint8_t>(e.first<32>()).sq_head();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCqe<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v));
+     }},
     {"result", "result", 8, 1, 24, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t { return AqCqe<const uint8_t>(e.first<32>()).result(i); },
-     [](std::span<uint8_t> e, std::size_t i, uint64_t v) { AqCqe<>(e.first<32>()).set_result(i, static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqCqe<const uint8_t>(e.first<32>()).result(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqCqe<>(e.first<32>()).set_result(i, static_cast<uint8_t>(v));
+     }},
 }};
 
 // NOP request.
@@ -439,22 +496,18 @@ class AqNop {
     static constexpr std::string_view kName = "aq_nop";
     constexpr explicit AqNop(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
 
@@ -464,14 +517,26 @@ class AqNop {
 
 inline constexpr std::array<FieldDef, 3> kAqNopFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqNop<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqNop<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqNop<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqNop<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqNop<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqNop<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqNop<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqNop<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqNop<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqNop<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqNop<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqNop<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
 }};
 
 // NOP result.
@@ -482,40 +547,36 @@ class AcqNop {
     static constexpr std::string_view kName = "acq_nop";
     constexpr explicit AcqNop(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t status() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_status(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint16_t syndrome() const { return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0); }
-    constexpr void set_syndrome(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t syndrome() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_syndrome(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
     }
-    constexpr uint16_t sq_head() const { return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0); }
-    constexpr void set_sq_head(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t sq_head() const {
+        return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_sq_head(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 6, uint16_t{0xffff}, 0, v);
     }
-    constexpr uint32_t heartbeat() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_heartbeat(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t heartbeat() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_heartbeat(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -525,23 +586,47 @@ class AcqNop {
 
 inline constexpr std::array<FieldDef, 6> kAcqNopFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqNop<const uint8_t>(e.first<32>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqNop<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqNop<const uint8_t>(e.first<32>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqNop<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"status", "hdr.status", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqNop<const uint8_t>(e.first<32>()).status(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqNop<>(e.first<32>()).set_status(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqNop<const uint8_t>(e.first<32>()).status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqNop<>(e.first<32>()).set_status(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqNop<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqNop<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqNop<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqNop<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"syndrome", "hdr.syndrome", 4, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqNop<const uint8_t>(e.first<32>()).syndrome(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqNop<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqNop<const uint8_t>(e.first<32>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqNop<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v));
+     }},
     {"sq_head", "hdr.sq_head", 6, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqNop<const uint8_t>(e.first<32>()).sq_head(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqNop<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqNop<const uint8_t>(e.first<32>()).sq_head();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqNop<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v));
+     }},
     {"heartbeat", "heartbeat", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqNop<const uint8_t>(e.first<32>()).heartbeat(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqNop<>(e.first<32>()).set_heartbeat(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqNop<const uint8_t>(e.first<32>()).heartbeat();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqNop<>(e.first<32>()).set_heartbeat(static_cast<uint32_t>(v));
+     }},
 }};
 
 // CREATE_CQ request.
@@ -552,46 +637,42 @@ class AqCreateCq {
     static constexpr std::string_view kName = "aq_create_cq";
     constexpr explicit AqCreateCq(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t cqn() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_cqn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t cqn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_cqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint8_t log2_entries() const { return detail::get<uint8_t, Byte>(b_, 12, uint8_t{0x1f}, 0); }
-    constexpr void set_log2_entries(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t log2_entries() const {
+        return detail::get<uint8_t, Byte>(b_, 12, uint8_t{0x1f}, 0);
+    }
+    constexpr void set_log2_entries(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 12, uint8_t{0x1f}, 0, v);
     }
-    constexpr uint64_t ring_addr() const { return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_ring_addr(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t ring_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_ring_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 16, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint64_t dbrec_addr() const { return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_dbrec_addr(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t dbrec_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_dbrec_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 24, uint64_t{0xffffffffffffffff}, 0, v);
     }
 
@@ -601,26 +682,54 @@ class AqCreateCq {
 
 inline constexpr std::array<FieldDef, 7> kAqCreateCqFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateCq<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateCq<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateCq<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateCq<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateCq<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateCq<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateCq<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateCq<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateCq<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateCq<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateCq<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateCq<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"cqn", "cqn", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateCq<const uint8_t>(e.first<128>()).cqn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateCq<>(e.first<128>()).set_cqn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateCq<const uint8_t>(e.first<128>()).cqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateCq<>(e.first<128>()).set_cqn(static_cast<uint32_t>(v));
+     }},
     {"log2_entries", "log2_entries", 12, 1, 1, 0x1f, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateCq<const uint8_t>(e.first<128>()).log2_entries(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateCq<>(e.first<128>()).set_log2_entries(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateCq<const uint8_t>(e.first<128>()).log2_entries();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateCq<>(e.first<128>()).set_log2_entries(static_cast<uint8_t>(v));
+     }},
     {"ring_addr", "ring_addr", 16, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateCq<const uint8_t>(e.first<128>()).ring_addr(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateCq<>(e.first<128>()).set_ring_addr(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateCq<const uint8_t>(e.first<128>()).ring_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateCq<>(e.first<128>()).set_ring_addr(static_cast<uint64_t>(v));
+     }},
     {"dbrec_addr", "dbrec_addr", 24, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateCq<const uint8_t>(e.first<128>()).dbrec_addr(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateCq<>(e.first<128>()).set_dbrec_addr(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateCq<const uint8_t>(e.first<128>()).dbrec_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateCq<>(e.first<128>()).set_dbrec_addr(static_cast<uint64_t>(v));
+     }},
 }};
 
 // DESTROY_CQ request.
@@ -631,28 +740,24 @@ class AqDestroyCq {
     static constexpr std::string_view kName = "aq_destroy_cq";
     constexpr explicit AqDestroyCq(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t cqn() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_cqn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t cqn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_cqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -662,17 +767,33 @@ class AqDestroyCq {
 
 inline constexpr std::array<FieldDef, 4> kAqDestroyCqFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDestroyCq<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDestroyCq<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyCq<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyCq<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDestroyCq<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDestroyCq<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyCq<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyCq<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDestroyCq<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDestroyCq<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyCq<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyCq<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"cqn", "cqn", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDestroyCq<const uint8_t>(e.first<128>()).cqn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDestroyCq<>(e.first<128>()).set_cqn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyCq<const uint8_t>(e.first<128>()).cqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyCq<>(e.first<128>()).set_cqn(static_cast<uint32_t>(v));
+     }},
 }};
 
 // QUERY_CQ request.
@@ -683,28 +804,24 @@ class AqQueryCq {
     static constexpr std::string_view kName = "aq_query_cq";
     constexpr explicit AqQueryCq(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t cqn() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_cqn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t cqn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_cqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -714,17 +831,33 @@ class AqQueryCq {
 
 inline constexpr std::array<FieldDef, 4> kAqQueryCqFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryCq<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryCq<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryCq<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryCq<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryCq<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryCq<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryCq<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryCq<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryCq<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryCq<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryCq<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryCq<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"cqn", "cqn", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryCq<const uint8_t>(e.first<128>()).cqn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryCq<>(e.first<128>()).set_cqn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryCq<const uint8_t>(e.first<128>()).cqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryCq<>(e.first<128>()).set_cqn(static_cast<uint32_t>(v));
+     }},
 }};
 
 // QUERY_CQ result.
@@ -735,58 +868,54 @@ class AcqQueryCq {
     static constexpr std::string_view kName = "acq_query_cq";
     constexpr explicit AcqQueryCq(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t status() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_status(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint16_t syndrome() const { return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0); }
-    constexpr void set_syndrome(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t syndrome() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_syndrome(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
     }
-    constexpr uint16_t sq_head() const { return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0); }
-    constexpr void set_sq_head(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t sq_head() const {
+        return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_sq_head(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 6, uint16_t{0xffff}, 0, v);
     }
-    constexpr uint32_t overrun() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0x1}, 0); }
-    constexpr void set_overrun(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t overrun() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0x1}, 0);
+    }
+    constexpr void set_overrun(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0x1}, 0, v);
     }
-    constexpr uint32_t armed() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0x2}, 1); }
-    constexpr void set_armed(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t armed() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0x2}, 1);
+    }
+    constexpr void set_armed(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0x2}, 1, v);
     }
-    constexpr uint32_t solicited_only() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0x4}, 2); }
-    constexpr void set_solicited_only(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t solicited_only() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0x4}, 2);
+    }
+    constexpr void set_solicited_only(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0x4}, 2, v);
     }
-    constexpr uint32_t producer_index() const { return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0); }
-    constexpr void set_producer_index(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t producer_index() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_producer_index(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -796,32 +925,68 @@ class AcqQueryCq {
 
 inline constexpr std::array<FieldDef, 9> kAcqQueryCqFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryCq<const uint8_t>(e.first<32>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryCq<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryCq<const uint8_t>(e.first<32>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryCq<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"status", "hdr.status", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryCq<const uint8_t>(e.first<32>()).status(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryCq<>(e.first<32>()).set_status(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryCq<const uint8_t>(e.first<32>()).status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryCq<>(e.first<32>()).set_status(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryCq<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryCq<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryCq<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryCq<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"syndrome", "hdr.syndrome", 4, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryCq<const uint8_t>(e.first<32>()).syndrome(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryCq<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryCq<const uint8_t>(e.first<32>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryCq<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v));
+     }},
     {"sq_head", "hdr.sq_head", 6, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryCq<const uint8_t>(e.first<32>()).sq_head(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryCq<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryCq<const uint8_t>(e.first<32>()).sq_head();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryCq<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v));
+     }},
     {"overrun", "flags", 8, 4, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryCq<const uint8_t>(e.first<32>()).overrun(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryCq<>(e.first<32>()).set_overrun(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryCq<const uint8_t>(e.first<32>()).overrun();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryCq<>(e.first<32>()).set_overrun(static_cast<uint32_t>(v));
+     }},
     {"armed", "flags", 8, 4, 1, 0x2, 1,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryCq<const uint8_t>(e.first<32>()).armed(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryCq<>(e.first<32>()).set_armed(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryCq<const uint8_t>(e.first<32>()).armed();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryCq<>(e.first<32>()).set_armed(static_cast<uint32_t>(v));
+     }},
     {"solicited_only", "flags", 8, 4, 1, 0x4, 2,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryCq<const uint8_t>(e.first<32>()).solicited_only(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryCq<>(e.first<32>()).set_solicited_only(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryCq<const uint8_t>(e.first<32>()).solicited_only();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryCq<>(e.first<32>()).set_solicited_only(static_cast<uint32_t>(v));
+     }},
     {"producer_index", "producer_index", 12, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryCq<const uint8_t>(e.first<32>()).producer_index(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryCq<>(e.first<32>()).set_producer_index(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryCq<const uint8_t>(e.first<32>()).producer_index();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryCq<>(e.first<32>()).set_producer_index(static_cast<uint32_t>(v));
+     }},
 }};
 
 // CREATE_QP request; the QP starts in RESET.
@@ -832,88 +997,82 @@ class AqCreateQp {
     static constexpr std::string_view kName = "aq_create_qp";
     constexpr explicit AqCreateQp(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t qpn() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_qpn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t qpn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_qpn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint32_t pdn() const { return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0); }
-    constexpr void set_pdn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t pdn() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_pdn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t sq_addr() const { return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_sq_addr(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t sq_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_sq_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 16, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint64_t rq_addr() const { return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_rq_addr(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t rq_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_rq_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 24, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint8_t sq_log2() const { return detail::get<uint8_t, Byte>(b_, 32, uint8_t{0xf}, 0); }
-    constexpr void set_sq_log2(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t sq_log2() const {
+        return detail::get<uint8_t, Byte>(b_, 32, uint8_t{0xf}, 0);
+    }
+    constexpr void set_sq_log2(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 32, uint8_t{0xf}, 0, v);
     }
-    constexpr uint8_t rq_log2() const { return detail::get<uint8_t, Byte>(b_, 33, uint8_t{0xf}, 0); }
-    constexpr void set_rq_log2(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t rq_log2() const {
+        return detail::get<uint8_t, Byte>(b_, 33, uint8_t{0xf}, 0);
+    }
+    constexpr void set_rq_log2(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 33, uint8_t{0xf}, 0, v);
     }
     constexpr uint8_t scu() const { return detail::get<uint8_t, Byte>(b_, 34, uint8_t{0xff}, 0); }
-    constexpr void set_scu(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_scu(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 34, uint8_t{0xff}, 0, v);
     }
-    constexpr uint32_t send_cqn() const { return detail::get<uint32_t, Byte>(b_, 36, uint32_t{0xffffffff}, 0); }
-    constexpr void set_send_cqn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t send_cqn() const {
+        return detail::get<uint32_t, Byte>(b_, 36, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_send_cqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 36, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint32_t recv_cqn() const { return detail::get<uint32_t, Byte>(b_, 40, uint32_t{0xffffffff}, 0); }
-    constexpr void set_recv_cqn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t recv_cqn() const {
+        return detail::get<uint32_t, Byte>(b_, 40, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_recv_cqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 40, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t status_page_addr() const { return detail::get<uint64_t, Byte>(b_, 48, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_status_page_addr(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t status_page_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 48, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_status_page_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 48, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint64_t dbrec_addr() const { return detail::get<uint64_t, Byte>(b_, 56, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_dbrec_addr(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t dbrec_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 56, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_dbrec_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 56, uint64_t{0xffffffffffffffff}, 0, v);
     }
 
@@ -923,47 +1082,103 @@ class AqCreateQp {
 
 inline constexpr std::array<FieldDef, 14> kAqCreateQpFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"qpn", "qpn", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).qpn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_qpn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).qpn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_qpn(static_cast<uint32_t>(v));
+     }},
     {"pdn", "pdn", 12, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).pdn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_pdn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).pdn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_pdn(static_cast<uint32_t>(v));
+     }},
     {"sq_addr", "sq_addr", 16, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).sq_addr(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_sq_addr(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).sq_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_sq_addr(static_cast<uint64_t>(v));
+     }},
     {"rq_addr", "rq_addr", 24, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).rq_addr(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_rq_addr(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).rq_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_rq_addr(static_cast<uint64_t>(v));
+     }},
     {"sq_log2", "sq_log2", 32, 1, 1, 0xf, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).sq_log2(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_sq_log2(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).sq_log2();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_sq_log2(static_cast<uint8_t>(v));
+     }},
     {"rq_log2", "rq_log2", 33, 1, 1, 0xf, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).rq_log2(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_rq_log2(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).rq_log2();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_rq_log2(static_cast<uint8_t>(v));
+     }},
     {"scu", "scu", 34, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).scu(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_scu(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).scu();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_scu(static_cast<uint8_t>(v));
+     }},
     {"send_cqn", "send_cqn", 36, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).send_cqn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_send_cqn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).send_cqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_send_cqn(static_cast<uint32_t>(v));
+     }},
     {"recv_cqn", "recv_cqn", 40, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).recv_cqn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_recv_cqn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).recv_cqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_recv_cqn(static_cast<uint32_t>(v));
+     }},
     {"status_page_addr", "status_page_addr", 48, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).status_page_addr(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_status_page_addr(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).status_page_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_status_page_addr(static_cast<uint64_t>(v));
+     }},
     {"dbrec_addr", "dbrec_addr", 56, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqCreateQp<const uint8_t>(e.first<128>()).dbrec_addr(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqCreateQp<>(e.first<128>()).set_dbrec_addr(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).dbrec_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_dbrec_addr(static_cast<uint64_t>(v));
+     }},
 }};
 
 // MODIFY_QP request: only the values whose attr_mask bit is set are read.
@@ -974,154 +1189,142 @@ class AqModifyQp {
     static constexpr std::string_view kName = "aq_modify_qp";
     constexpr explicit AqModifyQp(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t qpn() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_qpn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t qpn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_qpn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint32_t attr_mask() const { return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0x1fff}, 0); }
-    constexpr void set_attr_mask(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t attr_mask() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0x1fff}, 0);
+    }
+    constexpr void set_attr_mask(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 12, uint32_t{0x1fff}, 0, v);
     }
     constexpr uint8_t state() const { return detail::get<uint8_t, Byte>(b_, 16, uint8_t{0xff}, 0); }
-    constexpr void set_state(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_state(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 16, uint8_t{0xff}, 0, v);
     }
-    constexpr uint8_t timeout() const { return detail::get<uint8_t, Byte>(b_, 17, uint8_t{0x1f}, 0); }
-    constexpr void set_timeout(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t timeout() const {
+        return detail::get<uint8_t, Byte>(b_, 17, uint8_t{0x1f}, 0);
+    }
+    constexpr void set_timeout(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 17, uint8_t{0x1f}, 0, v);
     }
-    constexpr uint8_t retry_cnt() const { return detail::get<uint8_t, Byte>(b_, 18, uint8_t{0x7}, 0); }
-    constexpr void set_retry_cnt(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t retry_cnt() const {
+        return detail::get<uint8_t, Byte>(b_, 18, uint8_t{0x7}, 0);
+    }
+    constexpr void set_retry_cnt(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 18, uint8_t{0x7}, 0, v);
     }
-    constexpr uint8_t rnr_retry() const { return detail::get<uint8_t, Byte>(b_, 19, uint8_t{0x7}, 0); }
-    constexpr void set_rnr_retry(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t rnr_retry() const {
+        return detail::get<uint8_t, Byte>(b_, 19, uint8_t{0x7}, 0);
+    }
+    constexpr void set_rnr_retry(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 19, uint8_t{0x7}, 0, v);
     }
-    constexpr uint8_t min_rnr_timer() const { return detail::get<uint8_t, Byte>(b_, 20, uint8_t{0x1f}, 0); }
-    constexpr void set_min_rnr_timer(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t min_rnr_timer() const {
+        return detail::get<uint8_t, Byte>(b_, 20, uint8_t{0x1f}, 0);
+    }
+    constexpr void set_min_rnr_timer(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 20, uint8_t{0x1f}, 0, v);
     }
     constexpr uint8_t access() const { return detail::get<uint8_t, Byte>(b_, 21, uint8_t{0xf}, 0); }
-    constexpr void set_access(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_access(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 21, uint8_t{0xf}, 0, v);
     }
-    constexpr uint8_t max_rd_atomic() const { return detail::get<uint8_t, Byte>(b_, 22, uint8_t{0xff}, 0); }
-    constexpr void set_max_rd_atomic(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t max_rd_atomic() const {
+        return detail::get<uint8_t, Byte>(b_, 22, uint8_t{0xff}, 0);
+    }
+    constexpr void set_max_rd_atomic(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 22, uint8_t{0xff}, 0, v);
     }
-    constexpr uint8_t max_dest_rd_atomic() const { return detail::get<uint8_t, Byte>(b_, 23, uint8_t{0xff}, 0); }
-    constexpr void set_max_dest_rd_atomic(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t max_dest_rd_atomic() const {
+        return detail::get<uint8_t, Byte>(b_, 23, uint8_t{0xff}, 0);
+    }
+    constexpr void set_max_dest_rd_atomic(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 23, uint8_t{0xff}, 0, v);
     }
-    constexpr uint32_t dest_qpn() const { return detail::get<uint32_t, Byte>(b_, 24, uint32_t{0xffffff}, 0); }
-    constexpr void set_dest_qpn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t dest_qpn() const {
+        return detail::get<uint32_t, Byte>(b_, 24, uint32_t{0xffffff}, 0);
+    }
+    constexpr void set_dest_qpn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 24, uint32_t{0xffffff}, 0, v);
     }
-    constexpr uint32_t sq_psn() const { return detail::get<uint32_t, Byte>(b_, 28, uint32_t{0xffffff}, 0); }
-    constexpr void set_sq_psn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t sq_psn() const {
+        return detail::get<uint32_t, Byte>(b_, 28, uint32_t{0xffffff}, 0);
+    }
+    constexpr void set_sq_psn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 28, uint32_t{0xffffff}, 0, v);
     }
-    constexpr uint32_t rq_psn() const { return detail::get<uint32_t, Byte>(b_, 32, uint32_t{0xffffff}, 0); }
-    constexpr void set_rq_psn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t rq_psn() const {
+        return detail::get<uint32_t, Byte>(b_, 32, uint32_t{0xffffff}, 0);
+    }
+    constexpr void set_rq_psn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 32, uint32_t{0xffffff}, 0, v);
     }
-    constexpr uint16_t path_mtu() const { return detail::get<uint16_t, Byte>(b_, 36, uint16_t{0xffff}, 0); }
-    constexpr void set_path_mtu(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t path_mtu() const {
+        return detail::get<uint16_t, Byte>(b_, 36, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_path_mtu(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 36, uint16_t{0xffff}, 0, v);
     }
-    constexpr uint8_t hop_limit() const { return detail::get<uint8_t, Byte>(b_, 38, uint8_t{0xff}, 0); }
-    constexpr void set_hop_limit(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t hop_limit() const {
+        return detail::get<uint8_t, Byte>(b_, 38, uint8_t{0xff}, 0);
+    }
+    constexpr void set_hop_limit(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 38, uint8_t{0xff}, 0, v);
     }
-    constexpr uint8_t traffic_class() const { return detail::get<uint8_t, Byte>(b_, 39, uint8_t{0xff}, 0); }
-    constexpr void set_traffic_class(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t traffic_class() const {
+        return detail::get<uint8_t, Byte>(b_, 39, uint8_t{0xff}, 0);
+    }
+    constexpr void set_traffic_class(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 39, uint8_t{0xff}, 0, v);
     }
-    constexpr uint32_t flow_label() const { return detail::get<uint32_t, Byte>(b_, 40, uint32_t{0xfffff}, 0); }
-    constexpr void set_flow_label(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t flow_label() const {
+        return detail::get<uint32_t, Byte>(b_, 40, uint32_t{0xfffff}, 0);
+    }
+    constexpr void set_flow_label(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 40, uint32_t{0xfffff}, 0, v);
     }
-    constexpr uint32_t ipv4() const { return detail::get<uint32_t, Byte>(b_, 40, uint32_t{0x80000000}, 31); }
-    constexpr void set_ipv4(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t ipv4() const {
+        return detail::get<uint32_t, Byte>(b_, 40, uint32_t{0x80000000}, 31);
+    }
+    constexpr void set_ipv4(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 40, uint32_t{0x80000000}, 31, v);
     }
     uint8_t dmac(std::size_t i) const {
         return detail::get<uint8_t, Byte>(b_, 44 + 1 * detail::check_index(i, 6), uint8_t{0xff}, 0);
     }
-    void set_dmac(std::size_t i, uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    void set_dmac(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 44 + 1 * detail::check_index(i, 6), uint8_t{0xff}, 0, v);
     }
     uint8_t dgid(std::size_t i) const {
-        return detail::get<uint8_t, Byte>(b_, 56 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0);
+        return detail::get<uint8_t, Byte>(b_, 56 + 1 * detail::check_index(i, 16), uint8_t{0xff},
+                                          0);
     }
-    void set_dgid(std::size_t i, uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    void set_dgid(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 56 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0, v);
     }
     uint8_t sgid(std::size_t i) const {
-        return detail::get<uint8_t, Byte>(b_, 72 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0);
+        return detail::get<uint8_t, Byte>(b_, 72 + 1 * detail::check_index(i, 16), uint8_t{0xff},
+                                          0);
     }
-    void set_sgid(std::size_t i, uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    void set_sgid(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 72 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0, v);
     }
 
@@ -1131,77 +1334,173 @@ class AqModifyQp {
 
 inline constexpr std::array<FieldDef, 24> kAqModifyQpFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"qpn", "qpn", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).qpn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_qpn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).qpn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_qpn(static_cast<uint32_t>(v));
+     }},
     {"attr_mask", "attr_mask", 12, 4, 1, 0x1fff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).attr_mask(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_attr_mask(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).attr_mask();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_attr_mask(static_cast<uint32_t>(v));
+     }},
     {"state", "state", 16, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).state(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_state(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).state();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_state(static_cast<uint8_t>(v));
+     }},
     {"timeout", "timeout", 17, 1, 1, 0x1f, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).timeout(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_timeout(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).timeout();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_timeout(static_cast<uint8_t>(v));
+     }},
     {"retry_cnt", "retry_cnt", 18, 1, 1, 0x7, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).retry_cnt(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_retry_cnt(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).retry_cnt();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_retry_cnt(static_cast<uint8_t>(v));
+     }},
     {"rnr_retry", "rnr_retry", 19, 1, 1, 0x7, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).rnr_retry(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_rnr_retry(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).rnr_retry();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_rnr_retry(static_cast<uint8_t>(v));
+     }},
     {"min_rnr_timer", "min_rnr_timer", 20, 1, 1, 0x1f, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).min_rnr_timer(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_min_rnr_timer(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).min_rnr_timer();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_min_rnr_timer(static_cast<uint8_t>(v));
+     }},
     {"access", "access", 21, 1, 1, 0xf, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).access(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_access(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).access();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_access(static_cast<uint8_t>(v));
+     }},
     {"max_rd_atomic", "max_rd_atomic", 22, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).max_rd_atomic(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_max_rd_atomic(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).max_rd_atomic();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_max_rd_atomic(static_cast<uint8_t>(v));
+     }},
     {"max_dest_rd_atomic", "max_dest_rd_atomic", 23, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).max_dest_rd_atomic(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_max_dest_rd_atomic(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).max_dest_rd_atomic();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_max_dest_rd_atomic(static_cast<uint8_t>(v));
+     }},
     {"dest_qpn", "dest_qpn", 24, 4, 1, 0xffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).dest_qpn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_dest_qpn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).dest_qpn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_dest_qpn(static_cast<uint32_t>(v));
+     }},
     {"sq_psn", "sq_psn", 28, 4, 1, 0xffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).sq_psn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_sq_psn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).sq_psn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_sq_psn(static_cast<uint32_t>(v));
+     }},
     {"rq_psn", "rq_psn", 32, 4, 1, 0xffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).rq_psn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_rq_psn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).rq_psn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_rq_psn(static_cast<uint32_t>(v));
+     }},
     {"path_mtu", "path_mtu", 36, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).path_mtu(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_path_mtu(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).path_mtu();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_path_mtu(static_cast<uint16_t>(v));
+     }},
     {"hop_limit", "hop_limit", 38, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).hop_limit(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_hop_limit(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).hop_limit();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_hop_limit(static_cast<uint8_t>(v));
+     }},
     {"traffic_class", "traffic_class", 39, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).traffic_class(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_traffic_class(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).traffic_class();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_traffic_class(static_cast<uint8_t>(v));
+     }},
     {"flow_label", "flow", 40, 4, 1, 0xfffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).flow_label(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_flow_label(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).flow_label();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_flow_label(static_cast<uint32_t>(v));
+     }},
     {"ipv4", "flow", 40, 4, 1, 0x80000000, 31,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).ipv4(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqModifyQp<>(e.first<128>()).set_ipv4(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).ipv4();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_ipv4(static_cast<uint32_t>(v));
+     }},
     {"dmac", "dmac", 44, 1, 6, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).dmac(i); },
-     [](std::span<uint8_t> e, std::size_t i, uint64_t v) { AqModifyQp<>(e.first<128>()).set_dmac(i, static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).dmac(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_dmac(i, static_cast<uint8_t>(v));
+     }},
     {"dgid", "dgid", 56, 1, 16, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).dgid(i); },
-     [](std::span<uint8_t> e, std::size_t i, uint64_t v) { AqModifyQp<>(e.first<128>()).set_dgid(i, static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).dgid(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_dgid(i, static_cast<uint8_t>(v));
+     }},
     {"sgid", "sgid", 72, 1, 16, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t { return AqModifyQp<const uint8_t>(e.first<128>()).sgid(i); },
-     [](std::span<uint8_t> e, std::size_t i, uint64_t v) { AqModifyQp<>(e.first<128>()).set_sgid(i, static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).sgid(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_sgid(i, static_cast<uint8_t>(v));
+     }},
 }};
 
 // QUERY_QP request.
@@ -1212,28 +1511,24 @@ class AqQueryQp {
     static constexpr std::string_view kName = "aq_query_qp";
     constexpr explicit AqQueryQp(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t qpn() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_qpn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t qpn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_qpn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -1243,17 +1538,33 @@ class AqQueryQp {
 
 inline constexpr std::array<FieldDef, 4> kAqQueryQpFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryQp<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryQp<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryQp<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryQp<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryQp<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryQp<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryQp<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryQp<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryQp<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryQp<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryQp<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryQp<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"qpn", "qpn", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryQp<const uint8_t>(e.first<128>()).qpn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryQp<>(e.first<128>()).set_qpn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryQp<const uint8_t>(e.first<128>()).qpn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryQp<>(e.first<128>()).set_qpn(static_cast<uint32_t>(v));
+     }},
 }};
 
 // QUERY_QP result.
@@ -1264,70 +1575,62 @@ class AcqQueryQp {
     static constexpr std::string_view kName = "acq_query_qp";
     constexpr explicit AcqQueryQp(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t status() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_status(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint16_t syndrome() const { return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0); }
-    constexpr void set_syndrome(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t syndrome() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_syndrome(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
     }
-    constexpr uint16_t sq_head() const { return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0); }
-    constexpr void set_sq_head(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t sq_head() const {
+        return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_sq_head(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 6, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t state() const { return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0); }
-    constexpr void set_state(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_state(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
     }
-    constexpr uint8_t last_err() const { return detail::get<uint8_t, Byte>(b_, 9, uint8_t{0xff}, 0); }
-    constexpr void set_last_err(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t last_err() const {
+        return detail::get<uint8_t, Byte>(b_, 9, uint8_t{0xff}, 0);
+    }
+    constexpr void set_last_err(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 9, uint8_t{0xff}, 0, v);
     }
-    constexpr uint8_t sq_drained() const { return detail::get<uint8_t, Byte>(b_, 10, uint8_t{0x1}, 0); }
-    constexpr void set_sq_drained(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t sq_drained() const {
+        return detail::get<uint8_t, Byte>(b_, 10, uint8_t{0x1}, 0);
+    }
+    constexpr void set_sq_drained(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 10, uint8_t{0x1}, 0, v);
     }
     constexpr uint8_t scu() const { return detail::get<uint8_t, Byte>(b_, 11, uint8_t{0xff}, 0); }
-    constexpr void set_scu(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_scu(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 11, uint8_t{0xff}, 0, v);
     }
-    constexpr uint32_t send_psn() const { return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffff}, 0); }
-    constexpr void set_send_psn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t send_psn() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffff}, 0);
+    }
+    constexpr void set_send_psn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 12, uint32_t{0xffffff}, 0, v);
     }
-    constexpr uint32_t expected_psn() const { return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffff}, 0); }
-    constexpr void set_expected_psn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t expected_psn() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffff}, 0);
+    }
+    constexpr void set_expected_psn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 16, uint32_t{0xffffff}, 0, v);
     }
 
@@ -1337,38 +1640,82 @@ class AcqQueryQp {
 
 inline constexpr std::array<FieldDef, 11> kAcqQueryQpFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQp<const uint8_t>(e.first<32>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQp<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQp<const uint8_t>(e.first<32>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQp<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"status", "hdr.status", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQp<const uint8_t>(e.first<32>()).status(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQp<>(e.first<32>()).set_status(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQp<const uint8_t>(e.first<32>()).status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQp<>(e.first<32>()).set_status(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQp<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQp<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQp<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQp<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"syndrome", "hdr.syndrome", 4, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQp<const uint8_t>(e.first<32>()).syndrome(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQp<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQp<const uint8_t>(e.first<32>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQp<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v));
+     }},
     {"sq_head", "hdr.sq_head", 6, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQp<const uint8_t>(e.first<32>()).sq_head(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQp<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQp<const uint8_t>(e.first<32>()).sq_head();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQp<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v));
+     }},
     {"state", "state", 8, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQp<const uint8_t>(e.first<32>()).state(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQp<>(e.first<32>()).set_state(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQp<const uint8_t>(e.first<32>()).state();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQp<>(e.first<32>()).set_state(static_cast<uint8_t>(v));
+     }},
     {"last_err", "last_err", 9, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQp<const uint8_t>(e.first<32>()).last_err(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQp<>(e.first<32>()).set_last_err(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQp<const uint8_t>(e.first<32>()).last_err();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQp<>(e.first<32>()).set_last_err(static_cast<uint8_t>(v));
+     }},
     {"sq_drained", "flags", 10, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQp<const uint8_t>(e.first<32>()).sq_drained(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQp<>(e.first<32>()).set_sq_drained(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQp<const uint8_t>(e.first<32>()).sq_drained();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQp<>(e.first<32>()).set_sq_drained(static_cast<uint8_t>(v));
+     }},
     {"scu", "scu", 11, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQp<const uint8_t>(e.first<32>()).scu(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQp<>(e.first<32>()).set_scu(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQp<const uint8_t>(e.first<32>()).scu();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQp<>(e.first<32>()).set_scu(static_cast<uint8_t>(v));
+     }},
     {"send_psn", "send_psn", 12, 4, 1, 0xffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQp<const uint8_t>(e.first<32>()).send_psn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQp<>(e.first<32>()).set_send_psn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQp<const uint8_t>(e.first<32>()).send_psn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQp<>(e.first<32>()).set_send_psn(static_cast<uint32_t>(v));
+     }},
     {"expected_psn", "expected_psn", 16, 4, 1, 0xffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQp<const uint8_t>(e.first<32>()).expected_psn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQp<>(e.first<32>()).set_expected_psn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQp<const uint8_t>(e.first<32>()).expected_psn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQp<>(e.first<32>()).set_expected_psn(static_cast<uint32_t>(v));
+     }},
 }};
 
 // DESTROY_QP request.
@@ -1379,28 +1726,24 @@ class AqDestroyQp {
     static constexpr std::string_view kName = "aq_destroy_qp";
     constexpr explicit AqDestroyQp(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t qpn() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_qpn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t qpn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_qpn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -1410,17 +1753,33 @@ class AqDestroyQp {
 
 inline constexpr std::array<FieldDef, 4> kAqDestroyQpFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDestroyQp<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDestroyQp<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyQp<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyQp<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDestroyQp<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDestroyQp<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyQp<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyQp<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDestroyQp<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDestroyQp<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyQp<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyQp<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"qpn", "qpn", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDestroyQp<const uint8_t>(e.first<128>()).qpn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDestroyQp<>(e.first<128>()).set_qpn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyQp<const uint8_t>(e.first<128>()).qpn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyQp<>(e.first<128>()).set_qpn(static_cast<uint32_t>(v));
+     }},
 }};
 
 // QUERY_QP_CC request.
@@ -1431,28 +1790,24 @@ class AqQueryQpCc {
     static constexpr std::string_view kName = "aq_query_qp_cc";
     constexpr explicit AqQueryQpCc(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t qpn() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_qpn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t qpn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_qpn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -1462,17 +1817,33 @@ class AqQueryQpCc {
 
 inline constexpr std::array<FieldDef, 4> kAqQueryQpCcFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryQpCc<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryQpCc<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryQpCc<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryQpCc<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryQpCc<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryQpCc<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryQpCc<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryQpCc<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryQpCc<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryQpCc<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryQpCc<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryQpCc<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"qpn", "qpn", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqQueryQpCc<const uint8_t>(e.first<128>()).qpn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqQueryQpCc<>(e.first<128>()).set_qpn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQueryQpCc<const uint8_t>(e.first<128>()).qpn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQueryQpCc<>(e.first<128>()).set_qpn(static_cast<uint32_t>(v));
+     }},
 }};
 
 // QUERY_QP_CC result: the QP's DCQCN reaction point.
@@ -1483,58 +1854,54 @@ class AcqQueryQpCc {
     static constexpr std::string_view kName = "acq_query_qp_cc";
     constexpr explicit AcqQueryQpCc(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t status() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_status(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint16_t syndrome() const { return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0); }
-    constexpr void set_syndrome(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t syndrome() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_syndrome(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
     }
-    constexpr uint16_t sq_head() const { return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0); }
-    constexpr void set_sq_head(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t sq_head() const {
+        return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_sq_head(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 6, uint16_t{0xffff}, 0, v);
     }
-    constexpr uint32_t rate_kbps() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_rate_kbps(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t rate_kbps() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_rate_kbps(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint32_t target_kbps() const { return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0); }
-    constexpr void set_target_kbps(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t target_kbps() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_target_kbps(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint32_t alpha() const { return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0); }
-    constexpr void set_alpha(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t alpha() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_alpha(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint32_t cnps_rcvd() const { return detail::get<uint32_t, Byte>(b_, 20, uint32_t{0xffffffff}, 0); }
-    constexpr void set_cnps_rcvd(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t cnps_rcvd() const {
+        return detail::get<uint32_t, Byte>(b_, 20, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_cnps_rcvd(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 20, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -1544,32 +1911,68 @@ class AcqQueryQpCc {
 
 inline constexpr std::array<FieldDef, 9> kAcqQueryQpCcFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQpCc<const uint8_t>(e.first<32>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQpCc<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQpCc<const uint8_t>(e.first<32>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQpCc<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"status", "hdr.status", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQpCc<const uint8_t>(e.first<32>()).status(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQpCc<>(e.first<32>()).set_status(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQpCc<const uint8_t>(e.first<32>()).status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQpCc<>(e.first<32>()).set_status(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQpCc<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQpCc<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQpCc<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQpCc<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"syndrome", "hdr.syndrome", 4, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQpCc<const uint8_t>(e.first<32>()).syndrome(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQpCc<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQpCc<const uint8_t>(e.first<32>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQpCc<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v));
+     }},
     {"sq_head", "hdr.sq_head", 6, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQpCc<const uint8_t>(e.first<32>()).sq_head(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQpCc<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQpCc<const uint8_t>(e.first<32>()).sq_head();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQpCc<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v));
+     }},
     {"rate_kbps", "rate_kbps", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQpCc<const uint8_t>(e.first<32>()).rate_kbps(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQpCc<>(e.first<32>()).set_rate_kbps(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQpCc<const uint8_t>(e.first<32>()).rate_kbps();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQpCc<>(e.first<32>()).set_rate_kbps(static_cast<uint32_t>(v));
+     }},
     {"target_kbps", "target_kbps", 12, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQpCc<const uint8_t>(e.first<32>()).target_kbps(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQpCc<>(e.first<32>()).set_target_kbps(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQpCc<const uint8_t>(e.first<32>()).target_kbps();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQpCc<>(e.first<32>()).set_target_kbps(static_cast<uint32_t>(v));
+     }},
     {"alpha", "alpha", 16, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQpCc<const uint8_t>(e.first<32>()).alpha(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQpCc<>(e.first<32>()).set_alpha(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQpCc<const uint8_t>(e.first<32>()).alpha();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQpCc<>(e.first<32>()).set_alpha(static_cast<uint32_t>(v));
+     }},
     {"cnps_rcvd", "cnps_rcvd", 20, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AcqQueryQpCc<const uint8_t>(e.first<32>()).cnps_rcvd(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AcqQueryQpCc<>(e.first<32>()).set_cnps_rcvd(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQueryQpCc<const uint8_t>(e.first<32>()).cnps_rcvd();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQueryQpCc<>(e.first<32>()).set_cnps_rcvd(static_cast<uint32_t>(v));
+     }},
 }};
 
 // REG_MR request; translations come with TLB_FILL.
@@ -1580,52 +1983,46 @@ class AqRegMr {
     static constexpr std::string_view kName = "aq_reg_mr";
     constexpr explicit AqRegMr(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t key() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_key(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t key() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_key(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint32_t pdn() const { return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0); }
-    constexpr void set_pdn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t pdn() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_pdn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t iova() const { return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_iova(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t iova() const {
+        return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_iova(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 16, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint64_t length() const { return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_length(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t length() const {
+        return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_length(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 24, uint64_t{0xffffffffffffffff}, 0, v);
     }
     constexpr uint8_t access() const { return detail::get<uint8_t, Byte>(b_, 32, uint8_t{0xf}, 0); }
-    constexpr void set_access(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_access(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 32, uint8_t{0xf}, 0, v);
     }
 
@@ -1635,29 +2032,61 @@ class AqRegMr {
 
 inline constexpr std::array<FieldDef, 8> kAqRegMrFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqRegMr<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqRegMr<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqRegMr<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqRegMr<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqRegMr<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqRegMr<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqRegMr<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqRegMr<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqRegMr<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqRegMr<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqRegMr<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqRegMr<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"key", "key", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqRegMr<const uint8_t>(e.first<128>()).key(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqRegMr<>(e.first<128>()).set_key(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqRegMr<const uint8_t>(e.first<128>()).key();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqRegMr<>(e.first<128>()).set_key(static_cast<uint32_t>(v));
+     }},
     {"pdn", "pdn", 12, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqRegMr<const uint8_t>(e.first<128>()).pdn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqRegMr<>(e.first<128>()).set_pdn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqRegMr<const uint8_t>(e.first<128>()).pdn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqRegMr<>(e.first<128>()).set_pdn(static_cast<uint32_t>(v));
+     }},
     {"iova", "iova", 16, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqRegMr<const uint8_t>(e.first<128>()).iova(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqRegMr<>(e.first<128>()).set_iova(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqRegMr<const uint8_t>(e.first<128>()).iova();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqRegMr<>(e.first<128>()).set_iova(static_cast<uint64_t>(v));
+     }},
     {"length", "length", 24, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqRegMr<const uint8_t>(e.first<128>()).length(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqRegMr<>(e.first<128>()).set_length(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqRegMr<const uint8_t>(e.first<128>()).length();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqRegMr<>(e.first<128>()).set_length(static_cast<uint64_t>(v));
+     }},
     {"access", "access", 32, 1, 1, 0xf, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqRegMr<const uint8_t>(e.first<128>()).access(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqRegMr<>(e.first<128>()).set_access(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqRegMr<const uint8_t>(e.first<128>()).access();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqRegMr<>(e.first<128>()).set_access(static_cast<uint8_t>(v));
+     }},
 }};
 
 // DEREG_MR request: the MR and all its TLB entries are gone when the completion is written.
@@ -1668,28 +2097,24 @@ class AqDeregMr {
     static constexpr std::string_view kName = "aq_dereg_mr";
     constexpr explicit AqDeregMr(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t key() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_key(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t key() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_key(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -1699,17 +2124,33 @@ class AqDeregMr {
 
 inline constexpr std::array<FieldDef, 4> kAqDeregMrFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDeregMr<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDeregMr<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDeregMr<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDeregMr<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDeregMr<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDeregMr<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDeregMr<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDeregMr<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDeregMr<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDeregMr<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDeregMr<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDeregMr<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"key", "key", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqDeregMr<const uint8_t>(e.first<128>()).key(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqDeregMr<>(e.first<128>()).set_key(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDeregMr<const uint8_t>(e.first<128>()).key();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDeregMr<>(e.first<128>()).set_key(static_cast<uint32_t>(v));
+     }},
 }};
 
 // TLB_FILL request: all or nothing, every page 4 KiB aligned and inside the MR.
@@ -1720,61 +2161,57 @@ class AqTlbFill {
     static constexpr std::string_view kName = "aq_tlb_fill";
     constexpr explicit AqTlbFill(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
-    constexpr uint16_t cmd_id() const { return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0); }
-    constexpr void set_cmd_id(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
     }
     constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
-    constexpr void set_opcode(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t key() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0); }
-    constexpr void set_key(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t key() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_key(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint16_t count() const { return detail::get<uint16_t, Byte>(b_, 12, uint16_t{0xffff}, 0); }
-    constexpr void set_count(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t count() const {
+        return detail::get<uint16_t, Byte>(b_, 12, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_count(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 12, uint16_t{0xffff}, 0, v);
     }
-    constexpr uint8_t indirect() const { return detail::get<uint8_t, Byte>(b_, 14, uint8_t{0x1}, 0); }
-    constexpr void set_indirect(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t indirect() const {
+        return detail::get<uint8_t, Byte>(b_, 14, uint8_t{0x1}, 0);
+    }
+    constexpr void set_indirect(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 14, uint8_t{0x1}, 0, v);
     }
-    constexpr uint64_t iova() const { return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_iova(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t iova() const {
+        return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_iova(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 16, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint64_t table_addr() const { return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_table_addr(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t table_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_table_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 24, uint64_t{0xffffffffffffffff}, 0, v);
     }
     uint64_t page(std::size_t i) const {
-        return detail::get<uint64_t, Byte>(b_, 32 + 8 * detail::check_index(i, 12), uint64_t{0xffffffffffffffff}, 0);
+        return detail::get<uint64_t, Byte>(b_, 32 + 8 * detail::check_index(i, 12),
+                                           uint64_t{0xffffffffffffffff}, 0);
     }
-    void set_page(std::size_t i, uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
-        detail::set<uint64_t>(b_, 32 + 8 * detail::check_index(i, 12), uint64_t{0xffffffffffffffff}, 0, v);
+    void set_page(std::size_t i, uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 32 + 8 * detail::check_index(i, 12), uint64_t{0xffffffffffffffff},
+                              0, v);
     }
 
   private:
@@ -1783,32 +2220,68 @@ class AqTlbFill {
 
 inline constexpr std::array<FieldDef, 9> kAqTlbFillFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqTlbFill<const uint8_t>(e.first<128>()).cmd_id(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqTlbFill<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqTlbFill<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqTlbFill<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
     {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqTlbFill<const uint8_t>(e.first<128>()).opcode(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqTlbFill<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqTlbFill<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqTlbFill<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqTlbFill<const uint8_t>(e.first<128>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqTlbFill<>(e.first<128>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqTlbFill<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqTlbFill<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"key", "key", 8, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqTlbFill<const uint8_t>(e.first<128>()).key(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqTlbFill<>(e.first<128>()).set_key(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqTlbFill<const uint8_t>(e.first<128>()).key();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqTlbFill<>(e.first<128>()).set_key(static_cast<uint32_t>(v));
+     }},
     {"count", "count", 12, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqTlbFill<const uint8_t>(e.first<128>()).count(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqTlbFill<>(e.first<128>()).set_count(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqTlbFill<const uint8_t>(e.first<128>()).count();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqTlbFill<>(e.first<128>()).set_count(static_cast<uint16_t>(v));
+     }},
     {"indirect", "flags", 14, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqTlbFill<const uint8_t>(e.first<128>()).indirect(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqTlbFill<>(e.first<128>()).set_indirect(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqTlbFill<const uint8_t>(e.first<128>()).indirect();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqTlbFill<>(e.first<128>()).set_indirect(static_cast<uint8_t>(v));
+     }},
     {"iova", "iova", 16, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqTlbFill<const uint8_t>(e.first<128>()).iova(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqTlbFill<>(e.first<128>()).set_iova(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqTlbFill<const uint8_t>(e.first<128>()).iova();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqTlbFill<>(e.first<128>()).set_iova(static_cast<uint64_t>(v));
+     }},
     {"table_addr", "table_addr", 24, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AqTlbFill<const uint8_t>(e.first<128>()).table_addr(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AqTlbFill<>(e.first<128>()).set_table_addr(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqTlbFill<const uint8_t>(e.first<128>()).table_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqTlbFill<>(e.first<128>()).set_table_addr(static_cast<uint64_t>(v));
+     }},
     {"page", "page", 32, 8, 12, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t { return AqTlbFill<const uint8_t>(e.first<128>()).page(i); },
-     [](std::span<uint8_t> e, std::size_t i, uint64_t v) { AqTlbFill<>(e.first<128>()).set_page(i, static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqTlbFill<const uint8_t>(e.first<128>()).page(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqTlbFill<>(e.first<128>()).set_page(i, static_cast<uint64_t>(v));
+     }},
 }};
 
 // Header of every AEQ entry.
@@ -1820,27 +2293,23 @@ class AeqeHdr {
     constexpr explicit AeqeHdr(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
     constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xff}, 0); }
-    constexpr void set_type(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 0, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 1, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 1, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t seq() const { return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0); }
-    constexpr void set_seq(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t seq() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t timestamp_ns() const { return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_timestamp_ns(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t timestamp_ns() const {
+        return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_timestamp_ns(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 8, uint64_t{0xffffffffffffffff}, 0, v);
     }
 
@@ -1850,17 +2319,33 @@ class AeqeHdr {
 
 inline constexpr std::array<FieldDef, 4> kAeqeHdrFields{{
     {"type", "type", 0, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeHdr<const uint8_t>(e.first<16>()).type(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeHdr<>(e.first<16>()).set_type(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeHdr<const uint8_t>(e.first<16>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeHdr<>(e.first<16>()).set_type(static_cast<uint8_t>(v));
+     }},
     {"phase", "flags", 1, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeHdr<const uint8_t>(e.first<16>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeHdr<>(e.first<16>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeHdr<const uint8_t>(e.first<16>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeHdr<>(e.first<16>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"seq", "seq", 4, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeHdr<const uint8_t>(e.first<16>()).seq(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeHdr<>(e.first<16>()).set_seq(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeHdr<const uint8_t>(e.first<16>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeHdr<>(e.first<16>()).set_seq(static_cast<uint32_t>(v));
+     }},
     {"timestamp_ns", "timestamp_ns", 8, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeHdr<const uint8_t>(e.first<16>()).timestamp_ns(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeHdr<>(e.first<16>()).set_timestamp_ns(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeHdr<const uint8_t>(e.first<16>()).timestamp_ns();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeHdr<>(e.first<16>()).set_timestamp_ns(static_cast<uint64_t>(v));
+     }},
 }};
 
 // Any AEQ entry.
@@ -1872,35 +2357,30 @@ class Aeqe {
     constexpr explicit Aeqe(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
     constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xff}, 0); }
-    constexpr void set_type(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 0, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 1, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 1, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t seq() const { return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0); }
-    constexpr void set_seq(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t seq() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t timestamp_ns() const { return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_timestamp_ns(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t timestamp_ns() const {
+        return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_timestamp_ns(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 8, uint64_t{0xffffffffffffffff}, 0, v);
     }
     uint8_t data(std::size_t i) const {
-        return detail::get<uint8_t, Byte>(b_, 16 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0);
+        return detail::get<uint8_t, Byte>(b_, 16 + 1 * detail::check_index(i, 16), uint8_t{0xff},
+                                          0);
     }
-    void set_data(std::size_t i, uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    void set_data(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 16 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0, v);
     }
 
@@ -1910,20 +2390,40 @@ class Aeqe {
 
 inline constexpr std::array<FieldDef, 5> kAeqeFields{{
     {"type", "hdr.type", 0, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return Aeqe<const uint8_t>(e.first<32>()).type(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { Aeqe<>(e.first<32>()).set_type(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return Aeqe<const uint8_t>(e.first<32>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         Aeqe<>(e.first<32>()).set_type(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 1, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return Aeqe<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { Aeqe<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return Aeqe<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         Aeqe<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"seq", "hdr.seq", 4, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return Aeqe<const uint8_t>(e.first<32>()).seq(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { Aeqe<>(e.first<32>()).set_seq(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return Aeqe<const uint8_t>(e.first<32>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         Aeqe<>(e.first<32>()).set_seq(static_cast<uint32_t>(v));
+     }},
     {"timestamp_ns", "hdr.timestamp_ns", 8, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return Aeqe<const uint8_t>(e.first<32>()).timestamp_ns(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { Aeqe<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return Aeqe<const uint8_t>(e.first<32>()).timestamp_ns();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         Aeqe<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v));
+     }},
     {"data", "data", 16, 1, 16, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t { return Aeqe<const uint8_t>(e.first<32>()).data(i); },
-     [](std::span<uint8_t> e, std::size_t i, uint64_t v) { Aeqe<>(e.first<32>()).set_data(i, static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return Aeqe<const uint8_t>(e.first<32>()).data(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         Aeqe<>(e.first<32>()).set_data(i, static_cast<uint8_t>(v));
+     }},
 }};
 
 // LINK event.
@@ -1935,39 +2435,33 @@ class AeqeLink {
     constexpr explicit AeqeLink(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
     constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xff}, 0); }
-    constexpr void set_type(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 0, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 1, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 1, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t seq() const { return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0); }
-    constexpr void set_seq(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t seq() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t timestamp_ns() const { return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_timestamp_ns(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t timestamp_ns() const {
+        return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_timestamp_ns(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 8, uint64_t{0xffffffffffffffff}, 0, v);
     }
     constexpr uint8_t up() const { return detail::get<uint8_t, Byte>(b_, 16, uint8_t{0x1}, 0); }
-    constexpr void set_up(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_up(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 16, uint8_t{0x1}, 0, v);
     }
-    constexpr uint16_t speed_gbps() const { return detail::get<uint16_t, Byte>(b_, 18, uint16_t{0xffff}, 0); }
-    constexpr void set_speed_gbps(uint16_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint16_t speed_gbps() const {
+        return detail::get<uint16_t, Byte>(b_, 18, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_speed_gbps(uint16_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint16_t>(b_, 18, uint16_t{0xffff}, 0, v);
     }
 
@@ -1977,23 +2471,47 @@ class AeqeLink {
 
 inline constexpr std::array<FieldDef, 6> kAeqeLinkFields{{
     {"type", "hdr.type", 0, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeLink<const uint8_t>(e.first<32>()).type(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeLink<>(e.first<32>()).set_type(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeLink<const uint8_t>(e.first<32>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeLink<>(e.first<32>()).set_type(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 1, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeLink<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeLink<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeLink<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeLink<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"seq", "hdr.seq", 4, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeLink<const uint8_t>(e.first<32>()).seq(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeLink<>(e.first<32>()).set_seq(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeLink<const uint8_t>(e.first<32>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeLink<>(e.first<32>()).set_seq(static_cast<uint32_t>(v));
+     }},
     {"timestamp_ns", "hdr.timestamp_ns", 8, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeLink<const uint8_t>(e.first<32>()).timestamp_ns(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeLink<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeLink<const uint8_t>(e.first<32>()).timestamp_ns();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeLink<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v));
+     }},
     {"up", "up", 16, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeLink<const uint8_t>(e.first<32>()).up(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeLink<>(e.first<32>()).set_up(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeLink<const uint8_t>(e.first<32>()).up();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeLink<>(e.first<32>()).set_up(static_cast<uint8_t>(v));
+     }},
     {"speed_gbps", "speed_gbps", 18, 2, 1, 0xffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeLink<const uint8_t>(e.first<32>()).speed_gbps(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeLink<>(e.first<32>()).set_speed_gbps(static_cast<uint16_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeLink<const uint8_t>(e.first<32>()).speed_gbps();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeLink<>(e.first<32>()).set_speed_gbps(static_cast<uint16_t>(v));
+     }},
 }};
 
 // QP_ERROR event.
@@ -2005,45 +2523,39 @@ class AeqeQpError {
     constexpr explicit AeqeQpError(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
     constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xff}, 0); }
-    constexpr void set_type(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 0, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 1, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 1, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t seq() const { return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0); }
-    constexpr void set_seq(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t seq() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t timestamp_ns() const { return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_timestamp_ns(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t timestamp_ns() const {
+        return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_timestamp_ns(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 8, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint32_t qpn() const { return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0); }
-    constexpr void set_qpn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t qpn() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_qpn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
     }
     constexpr uint8_t code() const { return detail::get<uint8_t, Byte>(b_, 20, uint8_t{0xff}, 0); }
-    constexpr void set_code(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_code(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 20, uint8_t{0xff}, 0, v);
     }
-    constexpr uint8_t syndrome() const { return detail::get<uint8_t, Byte>(b_, 21, uint8_t{0xff}, 0); }
-    constexpr void set_syndrome(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint8_t syndrome() const {
+        return detail::get<uint8_t, Byte>(b_, 21, uint8_t{0xff}, 0);
+    }
+    constexpr void set_syndrome(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 21, uint8_t{0xff}, 0, v);
     }
 
@@ -2053,26 +2565,54 @@ class AeqeQpError {
 
 inline constexpr std::array<FieldDef, 7> kAeqeQpErrorFields{{
     {"type", "hdr.type", 0, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeQpError<const uint8_t>(e.first<32>()).type(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeQpError<>(e.first<32>()).set_type(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeQpError<const uint8_t>(e.first<32>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeQpError<>(e.first<32>()).set_type(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 1, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeQpError<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeQpError<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeQpError<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeQpError<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"seq", "hdr.seq", 4, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeQpError<const uint8_t>(e.first<32>()).seq(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeQpError<>(e.first<32>()).set_seq(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeQpError<const uint8_t>(e.first<32>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeQpError<>(e.first<32>()).set_seq(static_cast<uint32_t>(v));
+     }},
     {"timestamp_ns", "hdr.timestamp_ns", 8, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeQpError<const uint8_t>(e.first<32>()).timestamp_ns(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeQpError<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeQpError<const uint8_t>(e.first<32>()).timestamp_ns();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeQpError<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v));
+     }},
     {"qpn", "qpn", 16, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeQpError<const uint8_t>(e.first<32>()).qpn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeQpError<>(e.first<32>()).set_qpn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeQpError<const uint8_t>(e.first<32>()).qpn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeQpError<>(e.first<32>()).set_qpn(static_cast<uint32_t>(v));
+     }},
     {"code", "code", 20, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeQpError<const uint8_t>(e.first<32>()).code(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeQpError<>(e.first<32>()).set_code(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeQpError<const uint8_t>(e.first<32>()).code();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeQpError<>(e.first<32>()).set_code(static_cast<uint8_t>(v));
+     }},
     {"syndrome", "syndrome", 21, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeQpError<const uint8_t>(e.first<32>()).syndrome(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeQpError<>(e.first<32>()).set_syndrome(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeQpError<const uint8_t>(e.first<32>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeQpError<>(e.first<32>()).set_syndrome(static_cast<uint8_t>(v));
+     }},
 }};
 
 // SQ_DRAINED event.
@@ -2084,33 +2624,29 @@ class AeqeSqDrained {
     constexpr explicit AeqeSqDrained(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
     constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xff}, 0); }
-    constexpr void set_type(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 0, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 1, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 1, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t seq() const { return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0); }
-    constexpr void set_seq(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t seq() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t timestamp_ns() const { return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_timestamp_ns(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t timestamp_ns() const {
+        return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_timestamp_ns(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 8, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint32_t qpn() const { return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0); }
-    constexpr void set_qpn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t qpn() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_qpn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -2120,20 +2656,40 @@ class AeqeSqDrained {
 
 inline constexpr std::array<FieldDef, 5> kAeqeSqDrainedFields{{
     {"type", "hdr.type", 0, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeSqDrained<const uint8_t>(e.first<32>()).type(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeSqDrained<>(e.first<32>()).set_type(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeSqDrained<const uint8_t>(e.first<32>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeSqDrained<>(e.first<32>()).set_type(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 1, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeSqDrained<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeSqDrained<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeSqDrained<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeSqDrained<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"seq", "hdr.seq", 4, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeSqDrained<const uint8_t>(e.first<32>()).seq(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeSqDrained<>(e.first<32>()).set_seq(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeSqDrained<const uint8_t>(e.first<32>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeSqDrained<>(e.first<32>()).set_seq(static_cast<uint32_t>(v));
+     }},
     {"timestamp_ns", "hdr.timestamp_ns", 8, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeSqDrained<const uint8_t>(e.first<32>()).timestamp_ns(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeSqDrained<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeSqDrained<const uint8_t>(e.first<32>()).timestamp_ns();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeSqDrained<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v));
+     }},
     {"qpn", "qpn", 16, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeSqDrained<const uint8_t>(e.first<32>()).qpn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeSqDrained<>(e.first<32>()).set_qpn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeSqDrained<const uint8_t>(e.first<32>()).qpn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeSqDrained<>(e.first<32>()).set_qpn(static_cast<uint32_t>(v));
+     }},
 }};
 
 // CQ_ERROR event.
@@ -2145,39 +2701,33 @@ class AeqeCqError {
     constexpr explicit AeqeCqError(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
     constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xff}, 0); }
-    constexpr void set_type(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 0, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 1, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 1, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t seq() const { return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0); }
-    constexpr void set_seq(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t seq() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t timestamp_ns() const { return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_timestamp_ns(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t timestamp_ns() const {
+        return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_timestamp_ns(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 8, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint32_t cqn() const { return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0); }
-    constexpr void set_cqn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t cqn() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_cqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
     }
     constexpr uint8_t code() const { return detail::get<uint8_t, Byte>(b_, 20, uint8_t{0xff}, 0); }
-    constexpr void set_code(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_code(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 20, uint8_t{0xff}, 0, v);
     }
 
@@ -2187,23 +2737,47 @@ class AeqeCqError {
 
 inline constexpr std::array<FieldDef, 6> kAeqeCqErrorFields{{
     {"type", "hdr.type", 0, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCqError<const uint8_t>(e.first<32>()).type(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCqError<>(e.first<32>()).set_type(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCqError<const uint8_t>(e.first<32>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCqError<>(e.first<32>()).set_type(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 1, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCqError<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCqError<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCqError<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCqError<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"seq", "hdr.seq", 4, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCqError<const uint8_t>(e.first<32>()).seq(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCqError<>(e.first<32>()).set_seq(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCqError<const uint8_t>(e.first<32>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCqError<>(e.first<32>()).set_seq(static_cast<uint32_t>(v));
+     }},
     {"timestamp_ns", "hdr.timestamp_ns", 8, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCqError<const uint8_t>(e.first<32>()).timestamp_ns(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCqError<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCqError<const uint8_t>(e.first<32>()).timestamp_ns();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCqError<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v));
+     }},
     {"cqn", "cqn", 16, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCqError<const uint8_t>(e.first<32>()).cqn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCqError<>(e.first<32>()).set_cqn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCqError<const uint8_t>(e.first<32>()).cqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCqError<>(e.first<32>()).set_cqn(static_cast<uint32_t>(v));
+     }},
     {"code", "code", 20, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCqError<const uint8_t>(e.first<32>()).code(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCqError<>(e.first<32>()).set_code(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCqError<const uint8_t>(e.first<32>()).code();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCqError<>(e.first<32>()).set_code(static_cast<uint8_t>(v));
+     }},
 }};
 
 // TLB_MISS event.
@@ -2215,39 +2789,35 @@ class AeqeTlbMiss {
     constexpr explicit AeqeTlbMiss(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
     constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xff}, 0); }
-    constexpr void set_type(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 0, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 1, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 1, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t seq() const { return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0); }
-    constexpr void set_seq(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t seq() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t timestamp_ns() const { return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_timestamp_ns(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t timestamp_ns() const {
+        return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_timestamp_ns(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 8, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint32_t key() const { return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0); }
-    constexpr void set_key(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t key() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_key(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t iova() const { return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_iova(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t iova() const {
+        return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_iova(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 24, uint64_t{0xffffffffffffffff}, 0, v);
     }
 
@@ -2257,23 +2827,47 @@ class AeqeTlbMiss {
 
 inline constexpr std::array<FieldDef, 6> kAeqeTlbMissFields{{
     {"type", "hdr.type", 0, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeTlbMiss<const uint8_t>(e.first<32>()).type(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeTlbMiss<>(e.first<32>()).set_type(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeTlbMiss<const uint8_t>(e.first<32>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeTlbMiss<>(e.first<32>()).set_type(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 1, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeTlbMiss<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeTlbMiss<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeTlbMiss<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeTlbMiss<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"seq", "hdr.seq", 4, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeTlbMiss<const uint8_t>(e.first<32>()).seq(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeTlbMiss<>(e.first<32>()).set_seq(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeTlbMiss<const uint8_t>(e.first<32>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeTlbMiss<>(e.first<32>()).set_seq(static_cast<uint32_t>(v));
+     }},
     {"timestamp_ns", "hdr.timestamp_ns", 8, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeTlbMiss<const uint8_t>(e.first<32>()).timestamp_ns(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeTlbMiss<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeTlbMiss<const uint8_t>(e.first<32>()).timestamp_ns();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeTlbMiss<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v));
+     }},
     {"key", "key", 16, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeTlbMiss<const uint8_t>(e.first<32>()).key(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeTlbMiss<>(e.first<32>()).set_key(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeTlbMiss<const uint8_t>(e.first<32>()).key();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeTlbMiss<>(e.first<32>()).set_key(static_cast<uint32_t>(v));
+     }},
     {"iova", "iova", 24, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeTlbMiss<const uint8_t>(e.first<32>()).iova(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeTlbMiss<>(e.first<32>()).set_iova(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeTlbMiss<const uint8_t>(e.first<32>()).iova();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeTlbMiss<>(e.first<32>()).set_iova(static_cast<uint64_t>(v));
+     }},
 }};
 
 // CARD_FATAL event: a copy of FATAL_STATUS / FATAL_DETAIL.
@@ -2285,45 +2879,37 @@ class AeqeCardFatal {
     constexpr explicit AeqeCardFatal(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
     constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xff}, 0); }
-    constexpr void set_type(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 0, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 1, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 1, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t seq() const { return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0); }
-    constexpr void set_seq(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t seq() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t timestamp_ns() const { return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_timestamp_ns(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t timestamp_ns() const {
+        return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_timestamp_ns(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 8, uint64_t{0xffffffffffffffff}, 0, v);
     }
     constexpr uint8_t code() const { return detail::get<uint8_t, Byte>(b_, 16, uint8_t{0xff}, 0); }
-    constexpr void set_code(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_code(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 16, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t block() const { return detail::get<uint8_t, Byte>(b_, 17, uint8_t{0xff}, 0); }
-    constexpr void set_block(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_block(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 17, uint8_t{0xff}, 0, v);
     }
-    constexpr uint32_t detail() const { return detail::get<uint32_t, Byte>(b_, 20, uint32_t{0xffffffff}, 0); }
-    constexpr void set_detail(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t detail() const {
+        return detail::get<uint32_t, Byte>(b_, 20, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_detail(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 20, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -2333,26 +2919,54 @@ class AeqeCardFatal {
 
 inline constexpr std::array<FieldDef, 7> kAeqeCardFatalFields{{
     {"type", "hdr.type", 0, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCardFatal<const uint8_t>(e.first<32>()).type(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCardFatal<>(e.first<32>()).set_type(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCardFatal<const uint8_t>(e.first<32>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCardFatal<>(e.first<32>()).set_type(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 1, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCardFatal<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCardFatal<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCardFatal<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCardFatal<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"seq", "hdr.seq", 4, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCardFatal<const uint8_t>(e.first<32>()).seq(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCardFatal<>(e.first<32>()).set_seq(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCardFatal<const uint8_t>(e.first<32>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCardFatal<>(e.first<32>()).set_seq(static_cast<uint32_t>(v));
+     }},
     {"timestamp_ns", "hdr.timestamp_ns", 8, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCardFatal<const uint8_t>(e.first<32>()).timestamp_ns(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCardFatal<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCardFatal<const uint8_t>(e.first<32>()).timestamp_ns();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCardFatal<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v));
+     }},
     {"code", "code", 16, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCardFatal<const uint8_t>(e.first<32>()).code(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCardFatal<>(e.first<32>()).set_code(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCardFatal<const uint8_t>(e.first<32>()).code();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCardFatal<>(e.first<32>()).set_code(static_cast<uint8_t>(v));
+     }},
     {"block", "block", 17, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCardFatal<const uint8_t>(e.first<32>()).block(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCardFatal<>(e.first<32>()).set_block(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCardFatal<const uint8_t>(e.first<32>()).block();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCardFatal<>(e.first<32>()).set_block(static_cast<uint8_t>(v));
+     }},
     {"detail", "detail", 20, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeCardFatal<const uint8_t>(e.first<32>()).detail(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeCardFatal<>(e.first<32>()).set_detail(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeCardFatal<const uint8_t>(e.first<32>()).detail();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeCardFatal<>(e.first<32>()).set_detail(static_cast<uint32_t>(v));
+     }},
 }};
 
 // OVERFLOW event; its own seq is that of the next event (it uses none).
@@ -2364,39 +2978,35 @@ class AeqeOverflow {
     constexpr explicit AeqeOverflow(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
     constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xff}, 0); }
-    constexpr void set_type(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 0, uint8_t{0xff}, 0, v);
     }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 1, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 1, uint8_t{0x1}, 0, v);
     }
-    constexpr uint32_t seq() const { return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0); }
-    constexpr void set_seq(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t seq() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint64_t timestamp_ns() const { return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0); }
-    constexpr void set_timestamp_ns(uint64_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint64_t timestamp_ns() const {
+        return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_timestamp_ns(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 8, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint32_t lost() const { return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0); }
-    constexpr void set_lost(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t lost() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_lost(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
     }
-    constexpr uint32_t first_lost_seq() const { return detail::get<uint32_t, Byte>(b_, 20, uint32_t{0xffffffff}, 0); }
-    constexpr void set_first_lost_seq(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t first_lost_seq() const {
+        return detail::get<uint32_t, Byte>(b_, 20, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_first_lost_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 20, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -2406,23 +3016,47 @@ class AeqeOverflow {
 
 inline constexpr std::array<FieldDef, 6> kAeqeOverflowFields{{
     {"type", "hdr.type", 0, 1, 1, 0xff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeOverflow<const uint8_t>(e.first<32>()).type(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeOverflow<>(e.first<32>()).set_type(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeOverflow<const uint8_t>(e.first<32>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeOverflow<>(e.first<32>()).set_type(static_cast<uint8_t>(v));
+     }},
     {"phase", "hdr.flags", 1, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeOverflow<const uint8_t>(e.first<32>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeOverflow<>(e.first<32>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeOverflow<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeOverflow<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"seq", "hdr.seq", 4, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeOverflow<const uint8_t>(e.first<32>()).seq(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeOverflow<>(e.first<32>()).set_seq(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeOverflow<const uint8_t>(e.first<32>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeOverflow<>(e.first<32>()).set_seq(static_cast<uint32_t>(v));
+     }},
     {"timestamp_ns", "hdr.timestamp_ns", 8, 8, 1, 0xffffffffffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeOverflow<const uint8_t>(e.first<32>()).timestamp_ns(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeOverflow<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeOverflow<const uint8_t>(e.first<32>()).timestamp_ns();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeOverflow<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v));
+     }},
     {"lost", "lost", 16, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeOverflow<const uint8_t>(e.first<32>()).lost(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeOverflow<>(e.first<32>()).set_lost(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeOverflow<const uint8_t>(e.first<32>()).lost();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeOverflow<>(e.first<32>()).set_lost(static_cast<uint32_t>(v));
+     }},
     {"first_lost_seq", "first_lost_seq", 20, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return AeqeOverflow<const uint8_t>(e.first<32>()).first_lost_seq(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { AeqeOverflow<>(e.first<32>()).set_first_lost_seq(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeOverflow<const uint8_t>(e.first<32>()).first_lost_seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeOverflow<>(e.first<32>()).set_first_lost_seq(static_cast<uint32_t>(v));
+     }},
 }};
 
 // CEQ entry.
@@ -2434,21 +3068,17 @@ class Ceqe {
     constexpr explicit Ceqe(std::span<Byte, kSize> bytes) : b_(bytes) {}
     constexpr std::span<Byte, kSize> bytes() const { return b_; }
     constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0x1}, 0); }
-    constexpr void set_phase(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 0, uint8_t{0x1}, 0, v);
     }
     constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xfe}, 1); }
-    constexpr void set_type(uint8_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 0, uint8_t{0xfe}, 1, v);
     }
-    constexpr uint32_t cqn() const { return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0); }
-    constexpr void set_cqn(uint32_t v) const
-        requires(!std::is_const_v<Byte>)
-    {
+    constexpr uint32_t cqn() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_cqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
     }
 
@@ -2458,14 +3088,26 @@ class Ceqe {
 
 inline constexpr std::array<FieldDef, 3> kCeqeFields{{
     {"phase", "flags_type", 0, 1, 1, 0x1, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return Ceqe<const uint8_t>(e.first<8>()).phase(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { Ceqe<>(e.first<8>()).set_phase(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return Ceqe<const uint8_t>(e.first<8>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         Ceqe<>(e.first<8>()).set_phase(static_cast<uint8_t>(v));
+     }},
     {"type", "flags_type", 0, 1, 1, 0xfe, 1,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return Ceqe<const uint8_t>(e.first<8>()).type(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { Ceqe<>(e.first<8>()).set_type(static_cast<uint8_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return Ceqe<const uint8_t>(e.first<8>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         Ceqe<>(e.first<8>()).set_type(static_cast<uint8_t>(v));
+     }},
     {"cqn", "cqn", 4, 4, 1, 0xffffffff, 0,
-     [](std::span<const uint8_t> e, std::size_t) -> uint64_t { return Ceqe<const uint8_t>(e.first<8>()).cqn(); },
-     [](std::span<uint8_t> e, std::size_t, uint64_t v) { Ceqe<>(e.first<8>()).set_cqn(static_cast<uint32_t>(v)); }},
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return Ceqe<const uint8_t>(e.first<8>()).cqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         Ceqe<>(e.first<8>()).set_cqn(static_cast<uint32_t>(v));
+     }},
 }};
 
 inline constexpr std::array<StructDef, 30> kStructs{{
