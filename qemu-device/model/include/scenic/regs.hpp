@@ -28,7 +28,7 @@ inline constexpr unsigned kVecRdma = 2;
 // Identity, capabilities, reset and self-tests. Always present, always first.
 namespace core {
 inline constexpr uint32_t kType = 0x5c1c0001;
-inline constexpr uint32_t kVersion = 0x00010000;
+inline constexpr uint32_t kVersion = 0x00020000;
 inline constexpr uint32_t kOffset = 0x0000;
 inline constexpr uint32_t kSize = 0x1000;
 inline constexpr uint32_t kNext = 0x1000;
@@ -70,6 +70,72 @@ inline constexpr FieldDef kDmaTestCtrlDone{1, 0x00000002};
 inline constexpr FieldDef kDmaTestCtrlError{2, 0x00000004};
 inline constexpr uint32_t kDmaTestCrc = 0x40;  // ro
 inline constexpr uint32_t kDmaTestCrcDefault = 0x00000000;
+inline constexpr uint32_t kAqSqBaseLo = 0x100;  // rw
+inline constexpr uint32_t kAqSqBaseLoDefault = 0x00000000;
+inline constexpr uint32_t kAqSqBaseHi = 0x104;  // rw
+inline constexpr uint32_t kAqSqBaseHiDefault = 0x00000000;
+inline constexpr uint32_t kAqCqBaseLo = 0x108;  // rw
+inline constexpr uint32_t kAqCqBaseLoDefault = 0x00000000;
+inline constexpr uint32_t kAqCqBaseHi = 0x10c;  // rw
+inline constexpr uint32_t kAqCqBaseHiDefault = 0x00000000;
+inline constexpr uint32_t kAqCfg = 0x110;  // rw
+inline constexpr uint32_t kAqCfgDefault = 0x00000000;
+inline constexpr FieldDef kAqCfgLog2Depth{0, 0x0000000f};
+inline constexpr FieldDef kAqCfgVector{8, 0x00001f00};
+inline constexpr FieldDef kAqCfgIrqEn{16, 0x00010000};
+inline constexpr FieldDef kAqCfgEnable{31, 0x80000000};
+inline constexpr uint32_t kAqStatus = 0x114;  // ro
+inline constexpr uint32_t kAqStatusDefault = 0x00000000;
+inline constexpr FieldDef kAqStatusReady{0, 0x00000001};
+inline constexpr FieldDef kAqStatusHalted{1, 0x00000002};
+inline constexpr FieldDef kAqStatusHaltReason{8, 0x0000ff00};
+inline constexpr uint32_t kAqSqTail = 0x118;  // rw
+inline constexpr uint32_t kAqSqTailDefault = 0x00000000;
+inline constexpr FieldDef kAqSqTailIndex{0, 0x0000ffff};
+inline constexpr uint32_t kAqSqHead = 0x11c;  // ro
+inline constexpr uint32_t kAqSqHeadDefault = 0x00000000;
+inline constexpr FieldDef kAqSqHeadIndex{0, 0x0000ffff};
+inline constexpr uint32_t kAqCqHead = 0x120;  // rw
+inline constexpr uint32_t kAqCqHeadDefault = 0x00000000;
+inline constexpr FieldDef kAqCqHeadIndex{0, 0x0000ffff};
+inline constexpr uint32_t kAqCqTail = 0x124;  // ro
+inline constexpr uint32_t kAqCqTailDefault = 0x00000000;
+inline constexpr FieldDef kAqCqTailIndex{0, 0x0000ffff};
+inline constexpr uint32_t kAqTimeoutMs = 0x128;  // ro
+inline constexpr uint32_t kAqTimeoutMsDefault = 0x00000bb8;
+inline constexpr uint32_t kAeqBaseLo = 0x140;  // rw
+inline constexpr uint32_t kAeqBaseLoDefault = 0x00000000;
+inline constexpr uint32_t kAeqBaseHi = 0x144;  // rw
+inline constexpr uint32_t kAeqBaseHiDefault = 0x00000000;
+inline constexpr uint32_t kAeqCfg = 0x148;  // rw
+inline constexpr uint32_t kAeqCfgDefault = 0x00000000;
+inline constexpr FieldDef kAeqCfgLog2Depth{0, 0x0000000f};
+inline constexpr FieldDef kAeqCfgVector{8, 0x00001f00};
+inline constexpr FieldDef kAeqCfgIrqEn{16, 0x00010000};
+inline constexpr FieldDef kAeqCfgEnable{31, 0x80000000};
+inline constexpr uint32_t kAeqHead = 0x14c;  // rw
+inline constexpr uint32_t kAeqHeadDefault = 0x00000000;
+inline constexpr FieldDef kAeqHeadIndex{0, 0x0000ffff};
+inline constexpr uint32_t kAeqTail = 0x150;  // ro
+inline constexpr uint32_t kAeqTailDefault = 0x00000000;
+inline constexpr FieldDef kAeqTailIndex{0, 0x0000ffff};
+inline constexpr uint32_t kAeqLost = 0x154;  // ro
+inline constexpr uint32_t kAeqLostDefault = 0x00000000;
+inline constexpr uint32_t kFatalStatus = 0x180;  // ro
+inline constexpr uint32_t kFatalStatusDefault = 0x00000000;
+inline constexpr FieldDef kFatalStatusCode{0, 0x000000ff};
+inline constexpr FieldDef kFatalStatusBlock{8, 0x00000f00};
+inline constexpr FieldDef kFatalStatusFatal{31, 0x80000000};
+inline constexpr uint32_t kFatalDetail = 0x184;  // ro
+inline constexpr uint32_t kFatalDetailDefault = 0x00000000;
+inline constexpr uint32_t kHeartbeat = 0x188;  // ro
+inline constexpr uint32_t kHeartbeatDefault = 0x00000000;
+inline constexpr uint32_t kFaultInject = 0x18c;  // rw
+inline constexpr uint32_t kFaultInjectDefault = 0x00000000;
+inline constexpr FieldDef kFaultInjectFatal{0, 0x00000001};
+inline constexpr FieldDef kFaultInjectAqStall{1, 0x00000002};
+inline constexpr FieldDef kFaultInjectAeqStall{2, 0x00000004};
+inline constexpr FieldDef kFaultInjectSwapIds{3, 0x00000008};
 }  // namespace core
 
 // Fallback path: the netdev function (paper section 7.1).
@@ -159,10 +225,10 @@ inline constexpr uint32_t kRxRoce = 0xb4;  // ro
 inline constexpr uint32_t kRxRoceDefault = 0x00000000;
 }  // namespace eth
 
-// Offloaded RoCE v2 engine (paper section 7.2). The driver sets it up through a command mailbox (CMD_ARG*, CMD_OP, CMD_STATUS, CMD_RES*); the data path is the doorbell BAR (db_bar) plus rings, CQs and completion counters in host memory, formats in uapi/scenic_rdma.h.
+// Offloaded RoCE v2 engine (paper section 7.2). The driver sets it up through the core's admin queue (docs/admin-queue.md); CQ notifications go to the CEQ; the data path is the doorbell BAR (db_bar) plus rings, CQs and completion counters in host memory, formats in uapi/scenic_rdma.h.
 namespace rdma {
 inline constexpr uint32_t kType = 0x5c1c0003;
-inline constexpr uint32_t kVersion = 0x00010001;
+inline constexpr uint32_t kVersion = 0x00020000;
 inline constexpr uint32_t kOffset = 0x2000;
 inline constexpr uint32_t kSize = 0x1000;
 inline constexpr uint32_t kNext = 0x3000;
@@ -177,76 +243,24 @@ inline constexpr uint32_t kTlbEntriesDefault = 0x00001000;
 inline constexpr uint32_t kCtrl = 0x1c;  // rw
 inline constexpr uint32_t kCtrlDefault = 0x00000000;
 inline constexpr FieldDef kCtrlEnable{0, 0x00000001};
-inline constexpr uint32_t kCmdArg0 = 0x40;  // rw
-inline constexpr uint32_t kCmdArg0Default = 0x00000000;
-inline constexpr uint32_t kCmdArg1 = 0x44;  // rw
-inline constexpr uint32_t kCmdArg1Default = 0x00000000;
-inline constexpr uint32_t kCmdArg2 = 0x48;  // rw
-inline constexpr uint32_t kCmdArg2Default = 0x00000000;
-inline constexpr uint32_t kCmdArg3 = 0x4c;  // rw
-inline constexpr uint32_t kCmdArg3Default = 0x00000000;
-inline constexpr uint32_t kCmdArg4 = 0x50;  // rw
-inline constexpr uint32_t kCmdArg4Default = 0x00000000;
-inline constexpr uint32_t kCmdArg5 = 0x54;  // rw
-inline constexpr uint32_t kCmdArg5Default = 0x00000000;
-inline constexpr uint32_t kCmdArg6 = 0x58;  // rw
-inline constexpr uint32_t kCmdArg6Default = 0x00000000;
-inline constexpr uint32_t kCmdArg7 = 0x5c;  // rw
-inline constexpr uint32_t kCmdArg7Default = 0x00000000;
-inline constexpr uint32_t kCmdArg8 = 0x60;  // rw
-inline constexpr uint32_t kCmdArg8Default = 0x00000000;
-inline constexpr uint32_t kCmdArg9 = 0x64;  // rw
-inline constexpr uint32_t kCmdArg9Default = 0x00000000;
-inline constexpr uint32_t kCmdArg10 = 0x68;  // rw
-inline constexpr uint32_t kCmdArg10Default = 0x00000000;
-inline constexpr uint32_t kCmdArg11 = 0x6c;  // rw
-inline constexpr uint32_t kCmdArg11Default = 0x00000000;
-inline constexpr uint32_t kCmdArg12 = 0x70;  // rw
-inline constexpr uint32_t kCmdArg12Default = 0x00000000;
-inline constexpr uint32_t kCmdArg13 = 0x74;  // rw
-inline constexpr uint32_t kCmdArg13Default = 0x00000000;
-inline constexpr uint32_t kCmdArg14 = 0x78;  // rw
-inline constexpr uint32_t kCmdArg14Default = 0x00000000;
-inline constexpr uint32_t kCmdArg15 = 0x7c;  // rw
-inline constexpr uint32_t kCmdArg15Default = 0x00000000;
-inline constexpr uint32_t kCmdArg16 = 0x80;  // rw
-inline constexpr uint32_t kCmdArg16Default = 0x00000000;
-inline constexpr uint32_t kCmdArg17 = 0x84;  // rw
-inline constexpr uint32_t kCmdArg17Default = 0x00000000;
-inline constexpr uint32_t kCmdArg18 = 0x88;  // rw
-inline constexpr uint32_t kCmdArg18Default = 0x00000000;
-inline constexpr uint32_t kCmdArg19 = 0x8c;  // rw
-inline constexpr uint32_t kCmdArg19Default = 0x00000000;
-inline constexpr uint32_t kCmdArg20 = 0x90;  // rw
-inline constexpr uint32_t kCmdArg20Default = 0x00000000;
-inline constexpr uint32_t kCmdArg21 = 0x94;  // rw
-inline constexpr uint32_t kCmdArg21Default = 0x00000000;
-inline constexpr uint32_t kCmdArg22 = 0x98;  // rw
-inline constexpr uint32_t kCmdArg22Default = 0x00000000;
-inline constexpr uint32_t kCmdArg23 = 0x9c;  // rw
-inline constexpr uint32_t kCmdArg23Default = 0x00000000;
-inline constexpr uint32_t kCmdOp = 0xa0;  // wo
-inline constexpr uint32_t kCmdOpDefault = 0x00000000;
-inline constexpr uint32_t kCmdStatus = 0xa4;  // ro
-inline constexpr uint32_t kCmdStatusDefault = 0x00000000;
-inline constexpr uint32_t kCmdRes0 = 0xa8;  // ro
-inline constexpr uint32_t kCmdRes0Default = 0x00000000;
-inline constexpr uint32_t kCmdRes1 = 0xac;  // ro
-inline constexpr uint32_t kCmdRes1Default = 0x00000000;
-inline constexpr uint32_t kCmdRes2 = 0xb0;  // ro
-inline constexpr uint32_t kCmdRes2Default = 0x00000000;
-inline constexpr uint32_t kCmdRes3 = 0xb4;  // ro
-inline constexpr uint32_t kCmdRes3Default = 0x00000000;
-inline constexpr uint32_t kEventPop = 0xc0;  // ro
-inline constexpr uint32_t kEventPopDefault = 0x00000000;
-inline constexpr uint32_t kEventArg0 = 0xc4;  // ro
-inline constexpr uint32_t kEventArg0Default = 0x00000000;
-inline constexpr uint32_t kEventArg1 = 0xc8;  // ro
-inline constexpr uint32_t kEventArg1Default = 0x00000000;
-inline constexpr uint32_t kEventArg2 = 0xcc;  // ro
-inline constexpr uint32_t kEventArg2Default = 0x00000000;
-inline constexpr uint32_t kEventLost = 0xd0;  // ro
-inline constexpr uint32_t kEventLostDefault = 0x00000000;
+inline constexpr uint32_t kCeqBaseLo = 0xc0;  // rw
+inline constexpr uint32_t kCeqBaseLoDefault = 0x00000000;
+inline constexpr uint32_t kCeqBaseHi = 0xc4;  // rw
+inline constexpr uint32_t kCeqBaseHiDefault = 0x00000000;
+inline constexpr uint32_t kCeqCfg = 0xc8;  // rw
+inline constexpr uint32_t kCeqCfgDefault = 0x00000000;
+inline constexpr FieldDef kCeqCfgLog2Depth{0, 0x0000000f};
+inline constexpr FieldDef kCeqCfgVector{8, 0x00001f00};
+inline constexpr FieldDef kCeqCfgIrqEn{16, 0x00010000};
+inline constexpr FieldDef kCeqCfgEnable{31, 0x80000000};
+inline constexpr uint32_t kCeqHead = 0xcc;  // rw
+inline constexpr uint32_t kCeqHeadDefault = 0x00000000;
+inline constexpr FieldDef kCeqHeadIndex{0, 0x0000ffff};
+inline constexpr uint32_t kCeqTail = 0xd0;  // ro
+inline constexpr uint32_t kCeqTailDefault = 0x00000000;
+inline constexpr FieldDef kCeqTailIndex{0, 0x0000ffff};
+inline constexpr uint32_t kCeqLost = 0xd4;  // ro
+inline constexpr uint32_t kCeqLostDefault = 0x00000000;
 inline constexpr uint32_t kTxPkts = 0x100;  // ro
 inline constexpr uint32_t kTxPktsDefault = 0x00000000;
 inline constexpr uint32_t kRxPkts = 0x104;  // ro
