@@ -47,6 +47,7 @@ static int scenic_aux_add(struct scenic_dev *sdev, enum scenic_func f)
 	sadev->platform = (sdev->id & SCENIC_CORE_ID_PLATFORM_MASK) >>
 			  SCENIC_CORE_ID_PLATFORM_SHIFT;
 	sadev->emulated = !!(sdev->id & SCENIC_CORE_ID_EMULATED_MASK);
+	sadev->core = sdev;
 
 	sadev->adev.name = scenic_funcs[f].name;
 	sadev->adev.id = sdev->index;
@@ -166,6 +167,53 @@ void scenic_aux_reset_done(struct scenic_dev *sdev, int status)
 			sdrv->reset_done(sadev, status);
 		device_unlock(&sadev->adev.dev);
 	}
+}
+
+/*
+ * Recovery, step 1: the card is dead. Each bound function driver stops
+ * touching it (.fatal, or .reset_prepare for a driver without one).
+ */
+void scenic_aux_fatal(struct scenic_dev *sdev)
+{
+	const struct scenic_aux_driver *sdrv;
+	int f;
+
+	for (f = SCENIC_NUM_FUNCS - 1; f >= 0; f--) {
+		struct scenic_aux_dev *sadev = sdev->aux[f];
+
+		if (!sadev)
+			continue;
+		device_lock(&sadev->adev.dev);
+		sdrv = scenic_aux_driver_of(sadev);
+		if (sdrv && sdrv->fatal)
+			sdrv->fatal(sadev);
+		else if (sdrv && sdrv->reset_prepare)
+			sdrv->reset_prepare(sadev);
+		device_unlock(&sadev->adev.dev);
+	}
+}
+
+/* Recovery: delete one function's device (its driver unbinds). */
+void scenic_aux_del_func(struct scenic_dev *sdev, enum scenic_func f)
+{
+	scenic_aux_del(sdev, f);
+}
+
+/* Recovery: re-create the functions deleted by scenic_aux_del_func(). */
+int scenic_aux_add_funcs(struct scenic_dev *sdev)
+{
+	unsigned int f;
+	int err;
+
+	for (f = 0; f < SCENIC_NUM_FUNCS; f++) {
+		if (sdev->aux[f] || !(sdev->caps & scenic_funcs[f].cap_mask) ||
+		    !sdev->func_blk[f])
+			continue;
+		err = scenic_aux_add(sdev, f);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 void scenic_aux_ida_destroy(void)

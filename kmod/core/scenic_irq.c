@@ -2,8 +2,9 @@
 /*
  * SCENIC SmartNIC: MSI-X vectors and the core's self-tests.
  *
- * Vector 0 belongs to the core block: it fires for IRQ_TEST and when a DMA
- * self-test finishes. The other vectors are left to the function drivers.
+ * Vector 0 belongs to the core block: it fires for IRQ_TEST, when a DMA
+ * self-test finishes, for admin completions and for AEQ entries. The other
+ * vectors are left to the function drivers.
  */
 
 #include <linux/crc32.h>
@@ -23,6 +24,16 @@ static irqreturn_t scenic_core_irq(int irq, void *data)
 
 	atomic_inc(&sdev->core_irq_count);
 	complete(&sdev->core_irq_done);
+	return IRQ_WAKE_THREAD;
+}
+
+/* Admin completions first: event callbacks may queue work that needs them. */
+static irqreturn_t scenic_core_irq_thread(int irq, void *data)
+{
+	struct scenic_dev *sdev = data;
+
+	scenic_aq_process_cq(sdev);
+	scenic_aeq_process(sdev);
 	return IRQ_HANDLED;
 }
 
@@ -54,8 +65,9 @@ int scenic_irq_init(struct scenic_dev *sdev)
 	init_completion(&sdev->core_irq_done);
 	atomic_set(&sdev->core_irq_count, 0);
 	sdev->core_irq = pci_irq_vector(pdev, SCENIC_VEC_CORE);
-	err = request_irq(sdev->core_irq, scenic_core_irq, 0,
-			  sdev->core_irq_name, sdev);
+	err = request_threaded_irq(sdev->core_irq, scenic_core_irq,
+				   scenic_core_irq_thread, 0,
+				   sdev->core_irq_name, sdev);
 	if (err) {
 		scenic_refuse(sdev, "cannot request the core interrupt (%d)",
 			      err);

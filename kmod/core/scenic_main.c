@@ -81,6 +81,42 @@ static int scenic_selftests(struct scenic_dev *sdev, char *why, size_t len)
 	return scenic_dma_selftest(sdev, why, len);
 }
 
+/*
+ * Program the admin and event queues in polling mode, prove the admin queue
+ * with a NOP, then let completions and events raise vector 0.
+ */
+int scenic_queues_start(struct scenic_dev *sdev, char *why, size_t len)
+{
+	struct scenic_aq_nop nop = { .hdr.opcode = SCENIC_AQ_OP_NOP };
+	struct scenic_acq_nop res;
+	int err;
+
+	err = scenic_aq_start(sdev, true);
+	if (err) {
+		snprintf(why, len, "admin queue does not start (AQ_STATUS 0x%08x)",
+			 scenic_rd(sdev->core, SCENIC_CORE_AQ_STATUS));
+		return err;
+	}
+	scenic_aeq_start(sdev, true);
+	err = scenic_aq_exec(sdev, &nop, sizeof(nop), &res, sizeof(res));
+	if (err) {
+		snprintf(why, len, "admin queue NOP failed (%d, AQ_STATUS 0x%08x)",
+			 err, scenic_rd(sdev->core, SCENIC_CORE_AQ_STATUS));
+		scenic_queues_stop(sdev);
+		return err;
+	}
+	scenic_aq_set_polling(sdev, false);
+	scenic_aeq_set_irq(sdev, true);
+	return 0;
+}
+
+/* Fail every command and stop the queues (remove, reset). */
+void scenic_queues_stop(struct scenic_dev *sdev)
+{
+	scenic_aq_stop(sdev);
+	scenic_aeq_stop(sdev);
+}
+
 static void scenic_print_identity(struct scenic_dev *sdev)
 {
 	const struct scenic_block *eth = sdev->func_blk[SCENIC_FUNC_ETH];
@@ -198,15 +234,25 @@ static int scenic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_unmap;
 
+	err = scenic_aq_init(sdev);
+	if (!err)
+		err = scenic_aeq_init(sdev);
+	if (err) {
+		scenic_refuse(sdev, "no memory for the admin and event queues");
+		goto err_queues;
+	}
+
 	err = scenic_irq_init(sdev);
 	if (err) {
 		err = -ENODEV;
-		goto err_unmap;
+		goto err_queues;
 	}
 
 	err = scenic_scratch_test(sdev, why, sizeof(why));
 	if (!err)
 		err = scenic_selftests(sdev, why, sizeof(why));
+	if (!err)
+		err = scenic_queues_start(sdev, why, sizeof(why));
 	if (err) {
 		scenic_refuse(sdev, "%s", why);
 		err = -ENODEV;
@@ -216,19 +262,27 @@ static int scenic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pci_set_drvdata(pdev, sdev);
 	scenic_print_identity(sdev);
 	scenic_debugfs_add(sdev);
+	scenic_aq_debugfs_add(sdev);
 
 	err = scenic_aux_init(sdev);
 	if (err)
 		goto err_debugfs;
 
+	/* without it the card works, but is not recovered */
+	if (scenic_health_init(sdev))
+		dev_warn(&pdev->dev, "no health monitoring: faults and resets leave the card down\n");
 	scenic_devlink_register(sdev);
 	return 0;
 
 err_debugfs:
 	scenic_debugfs_remove(sdev);
 	pci_set_drvdata(pdev, NULL);
+	scenic_queues_stop(sdev);
 err_irq:
 	scenic_irq_fini(sdev);
+err_queues:
+	scenic_aeq_fini(sdev);
+	scenic_aq_fini(sdev);
 err_unmap:
 	pci_clear_master(pdev);
 	scenic_unmap_bar0(sdev);
@@ -244,10 +298,15 @@ static void scenic_remove(struct pci_dev *pdev)
 {
 	struct scenic_dev *sdev = pci_get_drvdata(pdev);
 
+	scenic_health_stop(sdev);
 	scenic_devlink_unregister(sdev);
+	scenic_health_fini(sdev);
 	scenic_aux_fini(sdev);
 	scenic_debugfs_remove(sdev);
+	scenic_queues_stop(sdev);
 	scenic_irq_fini(sdev);
+	scenic_aeq_fini(sdev);
+	scenic_aq_fini(sdev);
 	pci_set_drvdata(pdev, NULL);
 	pci_clear_master(pdev);
 	scenic_unmap_bar0(sdev);
@@ -263,7 +322,13 @@ static void scenic_reset_prepare(struct pci_dev *pdev)
 
 	if (!sdev)
 		return;
+	if (sdev->health) {
+		/* the card is recovered like after a fault (scenic_health.c) */
+		scenic_health_reset_prepare(sdev);
+		return;
+	}
 	scenic_aux_reset_prepare(sdev);
+	scenic_queues_stop(sdev);
 	mutex_lock(&sdev->lock);
 	sdev->in_reset = true;
 	mutex_unlock(&sdev->lock);
@@ -278,12 +343,18 @@ static void scenic_reset_done(struct pci_dev *pdev)
 
 	if (!sdev)
 		return;
+	if (sdev->health) {
+		scenic_health_reset_done(sdev);
+		return;
+	}
 
 	mutex_lock(&sdev->lock);
 	err = scenic_regblock_rewalk(sdev, why, sizeof(why));
 	if (!err)
 		err = scenic_selftests(sdev, why, sizeof(why));
 	sdev->in_reset = false;
+	if (!err)
+		err = scenic_queues_start(sdev, why, sizeof(why));
 	sdev->broken = !!err;
 	mutex_unlock(&sdev->lock);
 

@@ -12,7 +12,10 @@
 #include <linux/pci.h>
 #include <linux/types.h>
 
+#include "scenic_admin.h"
 #include "scenic_regs.h"
+
+struct scenic_dev;
 
 /* Auxiliary device names; the bus shows them as "scenic.<name>.<card>". */
 #define SCENIC_AUX_ETH	"eth"
@@ -41,6 +44,7 @@ struct scenic_block {
  * @build_id: CORE.BUILD_ID
  * @platform: CORE.ID.platform (1 = U55C, 2 = U280, 3 = U250, 4 = V80)
  * @emulated: CORE.ID.emulated (the card is the QEMU device model)
+ * @core: the card, for scenic_aq_exec() and the event functions below
  *
  * The core owns this structure and keeps it valid until it deletes the
  * auxiliary device. The blocks are re-read after a function-level reset; the
@@ -57,6 +61,7 @@ struct scenic_aux_dev {
 	u32 build_id;
 	u8 platform;
 	bool emulated;
+	struct scenic_dev *core;
 };
 
 /**
@@ -67,6 +72,12 @@ struct scenic_aux_dev {
  * @reset_done: optional; called after the reset with the result of the
  *	core's re-initialisation (0: the card is usable again, registers are
  *	at their reset values)
+ * @fatal: optional; the card failed (fault, command timeout, FLR, reload)
+ *	and is in the dead state: stop using it at once, without waiting for
+ *	it (its registers may not answer). Admin commands fail with -EIO. A
+ *	driver whose device stays (eth) gets @reset_done once the core has
+ *	recovered the card; the core deletes the others (rdma, scu) and
+ *	creates them again. Called with the auxiliary device lock held
  *
  * Every driver that binds a scenic auxiliary device must embed its
  * auxiliary_driver in this structure: the core finds the callbacks with
@@ -76,7 +87,66 @@ struct scenic_aux_driver {
 	struct auxiliary_driver adrv;
 	void (*reset_prepare)(struct scenic_aux_dev *sadev);
 	void (*reset_done)(struct scenic_aux_dev *sadev, int status);
+	void (*fatal)(struct scenic_aux_dev *sadev);
 };
+
+/**
+ * scenic_aq_exec - run one admin command (docs/admin-queue.md 3.3)
+ * @sdev: the card (sadev->core)
+ * @cmd: a generated request struct (struct scenic_aq_*), @len bytes, at
+ *	most 128; the core fills in cmd_id and the phase, the caller the
+ *	opcode and payload
+ * @res: NULL, or a generated result struct (struct scenic_acq_* or
+ *	struct scenic_aq_cqe) that receives the completion, @res_len bytes
+ *	(at most 32), also on failure
+ *
+ * Sleeps: never call it from an event callback. Any number of callers may
+ * run at once; it waits at most the admin timeout.
+ *
+ * Return: 0; the errno of the card's status (docs/admin-queue.md 6.1);
+ * -ETIMEDOUT (the card is then recovered); -EIO while the card is dead or
+ * being recovered, except that DESTROY_*, DEREG_MR return 0 then.
+ */
+int scenic_aq_exec(struct scenic_dev *sdev, const void *cmd, size_t len,
+		   void *res, size_t res_len);
+
+/* The generated name of an admin opcode ("create_qp"), or "unknown". */
+const char *scenic_aq_op_name(u8 op);
+
+/**
+ * struct scenic_aux_event_ops - a function driver's asynchronous events
+ * @event: one AEQ entry of a type the function owns (eth: LINK; rdma:
+ *	QP_ERROR, SQ_DRAINED, CQ_ERROR, TLB_MISS). Runs in the core's IRQ
+ *	thread: it may take mutexes but must never wait for an admin command
+ *	(queue such work on the driver's own workqueue)
+ * @resync: events were lost (AEQ OVERFLOW or a seq gap): rebuild the state
+ *	from the card (docs/admin-queue.md 4.4). Same context as @event
+ */
+struct scenic_aux_event_ops {
+	void (*event)(void *priv, const struct scenic_aeqe *ev);
+	void (*resync)(void *priv);
+};
+
+/* Route the function's events to @ops; unregister waits for a running one. */
+int scenic_aux_events_register(struct scenic_aux_dev *sadev,
+			       const struct scenic_aux_event_ops *ops,
+			       void *priv);
+void scenic_aux_events_unregister(struct scenic_aux_dev *sadev);
+/* Handle every AEQ entry the card has written so far (destroy paths). */
+void scenic_aux_events_drain(struct scenic_aux_dev *sadev);
+
+/* Totals for `rdma statistic`. */
+struct scenic_admin_totals {
+	u64 cmds;
+	u64 cmd_errors;
+	u64 cmd_timeouts;
+	u64 aeq_events;
+	u64 aeq_overflows;
+	u32 in_flight;
+};
+
+void scenic_aux_admin_totals(struct scenic_aux_dev *sadev,
+			     struct scenic_admin_totals *t);
 
 static inline struct scenic_aux_dev *
 to_scenic_aux_dev(struct auxiliary_device *adev)
