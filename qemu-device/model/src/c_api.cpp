@@ -137,6 +137,7 @@ scenic_model* scenic_model_create(const scenic_model_config* cfg, const scenic_h
         config.wire_seed = cfg->wire_seed;
         config.wire_faults = cfg->wire_faults ? cfg->wire_faults : "";
         config.wire_fault_log = cfg->wire_fault_log ? cfg->wire_fault_log : "";
+        config.fault_inject = cfg->fault_inject;
         config.rtl_blocks = scenic::cosim::parse_rtl_blocks(cfg->rtl_blocks ? cfg->rtl_blocks : "");
         if (config.rtl_blocks != 0) {
             std::fprintf(stderr, "scenic model: RTL blocks (Verilated): %s\n",

@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 #include <vector>
@@ -13,14 +14,115 @@ namespace scenic {
 
 namespace core = regs::core;
 
+namespace {
+
+uint32_t field(uint32_t v, regs::FieldDef f) { return (v & f.mask) >> f.shift; }
+
+}  // namespace
+
 CoreBlock::CoreBlock(const Config& config, Host& host, EventQueue& events,
-                     std::function<void()> soft_reset)
+                     std::function<void()> soft_reset, AdminQueue::Exec exec)
     : Block({core::kType, core::kVersion, core::kOffset, core::kSize, core::kNext}),
       config_(config),
       host_(host),
       events_(events),
-      soft_reset_(std::move(soft_reset)) {
+      soft_reset_(std::move(soft_reset)),
+      exec_(std::move(exec)),
+      aeq_(EventRing::Kind::kAeq, config, host, events),
+      aq_(
+          config, host, events,
+          [this](std::span<const uint8_t, kAqSqeBytes> e, std::span<uint8_t, kAqResultBytes> r) {
+              return this->exec(e, r);
+          },
+          [this](admin::AqHaltReason reason) {
+              raise_fatal(admin::FatalCode::kAqProtocol, 0, static_cast<uint32_t>(reason));
+          }) {
+    aeq_.set_on_dma_fault([this](uint64_t addr) {
+        raise_fatal(admin::FatalCode::kRingDma, 0, static_cast<uint32_t>(addr));
+    });
     reset();
+}
+
+CmdResult CoreBlock::exec(std::span<const uint8_t, kAqSqeBytes> entry,
+                          std::span<uint8_t, kAqResultBytes> result) {
+    const admin::AqSqeHdr<const uint8_t> hdr(entry.first<admin::AqSqeHdr<>::kSize>());
+    if (hdr.opcode() == static_cast<uint8_t>(admin::AqOpcode::kNop)) {
+        std::array<uint8_t, kAqCqeBytes> cqe{};
+        admin::AcqNop<>(std::span<uint8_t, kAqCqeBytes>(cqe)).set_heartbeat(heartbeat());
+        std::ranges::copy(std::span(cqe).last<kAqResultBytes>(), result.begin());
+        return {};
+    }
+    if (exec_) {
+        return exec_(entry, result);
+    }
+    return {admin::AqStatus::kBadOpcode, field_offset(admin::kAqSqeHdrFields, "opcode")};
+}
+
+uint32_t CoreBlock::heartbeat() {
+    if ((fatal_status_ & core::kFatalStatusFatal.mask) != 0) {
+        return heartbeat_frozen_;  // the control sequencer stopped
+    }
+    return static_cast<uint32_t>((host_.now_ns() - heartbeat_epoch_ns_) / kHeartbeatNs);
+}
+
+void CoreBlock::raise_fatal(admin::FatalCode code, uint8_t block, uint32_t detail) {
+    if ((fatal_status_ & core::kFatalStatusFatal.mask) != 0) {
+        return;
+    }
+    heartbeat_frozen_ = heartbeat();
+    fatal_status_ =
+        core::kFatalStatusFatal.mask |
+        ((static_cast<uint32_t>(code) << core::kFatalStatusCode.shift) &
+         core::kFatalStatusCode.mask) |
+        ((uint32_t{block} << core::kFatalStatusBlock.shift) & core::kFatalStatusBlock.mask);
+    fatal_detail_ = detail;
+    // The event is written from the timer: raise_fatal may be reached from an MMIO write.
+    if (!fatal_event_) {
+        fatal_event_ = events_.schedule_in(0, [this] {
+            fatal_event_.reset();
+            write_card_fatal();
+        });
+    }
+}
+
+void CoreBlock::write_card_fatal() {
+    std::array<uint8_t, 32> e{};
+    const admin::AeqeCardFatal<> v{std::span<uint8_t, 32>(e)};
+    v.set_type(static_cast<uint8_t>(admin::AeqType::kCardFatal));
+    v.set_code(static_cast<uint8_t>(field(fatal_status_, core::kFatalStatusCode)));
+    v.set_block(static_cast<uint8_t>(field(fatal_status_, core::kFatalStatusBlock)));
+    v.set_detail(fatal_detail_);
+    if (!aeq_.push(e, true)) {
+        // Whether or not the ring took it, the driver is interrupted.
+        const unsigned vec = field(aeq_.cfg(), core::kAeqCfgVector);
+        if (vec < config_.msix_vectors) {
+            host_.msix_notify(vec);
+        }
+    }
+}
+
+void CoreBlock::link_event(bool up, uint16_t speed_gbps) {
+    std::array<uint8_t, 32> e{};
+    const admin::AeqeLink<> v{std::span<uint8_t, 32>(e)};
+    v.set_type(static_cast<uint8_t>(admin::AeqType::kLink));
+    v.set_up(up ? 1 : 0);
+    v.set_speed_gbps(speed_gbps);
+    aeq_.push(e);
+}
+
+void CoreBlock::write_fault_inject(uint32_t value) {
+    if (!config_.fault_inject) {
+        return;  // the card does not allow it: writes are ignored
+    }
+    fault_inject_ = value & (core::kFaultInjectAqStall.mask | core::kFaultInjectAeqStall.mask);
+    aq_.set_stalled((value & core::kFaultInjectAqStall.mask) != 0);
+    aeq_.set_stalled((value & core::kFaultInjectAeqStall.mask) != 0);
+    if ((value & core::kFaultInjectSwapIds.mask) != 0) {
+        aq_.swap_next_id();
+    }
+    if ((value & core::kFaultInjectFatal.mask) != 0) {
+        raise_fatal(admin::FatalCode::kInjected, 0, 0);
+    }
 }
 
 void CoreBlock::reset() {
@@ -37,6 +139,17 @@ void CoreBlock::reset() {
     dma_len_ = core::kDmaTestLenDefault;
     dma_ctrl_ = core::kDmaTestCtrlDefault;
     dma_crc_ = core::kDmaTestCrcDefault;
+    if (fatal_event_) {
+        events_.cancel(*fatal_event_);
+        fatal_event_.reset();
+    }
+    aq_.reset();
+    aeq_.reset();
+    fatal_status_ = core::kFatalStatusDefault;
+    fatal_detail_ = core::kFatalDetailDefault;
+    heartbeat_epoch_ns_ = host_.now_ns();
+    heartbeat_frozen_ = 0;
+    fault_inject_ = core::kFaultInjectDefault;
 }
 
 uint32_t CoreBlock::read_reg(uint32_t offset) {
@@ -67,8 +180,30 @@ uint32_t CoreBlock::read_reg(uint32_t offset) {
             return dma_ctrl_;
         case core::kDmaTestCrc:
             return dma_crc_;
-        default:
-            return 0;  // IRQ_TEST is write-only; holes read 0
+        case core::kAeqBaseLo:
+            return aeq_.base_lo();
+        case core::kAeqBaseHi:
+            return aeq_.base_hi();
+        case core::kAeqCfg:
+            return aeq_.cfg();
+        case core::kAeqHead:
+            return aeq_.head();
+        case core::kAeqTail:
+            return aeq_.tail();
+        case core::kAeqLost:
+            return aeq_.lost();
+        case core::kFatalStatus:
+            return fatal_status_;
+        case core::kFatalDetail:
+            return fatal_detail_;
+        case core::kHeartbeat:
+            return heartbeat();
+        case core::kFaultInject:
+            return config_.fault_inject ? fault_inject_ : 0;
+        default: {
+            uint32_t v = 0;
+            return aq_.read(offset, v) ? v : 0;  // IRQ_TEST is write-only; holes read 0
+        }
     }
 }
 
@@ -99,8 +234,24 @@ void CoreBlock::write_reg(uint32_t offset, uint32_t value) {
                 dma_test_start();
             }
             break;
+        case core::kAeqBaseLo:
+            aeq_.write_base_lo(value);
+            break;
+        case core::kAeqBaseHi:
+            aeq_.write_base_hi(value);
+            break;
+        case core::kAeqCfg:
+            aeq_.write_cfg(value);
+            break;
+        case core::kAeqHead:
+            aeq_.write_head(value);
+            break;
+        case core::kFaultInject:
+            write_fault_inject(value);
+            break;
         default:
-            break;  // read-only registers and holes
+            aq_.write(offset, value);  // read-only registers and holes are ignored there
+            break;
     }
 }
 

@@ -31,9 +31,15 @@ Device::Device(const Config& config, Host& host)
              [this](std::span<const uint8_t> f) { guard_.eth_send(f); },
              [this]() -> rdma::Counters& { return rdma_.counters(); }}),
       tx_host_(guard_, wire_),
-      core_(config_, guard_, events_, [this] { do_reset(); }),
+      core_(
+          config_, guard_, events_, [this] { do_reset(); },
+          [this](std::span<const uint8_t, kAqSqeBytes> e, std::span<uint8_t, kAqResultBytes> r) {
+              return rdma_.engine().command(e, r);
+          }),
       eth_(config_, tx_host_, events_),
-      rdma_(config_, tx_host_, events_, [this](bool en) { eth_.set_roce_steering(en); }) {
+      rdma_(config_, tx_host_, events_, core_.aeq(),
+            [this](bool en) { eth_.set_roce_steering(en); }) {
+    core_.aeq().set_on_overflow([this] { rdma_.engine().aeq_overflowed(); });
     eth_.set_roce_sink([this](std::span<const uint8_t> frame) { return rdma_.receive(frame); });
     bus_.attach(core_);
     bus_.attach(eth_);

@@ -7,10 +7,10 @@ namespace scenic {
 
 namespace r = regs::rdma;
 
-RdmaBlock::RdmaBlock(const Config& config, Host& host, EventQueue& events,
+RdmaBlock::RdmaBlock(const Config& config, Host& host, EventQueue& events, EventRing& aeq,
                      std::function<void(bool)> on_enable)
     : Block({r::kType, r::kVersion, r::kOffset, r::kSize, r::kNext}),
-      engine_(config, host, events),
+      engine_(config, host, events, aeq),
       on_enable_(std::move(on_enable)) {
     reset();
 }
@@ -21,9 +21,6 @@ void RdmaBlock::reset() {
     if (on_enable_) {
         on_enable_(false);
     }
-    args_ = {};
-    res_ = {};
-    status_ = 0;
 }
 
 void RdmaBlock::db_write(uint64_t offset, uint64_t value, unsigned size) {
@@ -36,9 +33,6 @@ void RdmaBlock::db_write(uint64_t offset, uint64_t value, unsigned size) {
 
 uint32_t RdmaBlock::read_reg(uint32_t offset) {
     const rdma::Counters& c = engine_.counters();
-    if (offset >= r::kCmdArg0 && offset <= r::kCmdArg23) {
-        return args_[(offset - r::kCmdArg0) / 4];
-    }
     switch (offset) {
         case r::kMaxQp:
             return r::kMaxQpDefault;
@@ -50,21 +44,18 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return r::kTlbEntriesDefault;
         case r::kCtrl:
             return enabled_ ? r::kCtrlEnable.mask : 0;
-        case r::kCmdStatus:
-            return status_;
-        case r::kCmdRes0:
-        case r::kCmdRes1:
-        case r::kCmdRes2:
-        case r::kCmdRes3:
-            return res_[(offset - r::kCmdRes0) / 4];
-        case r::kEventPop:
-            return engine_.event_fifo().pop();
-        case r::kEventArg0:
-        case r::kEventArg1:
-        case r::kEventArg2:
-            return engine_.event_fifo().args()[(offset - r::kEventArg0) / 4];
-        case r::kEventLost:
-            return engine_.event_fifo().lost();
+        case r::kCeqBaseLo:
+            return engine_.ceq().base_lo();
+        case r::kCeqBaseHi:
+            return engine_.ceq().base_hi();
+        case r::kCeqCfg:
+            return engine_.ceq().cfg();
+        case r::kCeqHead:
+            return engine_.ceq().head();
+        case r::kCeqTail:
+            return engine_.ceq().tail();
+        case r::kCeqLost:
+            return engine_.ceq().lost();
         case r::kTxPkts:
             return c.tx_pkts;
         case r::kRxPkts:
@@ -135,10 +126,6 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
 }
 
 void RdmaBlock::write_reg(uint32_t offset, uint32_t value) {
-    if (offset >= r::kCmdArg0 && offset <= r::kCmdArg23) {
-        args_[(offset - r::kCmdArg0) / 4] = value;
-        return;
-    }
     switch (offset) {
         case r::kCtrl:
             enabled_ = (value & r::kCtrlEnable.mask) != 0;
@@ -146,9 +133,17 @@ void RdmaBlock::write_reg(uint32_t offset, uint32_t value) {
                 on_enable_(enabled_);
             }
             break;
-        case r::kCmdOp:
-            // Executed before the write completes (the driver reads CMD_STATUS next).
-            status_ = engine_.command(value, args_, res_);
+        case r::kCeqBaseLo:
+            engine_.ceq().write_base_lo(value);
+            break;
+        case r::kCeqBaseHi:
+            engine_.ceq().write_base_hi(value);
+            break;
+        case r::kCeqCfg:
+            engine_.ceq().write_cfg(value);
+            break;
+        case r::kCeqHead:
+            engine_.ceq().write_head(value);
             break;
         default:
             break;  // read-only registers and holes

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The RDMA block's command mailbox (uapi/scenic_rdma.h, enum scenic_rdma_cmd): object tables
-// and QP state transitions. Every argument is validated; a refused command changes nothing.
+// The RDMA block's admin commands (docs/admin-queue.md 5): object tables and QP state
+// transitions. Fields are read and results written only through the generated views
+// (scenic/admin.hpp). The checks run in the documented order (opcode and reserved bits are
+// checked by the admin queue first: check_request), then indices (BAD_INDEX), values and
+// alignment (BAD_ARG), existence (NOT_FOUND / BUSY) and state (BAD_STATE); the syndrome is the
+// offset of the field refused. Everything is checked before anything changes.
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <span>
 
 #include "scenic/rdma_engine.hpp"
@@ -12,29 +15,44 @@ namespace scenic::rdma {
 
 namespace {
 
-uint64_t u64(uint32_t lo, uint32_t hi) { return uint64_t{hi} << 32 | lo; }
+using admin::AqStatus;
+using Entry = std::span<const uint8_t, kAqSqeBytes>;
+using Cqe = std::span<uint8_t, kAqCqeBytes>;
+
+// TLB_FILL: pages given in the entry, and in an indirect table.
+constexpr uint32_t kTlbFillDirectMax = 12;
+constexpr uint32_t kTlbFillIndirectMax = 512;
 
 bool aligned(uint64_t v, uint64_t a) { return (v & (a - 1)) == 0; }
 
 bool valid_mtu(uint32_t m) { return m >= 256 && m <= 4096 && (m & (m - 1)) == 0; }
 
+// The refusal of field `name` of `fields` with `status`.
+template <size_t N>
+CmdResult refuse(AqStatus status, const std::array<admin::FieldDef, N>& fields,
+                 std::string_view name) {
+    return {status, field_offset(fields, name)};
+}
+
+bool has(uint32_t mask, admin::ModifyQpAttr a) { return (mask & static_cast<uint32_t>(a)) != 0; }
+
 // IBA's QP state diagram for RC (modify_qp; ib_modify_qp_is_ok without the attribute masks).
 bool transition_ok(uint32_t from, uint32_t to) {
-    if (to == SCENIC_QPS_RESET || to == SCENIC_QPS_ERR) {
+    if (to == kQpsReset || to == kQpsErr) {
         return true;
     }
     switch (from) {
-        case SCENIC_QPS_RESET:
-            return to == SCENIC_QPS_INIT;
-        case SCENIC_QPS_INIT:
-            return to == SCENIC_QPS_INIT || to == SCENIC_QPS_RTR;
-        case SCENIC_QPS_RTR:
-            return to == SCENIC_QPS_RTS;
-        case SCENIC_QPS_RTS:
-        case SCENIC_QPS_SQD:
-            return to == SCENIC_QPS_RTS || to == SCENIC_QPS_SQD;
-        case SCENIC_QPS_SQE:
-            return to == SCENIC_QPS_RTS;
+        case kQpsReset:
+            return to == kQpsInit;
+        case kQpsInit:
+            return to == kQpsInit || to == kQpsRtr;
+        case kQpsRtr:
+            return to == kQpsRts;
+        case kQpsRts:
+        case kQpsSqd:
+            return to == kQpsRts || to == kQpsSqd;
+        case kQpsSqe:
+            return to == kQpsRts;
         default:
             return false;
     }
@@ -42,130 +60,219 @@ bool transition_ok(uint32_t from, uint32_t to) {
 
 }  // namespace
 
-uint32_t Engine::command(uint32_t op, const CmdArgs& a, CmdResults& res) {
-    res = {};
-    switch (op) {
-        case SCENIC_RDMA_CMD_CREATE_CQ: {
-            if (a[0] >= kMaxCq) {
-                return SCENIC_RDMA_ERR_BAD_INDEX;
-            }
-            const uint64_t base = u64(a[1], a[2]);
-            const uint64_t dbrec = u64(a[4], a[5]);
-            if (a[3] > kMaxCqRingLog2 || base == 0 || !aligned(base, SCENIC_CQE_BYTES) ||
-                !aligned(dbrec, 8)) {
-                return SCENIC_RDMA_ERR_BAD_ARG;
-            }
-            return cqs_.create(a[0], base, a[3], dbrec) ? SCENIC_RDMA_OK : SCENIC_RDMA_ERR_BUSY;
-        }
-        case SCENIC_RDMA_CMD_DESTROY_CQ: {
-            const Cq* cq = a[0] < kMaxCq ? cqs_.find(a[0]) : nullptr;
-            if (a[0] >= kMaxCq) {
-                return SCENIC_RDMA_ERR_BAD_INDEX;
-            }
-            if (!cq) {
-                return SCENIC_RDMA_ERR_NOT_FOUND;
-            }
-            if (cq->users != 0) {
-                return SCENIC_RDMA_ERR_BUSY;
-            }
-            cqs_.destroy(a[0]);
-            return SCENIC_RDMA_OK;
-        }
-        case SCENIC_RDMA_CMD_CREATE_QP:
-            return create_qp(a);
-        case SCENIC_RDMA_CMD_MODIFY_QP:
-            return modify_qp(a);
-        case SCENIC_RDMA_CMD_QUERY_QP: {
-            Qp* q = nullptr;
-            if (const uint32_t err = command_qp(a[0], q); err != SCENIC_RDMA_OK) {
-                return err;
-            }
-            const bool started = q->state == SCENIC_QPS_RTS || q->state == SCENIC_QPS_SQD ||
-                                 q->state == SCENIC_QPS_SQE || q->state == SCENIC_QPS_ERR;
-            res = {q->state, started ? q->req.next_psn : q->sq_psn, q->resp.epsn, q->scu};
-            return SCENIC_RDMA_OK;
-        }
-        case SCENIC_RDMA_CMD_QUERY_QP_CC: {
-            Qp* q = nullptr;
-            if (const uint32_t err = command_qp(a[0], q); err != SCENIC_RDMA_OK) {
-                return err;
-            }
-            res = {static_cast<uint32_t>(q->cc.rc), static_cast<uint32_t>(q->cc.rt), q->cc.alpha,
-                   q->cc.cnps};
-            return SCENIC_RDMA_OK;
-        }
-        case SCENIC_RDMA_CMD_DESTROY_QP:
-            return destroy_qp(a);
-        case SCENIC_RDMA_CMD_REG_MR:
-            return reg_mr(a);
-        case SCENIC_RDMA_CMD_DEREG_MR:
-            if ((a[0] >> 8) >= kMaxMr) {
-                return SCENIC_RDMA_ERR_BAD_INDEX;
-            }
-            return mem_.remove(a[0]) ? SCENIC_RDMA_OK : SCENIC_RDMA_ERR_NOT_FOUND;
-        case SCENIC_RDMA_CMD_TLB_FILL:
-            return tlb_fill(a);
-        case SCENIC_RDMA_CMD_TLB_FILL_PAGES:
-            return tlb_fill_pages(a);
+CmdResult Engine::command(Entry entry, std::span<uint8_t, kAqResultBytes> result) {
+    std::array<uint8_t, kAqCqeBytes> cqe{};
+    const Cqe c(cqe);
+    CmdResult r;
+    switch (static_cast<admin::AqOpcode>(
+        admin::AqSqeHdr<const uint8_t>(entry.first<admin::AqSqeHdr<>::kSize>()).opcode())) {
+        case admin::AqOpcode::kCreateCq:
+            r = create_cq(entry);
+            break;
+        case admin::AqOpcode::kDestroyCq:
+            r = destroy_cq(entry);
+            break;
+        case admin::AqOpcode::kQueryCq:
+            r = query_cq(entry, c);
+            break;
+        case admin::AqOpcode::kCreateQp:
+            r = create_qp(entry);
+            break;
+        case admin::AqOpcode::kModifyQp:
+            r = modify_qp(entry);
+            break;
+        case admin::AqOpcode::kQueryQp:
+            r = query_qp(entry, c);
+            break;
+        case admin::AqOpcode::kDestroyQp:
+            r = destroy_qp(entry);
+            break;
+        case admin::AqOpcode::kQueryQpCc:
+            r = query_qp_cc(entry, c);
+            break;
+        case admin::AqOpcode::kRegMr:
+            r = reg_mr(entry);
+            break;
+        case admin::AqOpcode::kDeregMr:
+            r = dereg_mr(entry);
+            break;
+        case admin::AqOpcode::kTlbFill:
+            r = tlb_fill(entry);
+            break;
         default:
-            return SCENIC_RDMA_ERR_BAD_OP;
+            return refuse(AqStatus::kBadOpcode, admin::kAqSqeHdrFields, "opcode");
     }
+    if (r.ok()) {
+        std::ranges::copy(c.last<kAqResultBytes>(), result.begin());
+    }
+    return r;
 }
 
-uint32_t Engine::create_qp(const CmdArgs& a) {
-    const uint32_t qpn = a[0];
-    if (qpn < SCENIC_RDMA_RSVD_QPS || qpn >= kMaxQp || a[7] >= kMaxCq || a[8] >= kMaxCq) {
-        return SCENIC_RDMA_ERR_BAD_INDEX;
+CmdResult Engine::create_cq(Entry entry) {
+    const admin::AqCreateCq<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqCreateCqFields;
+    if (v.cqn() >= kMaxCq) {
+        return refuse(AqStatus::kBadIndex, f, "cqn");
     }
-    const uint64_t sq = u64(a[1], a[2]);
-    const uint64_t rq = u64(a[4], a[5]);
-    const uint64_t status = u64(a[11], a[12]);
-    const uint64_t dbrec = u64(a[13], a[14]);
-    if (a[3] > kMaxWqRingLog2 || a[6] > kMaxWqRingLog2 || !aligned(sq, 64) || !aligned(rq, 64) ||
-        !aligned(status, 8) || status == 0 || !aligned(dbrec, 8)) {
-        return SCENIC_RDMA_ERR_BAD_ARG;
+    if (v.log2_entries() > kMaxCqRingLog2) {
+        return refuse(AqStatus::kBadArg, f, "log2_entries");
+    }
+    if (v.ring_addr() == 0 || !aligned(v.ring_addr(), SCENIC_CQE_BYTES)) {
+        return refuse(AqStatus::kBadArg, f, "ring_addr");
+    }
+    if (!aligned(v.dbrec_addr(), 8)) {
+        return refuse(AqStatus::kBadArg, f, "dbrec_addr");
+    }
+    if (!cqs_.create(v.cqn(), v.ring_addr(), v.log2_entries(), v.dbrec_addr())) {
+        return refuse(AqStatus::kBusy, f, "cqn");
+    }
+    return {};
+}
+
+CmdResult Engine::destroy_cq(Entry entry) {
+    const admin::AqDestroyCq<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqDestroyCqFields;
+    if (v.cqn() >= kMaxCq) {
+        return refuse(AqStatus::kBadIndex, f, "cqn");
+    }
+    const Cq* cq = cqs_.find(v.cqn());
+    if (!cq) {
+        return refuse(AqStatus::kNotFound, f, "cqn");
+    }
+    if (cq->users != 0) {
+        return refuse(AqStatus::kBusy, f, "cqn");
+    }
+    cqs_.destroy(v.cqn());
+    return {};
+}
+
+CmdResult Engine::query_cq(Entry entry, Cqe cqe) {
+    const admin::AqQueryCq<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqQueryCqFields;
+    if (v.cqn() >= kMaxCq) {
+        return refuse(AqStatus::kBadIndex, f, "cqn");
+    }
+    const Cq* cq = cqs_.find(v.cqn());
+    if (!cq) {
+        return refuse(AqStatus::kNotFound, f, "cqn");
+    }
+    const admin::AcqQueryCq<> res(cqe);
+    res.set_overrun(cq->overrun ? 1 : 0);
+    res.set_armed(cq->armed ? 1 : 0);
+    res.set_solicited_only(cq->solicited_only ? 1 : 0);
+    res.set_producer_index(cq->pi);
+    return {};
+}
+
+CmdResult Engine::create_qp(Entry entry) {
+    const admin::AqCreateQp<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqCreateQpFields;
+    const uint32_t qpn = v.qpn();
+    if (qpn < SCENIC_RDMA_RSVD_QPS || qpn >= kMaxQp) {
+        return refuse(AqStatus::kBadIndex, f, "qpn");
+    }
+    if (v.send_cqn() >= kMaxCq) {
+        return refuse(AqStatus::kBadIndex, f, "send_cqn");
+    }
+    if (v.recv_cqn() >= kMaxCq) {
+        return refuse(AqStatus::kBadIndex, f, "recv_cqn");
+    }
+    if (!aligned(v.sq_addr(), 64)) {
+        return refuse(AqStatus::kBadArg, f, "sq_addr");
+    }
+    if (!aligned(v.rq_addr(), 64)) {
+        return refuse(AqStatus::kBadArg, f, "rq_addr");
+    }
+    if (v.sq_log2() > kMaxWqRingLog2) {
+        return refuse(AqStatus::kBadArg, f, "sq_log2");
+    }
+    if (v.rq_log2() > kMaxWqRingLog2) {
+        return refuse(AqStatus::kBadArg, f, "rq_log2");
+    }
+    if (v.status_page_addr() == 0 || !aligned(v.status_page_addr(), 8)) {
+        return refuse(AqStatus::kBadArg, f, "status_page_addr");
+    }
+    if (!aligned(v.dbrec_addr(), 8)) {
+        return refuse(AqStatus::kBadArg, f, "dbrec_addr");
     }
     if (qps_[qpn]) {
-        return SCENIC_RDMA_ERR_BUSY;
+        return refuse(AqStatus::kBusy, f, "qpn");
     }
-    Cq* scq = cqs_.find(a[7]);
-    Cq* rcq = cqs_.find(a[8]);
-    if (!scq || !rcq) {
-        return SCENIC_RDMA_ERR_NOT_FOUND;
+    Cq* scq = cqs_.find(v.send_cqn());
+    Cq* rcq = cqs_.find(v.recv_cqn());
+    if (!scq) {
+        return refuse(AqStatus::kNotFound, f, "send_cqn");
+    }
+    if (!rcq) {
+        return refuse(AqStatus::kNotFound, f, "recv_cqn");
     }
     auto q = std::make_unique<Qp>();
     q->qpn = qpn;
     q->generation = next_generation_++;
-    q->sq_base = sq;
-    q->sq_log2 = a[3];
-    q->rq_base = rq;
-    q->rq_log2 = a[6];
-    q->send_cqn = a[7];
-    q->recv_cqn = a[8];
-    q->pdn = a[9];
-    q->scu = a[10];
-    q->status_page = status;
-    q->dbrec = dbrec;
+    q->sq_base = v.sq_addr();
+    q->sq_log2 = v.sq_log2();
+    q->rq_base = v.rq_addr();
+    q->rq_log2 = v.rq_log2();
+    q->send_cqn = v.send_cqn();
+    q->recv_cqn = v.recv_cqn();
+    q->pdn = v.pdn();
+    q->scu = v.scu();
+    q->status_page = v.status_page_addr();
+    q->dbrec = v.dbrec_addr();
     q->path.src_mac = config_.mac;
     ++scq->users;
     ++rcq->users;
     qps_[qpn] = std::move(q);
-    return SCENIC_RDMA_OK;
+    return {};
 }
 
 // The QP a command names: BAD_INDEX outside the QPs a command may name, NOT_FOUND if absent.
-uint32_t Engine::command_qp(uint32_t qpn, Qp*& q) const {
+// Every QP command has its qpn at the same offset (aq_query_qp's table names it).
+CmdResult Engine::command_qp(uint32_t qpn, Qp*& q) const {
+    constexpr const auto& f = admin::kAqQueryQpFields;
     if (qpn < SCENIC_RDMA_RSVD_QPS || qpn >= kMaxQp) {
-        return SCENIC_RDMA_ERR_BAD_INDEX;
+        return refuse(AqStatus::kBadIndex, f, "qpn");
     }
     q = qp(qpn);
-    return q ? SCENIC_RDMA_OK : SCENIC_RDMA_ERR_NOT_FOUND;
+    return q ? CmdResult{} : refuse(AqStatus::kNotFound, f, "qpn");
 }
 
-uint32_t Engine::destroy_qp(const CmdArgs& a) {
+CmdResult Engine::query_qp(Entry entry, Cqe cqe) {
     Qp* q = nullptr;
-    if (const uint32_t err = command_qp(a[0], q); err != SCENIC_RDMA_OK) {
-        return err;
+    if (const CmdResult r = command_qp(admin::AqQueryQp<const uint8_t>(entry).qpn(), q); !r.ok()) {
+        return r;
+    }
+    const bool started =
+        q->state == kQpsRts || q->state == kQpsSqd || q->state == kQpsSqe || q->state == kQpsErr;
+    const admin::AcqQueryQp<> res(cqe);
+    res.set_state(static_cast<uint8_t>(q->state));
+    res.set_last_err(static_cast<uint8_t>(q->state == kQpsErr ? q->last_err : kQpErrNone));
+    res.set_sq_drained(q->state == kQpsSqd && q->req.drained_event ? 1 : 0);
+    res.set_scu(static_cast<uint8_t>(q->scu));
+    res.set_send_psn(started ? q->req.next_psn : q->sq_psn);
+    res.set_expected_psn(q->resp.epsn);
+    return {};
+}
+
+CmdResult Engine::query_qp_cc(Entry entry, Cqe cqe) {
+    Qp* q = nullptr;
+    if (const CmdResult r = command_qp(admin::AqQueryQpCc<const uint8_t>(entry).qpn(), q);
+        !r.ok()) {
+        return r;
+    }
+    const admin::AcqQueryQpCc<> res(cqe);
+    res.set_rate_kbps(static_cast<uint32_t>(q->cc.rc));
+    res.set_target_kbps(static_cast<uint32_t>(q->cc.rt));
+    res.set_alpha(q->cc.alpha);
+    res.set_cnps_rcvd(q->cc.cnps);
+    return {};
+}
+
+CmdResult Engine::destroy_qp(Entry entry) {
+    Qp* q = nullptr;
+    const uint32_t qpn = admin::AqDestroyQp<const uint8_t>(entry).qpn();
+    if (const CmdResult r = command_qp(qpn, q); !r.ok()) {
+        return r;
     }
     for (const uint32_t cqn : {q->send_cqn, q->recv_cqn}) {
         if (Cq* cq = cqs_.find(cqn); cq && cq->users != 0) {
@@ -173,8 +280,8 @@ uint32_t Engine::destroy_qp(const CmdArgs& a) {
         }
     }
     arb_.forget(*q);
-    retire(qps_[a[0]]);  // freed once the call into the card returns (a caller may hold it)
-    return SCENIC_RDMA_OK;
+    retire(qps_[qpn]);  // freed once the call into the card returns (a caller may hold it)
+    return {};
 }
 
 void Engine::reset_qp_queues(Qp& qp) {
@@ -187,72 +294,70 @@ void Engine::reset_qp_queues(Qp& qp) {
     cancel_timers(qp);
 }
 
-uint32_t Engine::modify_qp(const CmdArgs& a) {
+CmdResult Engine::modify_qp(Entry entry) {
+    const admin::AqModifyQp<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqModifyQpFields;
+    using A = admin::ModifyQpAttr;
     Qp* q = nullptr;
-    if (const uint32_t err = command_qp(a[0], q); err != SCENIC_RDMA_OK) {
-        return err;
+    if (const CmdResult r = command_qp(v.qpn(), q); !r.ok()) {
+        return r;
     }
-    const uint32_t m = a[1];
-    constexpr uint32_t kKnown = (SCENIC_QP_ATTR_AV << 1) - 1;
-    if ((m & ~kKnown) != 0) {
-        return SCENIC_RDMA_ERR_BAD_ARG;
-    }
+    const uint32_t m = v.attr_mask();  // unknown bits were refused as MALFORMED
     // Validate everything before changing anything.
-    if ((m & SCENIC_QP_ATTR_STATE) && a[2] > SCENIC_QPS_ERR) {
-        return SCENIC_RDMA_ERR_BAD_ARG;
+    if (has(m, A::kState) && v.state() > kQpsErr) {
+        return refuse(AqStatus::kBadArg, f, "state");
     }
-    if (((m & SCENIC_QP_ATTR_DEST_QPN) && a[3] > kPsnMask) ||
-        ((m & SCENIC_QP_ATTR_SQ_PSN) && a[4] > kPsnMask) ||
-        ((m & SCENIC_QP_ATTR_RQ_PSN) && a[5] > kPsnMask) ||
-        ((m & SCENIC_QP_ATTR_PATH_MTU) && !valid_mtu(a[6])) ||
-        ((m & SCENIC_QP_ATTR_ACCESS) && (a[8] & 0xf0) != 0)) {
-        return SCENIC_RDMA_ERR_BAD_ARG;
+    if (has(m, A::kPathMtu) && !valid_mtu(v.path_mtu())) {
+        return refuse(AqStatus::kBadArg, f, "path_mtu");
     }
-    const uint32_t to = (m & SCENIC_QP_ATTR_STATE) ? a[2] : q->state;
-    if ((m & SCENIC_QP_ATTR_STATE) && !transition_ok(q->state, to)) {
-        return SCENIC_RDMA_ERR_BAD_STATE;
+    if (has(m, A::kMaxRdAtomic) && v.max_rd_atomic() > SCENIC_RDMA_MAX_RD_ATOMIC) {
+        return refuse(AqStatus::kBadArg, f, "max_rd_atomic");
+    }
+    if (has(m, A::kMaxDestRdAtomic) && v.max_dest_rd_atomic() > SCENIC_RDMA_MAX_RD_ATOMIC) {
+        return refuse(AqStatus::kBadArg, f, "max_dest_rd_atomic");
+    }
+    const uint32_t to = has(m, A::kState) ? v.state() : q->state;
+    if (has(m, A::kState) && !transition_ok(q->state, to)) {
+        return refuse(AqStatus::kBadState, f, "state");
     }
     // IBA (ib_modify_qp_is_ok): PATH_MTU only before traffic (RESET / INIT, INIT -> RTR); the
     // PSNs of the messages in flight were counted with the old one.
-    if ((m & SCENIC_QP_ATTR_PATH_MTU) && q->state != SCENIC_QPS_RESET &&
-        q->state != SCENIC_QPS_INIT) {
-        return SCENIC_RDMA_ERR_BAD_STATE;
+    if (has(m, A::kPathMtu) && q->state != kQpsReset && q->state != kQpsInit) {
+        return refuse(AqStatus::kBadState, f, "path_mtu");
     }
-    if (m & SCENIC_QP_ATTR_DEST_QPN) q->dest_qpn = a[3];
-    if (m & SCENIC_QP_ATTR_SQ_PSN) q->sq_psn = a[4];
-    if (m & SCENIC_QP_ATTR_RQ_PSN) {
-        q->rq_psn = a[5];
-        if (q->state == SCENIC_QPS_RESET || q->state == SCENIC_QPS_INIT) {
-            q->resp.epsn = a[5];
+    if (has(m, A::kDestQpn)) q->dest_qpn = v.dest_qpn();
+    if (has(m, A::kSqPsn)) q->sq_psn = v.sq_psn();
+    if (has(m, A::kRqPsn)) {
+        q->rq_psn = v.rq_psn();
+        if (q->state == kQpsReset || q->state == kQpsInit) {
+            q->resp.epsn = v.rq_psn();
         }
     }
-    if (m & SCENIC_QP_ATTR_PATH_MTU) q->pmtu = a[6];
-    if (m & SCENIC_QP_ATTR_TIMEOUT) q->timeout = static_cast<uint8_t>(a[7] & 0x1f);
-    if (m & SCENIC_QP_ATTR_RETRY_CNT) q->retry_cnt = static_cast<uint8_t>((a[7] >> 8) & 7);
-    if (m & SCENIC_QP_ATTR_RNR_RETRY) q->rnr_retry = static_cast<uint8_t>((a[7] >> 16) & 7);
-    if (m & SCENIC_QP_ATTR_MIN_RNR_TIMER) {
-        q->min_rnr_timer = static_cast<uint8_t>((a[7] >> 24) & 0x1f);
-    }
-    if (m & SCENIC_QP_ATTR_ACCESS) q->access = static_cast<uint8_t>(a[8]);
-    if (m & SCENIC_QP_ATTR_MAX_RD_ATOMIC) q->max_rd_atomic = static_cast<uint8_t>(a[8] >> 8);
-    if (m & SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC) {
-        q->max_dest_rd_atomic = static_cast<uint8_t>(a[8] >> 16);
-    }
-    if (m & SCENIC_QP_ATTR_AV) {
+    if (has(m, A::kPathMtu)) q->pmtu = v.path_mtu();
+    if (has(m, A::kTimeout)) q->timeout = v.timeout();
+    if (has(m, A::kRetryCnt)) q->retry_cnt = v.retry_cnt();
+    if (has(m, A::kRnrRetry)) q->rnr_retry = v.rnr_retry();
+    if (has(m, A::kMinRnrTimer)) q->min_rnr_timer = v.min_rnr_timer();
+    if (has(m, A::kAccess)) q->access = v.access();
+    if (has(m, A::kMaxRdAtomic)) q->max_rd_atomic = v.max_rd_atomic();
+    if (has(m, A::kMaxDestRdAtomic)) q->max_dest_rd_atomic = v.max_dest_rd_atomic();
+    if (has(m, A::kAv)) {
         roce::PathContext& p = q->path;
         std::array<uint8_t, 16> dgid{};
         std::array<uint8_t, 16> sgid{};
-        std::memcpy(dgid.data(), &a[9], 16);
-        std::memcpy(sgid.data(), &a[13], 16);
-        p.dst_mac = {static_cast<uint8_t>(a[18] >> 8),  static_cast<uint8_t>(a[18]),
-                     static_cast<uint8_t>(a[17] >> 24), static_cast<uint8_t>(a[17] >> 16),
-                     static_cast<uint8_t>(a[17] >> 8),  static_cast<uint8_t>(a[17])};
-        p.ttl = static_cast<uint8_t>(a[18] >> 16);
-        const auto tclass = static_cast<uint8_t>(a[18] >> 24);
+        for (size_t i = 0; i < dgid.size(); ++i) {
+            dgid[i] = v.dgid(i);
+            sgid[i] = v.sgid(i);
+        }
+        for (size_t i = 0; i < p.dst_mac.size(); ++i) {
+            p.dst_mac[i] = v.dmac(i);
+        }
+        p.ttl = v.hop_limit();
+        const uint8_t tclass = v.traffic_class();
         p.dscp = static_cast<uint8_t>(tclass >> 2);
         p.ecn = static_cast<uint8_t>(tclass & 3);
-        p.flow_label = a[19] & 0xfffff;
-        const bool v4 = (a[19] & 0x80000000u) != 0;
+        p.flow_label = v.flow_label();
+        const bool v4 = v.ipv4() != 0;
         p.ip_version = v4 ? roce::IpVersion::kV4 : roce::IpVersion::kV6;
         p.src_ip = {};
         p.dst_ip = {};
@@ -267,92 +372,123 @@ uint32_t Engine::modify_qp(const CmdArgs& a) {
     q->path.src_mac = config_.mac;
     q->path.udp_sport = roce::rdma_get_udp_sport(q->path.flow_label, q->qpn, q->dest_qpn);
 
-    if ((m & SCENIC_QP_ATTR_STATE) && to != q->state) {
+    if (has(m, A::kState) && to != q->state) {
         const uint32_t from = q->state;
-        if (to == SCENIC_QPS_RESET) {
+        if (to == kQpsReset) {
             reset_qp_queues(*q);
+            q->last_err = kQpErrNone;
             set_state(*q, to);
-        } else if (to == SCENIC_QPS_ERR) {
-            enter_error(*q, 0);
+        } else if (to == kQpsErr) {
+            enter_error(*q, kQpErrNone);
         } else {
-            if (to == SCENIC_QPS_RTR) {
+            if (to == kQpsRtr) {
                 q->resp.epsn = q->rq_psn;
             }
             set_state(*q, to);
-            if (to == SCENIC_QPS_RTS && from == SCENIC_QPS_RTR) {
+            if (to == kQpsRts && from == kQpsRtr) {
                 req_.start(*q);
             }
-            if (to == SCENIC_QPS_RTS) {
+            if (to == kQpsRts) {
                 req_.kick(*q);
             }
-            if (to == SCENIC_QPS_SQD) {
+            if (to == kQpsSqd) {
                 q->req.drained_event = false;
                 req_.check_drained(*q);
             }
         }
     }
-    return SCENIC_RDMA_OK;
+    return {};
 }
 
-uint32_t Engine::reg_mr(const CmdArgs& a) {
-    const uint32_t key = a[0];
-    if ((key >> 8) >= kMaxMr) {
-        return SCENIC_RDMA_ERR_BAD_INDEX;
+CmdResult Engine::reg_mr(Entry entry) {
+    const admin::AqRegMr<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqRegMrFields;
+    if ((v.key() >> 8) >= kMaxMr) {
+        return refuse(AqStatus::kBadIndex, f, "key");
     }
     Mr mr;
-    mr.key = key;
-    mr.pdn = a[1];
-    mr.iova = u64(a[2], a[3]);
-    mr.length = u64(a[4], a[5]);
-    mr.access = a[6];
-    if ((mr.access & ~0xfu) != 0 || mr.iova + mr.length < mr.iova) {
-        return SCENIC_RDMA_ERR_BAD_ARG;
+    mr.key = v.key();
+    mr.pdn = v.pdn();
+    mr.iova = v.iova();
+    mr.length = v.length();
+    mr.access = v.access();
+    if (mr.iova + mr.length < mr.iova) {
+        return refuse(AqStatus::kBadArg, f, "length");
     }
-    return mem_.add(mr) ? SCENIC_RDMA_OK : SCENIC_RDMA_ERR_BUSY;
+    return mem_.add(mr) ? CmdResult{} : refuse(AqStatus::kBusy, f, "key");
 }
 
-uint32_t Engine::tlb_fill(const CmdArgs& a) {
-    const std::array<uint64_t, 1> dma{u64(a[3], a[4])};
-    return fill_translations(a[0], u64(a[1], a[2]), dma);
+CmdResult Engine::dereg_mr(Entry entry) {
+    const admin::AqDeregMr<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqDeregMrFields;
+    if ((v.key() >> 8) >= kMaxMr) {
+        return refuse(AqStatus::kBadIndex, f, "key");
+    }
+    return mem_.remove(v.key()) ? CmdResult{} : refuse(AqStatus::kNotFound, f, "key");
 }
 
-// One command for a run of pages (a miss fills the missing page and those after it): the
-// per-page TLB_FILL costs a dozen register accesses, this one a table DMA.
-uint32_t Engine::tlb_fill_pages(const CmdArgs& a) {
-    const uint32_t count = a[3];
-    const uint64_t table = u64(a[4], a[5]);
-    if (count == 0 || count > SCENIC_RDMA_TLB_FILL_MAX || !aligned(table, 8)) {
-        return SCENIC_RDMA_ERR_BAD_ARG;
+// Pages [iova, iova + count pages) of an MR: up to 12 in the entry, or up to 512 in a table of
+// __le64 bus addresses the card reads (one command for a run of pages: a miss fills the missing
+// page and those after it).
+CmdResult Engine::tlb_fill(Entry entry) {
+    const admin::AqTlbFill<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqTlbFillFields;
+    if ((v.key() >> 8) >= kMaxMr) {
+        return refuse(AqStatus::kBadIndex, f, "key");
     }
-    std::array<uint8_t, SCENIC_RDMA_TLB_FILL_MAX * 8> raw{};
-    if (!host_.dma_read(table, std::span(raw.data(), size_t{count} * 8))) {
-        return SCENIC_RDMA_ERR_BAD_ARG;
+    const uint32_t count = v.count();
+    const bool indirect = v.indirect() != 0;
+    if (count == 0 || count > (indirect ? kTlbFillIndirectMax : kTlbFillDirectMax)) {
+        return refuse(AqStatus::kBadArg, f, "count");
     }
-    std::array<uint64_t, SCENIC_RDMA_TLB_FILL_MAX> dma{};
-    for (uint32_t i = 0; i < count; ++i) {
-        for (unsigned b = 0; b < 8; ++b) {  // __le64
-            dma[i] |= uint64_t{raw[size_t{i} * 8 + b]} << (8 * b);
+    if (!aligned(v.iova(), kPageSize)) {
+        return refuse(AqStatus::kBadArg, f, "iova");
+    }
+    if (indirect ? !aligned(v.table_addr(), 8) || v.table_addr() == 0 : v.table_addr() != 0) {
+        return refuse(AqStatus::kBadArg, f, "table_addr");
+    }
+    std::array<uint64_t, kTlbFillIndirectMax> dma{};
+    if (indirect) {
+        // The table is read before anything is checked against the MR: a failed read changes
+        // nothing either.
+        std::array<uint8_t, kTlbFillIndirectMax * 8> raw{};
+        if (!host_.dma_read(v.table_addr(), std::span(raw.data(), size_t{count} * 8))) {
+            return refuse(AqStatus::kDmaError, f, "table_addr");
+        }
+        for (uint32_t i = 0; i < count; ++i) {
+            dma[i] = admin::detail::load<uint64_t, const uint8_t>(std::span<const uint8_t>(raw),
+                                                                  size_t{i} * 8);
+        }
+    } else {
+        for (uint32_t i = 0; i < count; ++i) {
+            dma[i] = v.page(i);
+        }
+        // Unused page slots are reserved.
+        for (uint32_t i = count; i < kTlbFillDirectMax; ++i) {
+            if (v.page(i) != 0) {
+                return {AqStatus::kMalformed,
+                        static_cast<uint16_t>(field_offset(f, "page") + i * 8)};
+            }
         }
     }
-    return fill_translations(a[0], u64(a[1], a[2]), std::span(dma).first(count));
+    return fill_translations(v.key(), v.iova(), std::span(dma).first(count));
 }
 
 // Pages [page, page + dma.size()) of MR key: the whole run and every address are checked
 // before the first entry is written, so a refused fill changes nothing.
-uint32_t Engine::fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma) {
-    if ((key >> 8) >= kMaxMr) {
-        return SCENIC_RDMA_ERR_BAD_INDEX;
-    }
+CmdResult Engine::fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma) {
+    constexpr const auto& f = admin::kAqTlbFillFields;
     const Mr* mr = mem_.find(key);
     if (!mr) {
-        return SCENIC_RDMA_ERR_NOT_FOUND;
+        return refuse(AqStatus::kNotFound, f, "key");
     }
     const uint64_t first = mr->iova & ~(kPageSize - 1);
-    if (dma.empty() || !aligned(page, kPageSize) || mr->length == 0 || page < first ||
-        page >= mr->iova + mr->length ||
-        (mr->iova + mr->length - 1 - page) / kPageSize < dma.size() - 1 ||
-        !std::ranges::all_of(dma, [](uint64_t d) { return aligned(d, kPageSize); })) {
-        return SCENIC_RDMA_ERR_BAD_ARG;
+    if (mr->length == 0 || page < first || page >= mr->iova + mr->length ||
+        (mr->iova + mr->length - 1 - page) / kPageSize < dma.size() - 1) {
+        return refuse(AqStatus::kBadArg, f, "count");
+    }
+    if (!std::ranges::all_of(dma, [](uint64_t d) { return aligned(d, kPageSize); })) {
+        return refuse(AqStatus::kBadArg, f, "page");
     }
     for (size_t i = 0; i < dma.size(); ++i) {
         tlb_.fill(key, page + i * kPageSize, dma[i]);
@@ -364,7 +500,7 @@ uint32_t Engine::fill_translations(uint32_t key, uint64_t page, std::span<const 
             resp_.tlb_resume(*q);
         }
     }
-    return SCENIC_RDMA_OK;
+    return {};
 }
 
 }  // namespace scenic::rdma

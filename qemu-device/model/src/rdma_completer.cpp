@@ -168,7 +168,7 @@ void Completer::receive(Qp& qp, const roce::ParsedPacket& pkt) {
         default:
             return;  // a request opcode never reaches the completer
     }
-    if (qp.state == SCENIC_QPS_ERR) {
+    if (qp.state == kQpsErr) {
         return;
     }
     complete_local_errors(qp);

@@ -44,7 +44,7 @@ bool CqWriter::post(uint32_t cqn, scenic_cqe cqe) {
         // The consumer has not freed a slot: the CQE would overwrite an unread one.
         cq->overrun = true;
         ++cnt_.cq_overruns;
-        events_.push(SCENIC_RDMA_EV_CQ_ERR, cqn);
+        events_.cq_error(cqn, admin::CqErr::kOverrun);
         return false;
     }
     const uint8_t owner = ((cq->pi >> cq->log2) & 1) ^ 1;
@@ -120,7 +120,7 @@ void CqWriter::refresh_ci(Cq& cq) {
 
 void CqWriter::notify(uint32_t cqn, Cq& cq) {
     cq.armed = false;
-    events_.push(SCENIC_RDMA_EV_CQ, cqn);
+    events_.cq_notify(cqn);
 }
 
 }  // namespace scenic::rdma

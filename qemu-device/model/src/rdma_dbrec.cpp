@@ -68,7 +68,7 @@ bool Engine::sq_skip_update(Qp& qp) {
     }
     // Requests in flight bring answers (or a timer) that run the requester, which reads the
     // record again: the provider may skip the doorbell until then.
-    const bool in_flight = qp.state == SCENIC_QPS_RTS && qp.req.pending.size() >= kDbSkipMinWqes;
+    const bool in_flight = qp.state == kQpsRts && qp.req.pending.size() >= kDbSkipMinWqes;
     const uint32_t skip = in_flight ? qp.db_skip | SCENIC_QP_DB_SKIP_SQ
                                     : qp.db_skip & ~uint32_t{SCENIC_QP_DB_SKIP_SQ};
     if (skip == qp.db_skip) {
@@ -100,16 +100,16 @@ void Engine::state_db_skip(Qp& qp) {
     // RESET ignores the queues and ERR must flush what is posted: both need the doorbells.
     // The SQ bit survives only in RTS (sq_record sets it there).
     uint32_t skip = 0;
-    if (qp.state != SCENIC_QPS_RESET && qp.state != SCENIC_QPS_ERR) {
+    if (qp.state != kQpsReset && qp.state != kQpsErr) {
         skip |= SCENIC_QP_DB_SKIP_RQ;
     }
-    if (qp.state == SCENIC_QPS_RTS) {
+    if (qp.state == kQpsRts) {
         skip |= qp.db_skip & SCENIC_QP_DB_SKIP_SQ;
     }
     if (skip != qp.db_skip) {
         write_db_skip(qp, skip);
     }
-    if (qp.state == SCENIC_QPS_ERR) {
+    if (qp.state == kQpsErr) {
         full_barrier();  // WQEs posted before the provider saw the bits clear are flushed too
         refresh_sq_pi(qp);
         refresh_rq_pi(qp);

@@ -47,14 +47,15 @@ uint8_t cqe_opcode(uint8_t wqe_opcode) {
 
 }  // namespace
 
-Engine::Engine(const Config& config, Host& host, EventQueue& events)
+Engine::Engine(const Config& config, Host& host, EventQueue& events, EventRing& aeq)
     : config_(config),
       host_(host),
       events_(events),
-      fifo_(host, config.msix_vectors > regs::kVecRdma),
-      tlb_(cnt_, fifo_),
+      ceq_(EventRing::Kind::kCeq, config, host, events),
+      events_out_(host, aeq, ceq_),
+      tlb_(cnt_, events_out_),
       mem_(host, tlb_, cnt_),
-      cqs_(host, fifo_, cnt_),
+      cqs_(host, events_out_, cnt_),
       req_(*this),
       comp_(*this),
       resp_(*this),
@@ -72,7 +73,7 @@ void Engine::reset() {
     cqs_.reset();
     mem_.reset();
     tlb_.reset();
-    fifo_.reset();
+    ceq_.reset();
     arb_.reset();
     cnt_ = {};
 }
@@ -142,12 +143,13 @@ void Engine::set_state(Qp& qp, uint32_t state) {
 }
 
 void Engine::enter_error(Qp& qp, uint32_t ev) {
-    if (qp.state == SCENIC_QPS_ERR) {
+    if (qp.state == kQpsErr) {
         return;
     }
-    set_state(qp, SCENIC_QPS_ERR);
-    if (ev != 0) {
-        fifo_.push(SCENIC_RDMA_EV_QP_ERR, qp.qpn, ev);
+    set_state(qp, kQpsErr);
+    qp.last_err = ev;
+    if (ev != kQpErrNone) {
+        events_out_.qp_error(qp.qpn, static_cast<admin::QpErr>(ev));
     }
     qp.resp.outq.clear();
     qp.resp.tlb_wait = false;
@@ -178,7 +180,7 @@ void Engine::complete_send_err(Qp& qp, uint32_t idx, uint8_t opcode, uint8_t sta
 }
 
 void Engine::flush(Qp& qp) {
-    if (qp.state != SCENIC_QPS_ERR) {
+    if (qp.state != kQpsErr) {
         return;
     }
     auto& rq = qp.req;
@@ -254,7 +256,7 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
         return;
     }
     Qp* q = qp(static_cast<uint32_t>(page));
-    if (!q || q->state == SCENIC_QPS_RESET) {
+    if (!q || q->state == kQpsReset) {
         ++cnt_.db_ignored;
         return;
     }
@@ -265,7 +267,7 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
             return;
         }
         rq.sq_pi = v;
-        if (q->state == SCENIC_QPS_ERR) {
+        if (q->state == kQpsErr) {
             flush(*q);
         } else {
             req_.kick(*q);
@@ -277,7 +279,7 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
             return;
         }
         rs.rq_pi = v;
-        if (q->state == SCENIC_QPS_ERR) {
+        if (q->state == kQpsErr) {
             flush(*q);
         }
     }
@@ -345,7 +347,7 @@ bool Engine::receive(std::span<const uint8_t> frame) {
         }
         resp_.receive(*q, pkt);
     } else {
-        if (!q->can_send() && q->state != SCENIC_QPS_SQE) {
+        if (!q->can_send() && q->state != kQpsSqe) {
             ++cnt_.rx_drop_qp;
             return true;
         }
@@ -362,7 +364,7 @@ bool Engine::receive(std::span<const uint8_t> frame) {
 // RP: a CNP reacts only on a QP that is sending (RTS); anything else is dropped and counted.
 void Engine::receive_cnp(const roce::ParsedPacket& pkt) {
     Qp* q = qp(pkt.transport.bth.dest_qp);
-    if (!q || q->state != SCENIC_QPS_RTS) {
+    if (!q || q->state != kQpsRts) {
         ++cnt_.rx_drop_qp;
         return;
     }

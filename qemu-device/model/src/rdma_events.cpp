@@ -1,43 +1,60 @@
 // SPDX-License-Identifier: MIT
 #include "scenic/rdma_events.hpp"
 
-#include "scenic/regs.hpp"
-#include "uapi/scenic_rdma.h"
+#include <array>
 
 namespace scenic::rdma {
 
-bool EventFifo::push(uint32_t type, uint32_t id, uint32_t arg0, uint32_t arg1, uint32_t arg2) {
-    if (count_ >= capacity_) {
-        ++lost_;
-        return false;
-    }
-    Event& e = ring_[(head_ + count_) % kDepth];
-    e.word = type << SCENIC_RDMA_EV_TYPE_SHIFT | (id & SCENIC_RDMA_EV_ID_MASK);
-    e.args = {arg0, arg1, arg2};
-    ++count_;
-    if (has_vector_) {
-        host_.msix_notify(regs::kVecRdma);
-    }
-    return true;
+namespace {
+
+using Entry = std::array<uint8_t, 32>;
+
+template <template <typename> class View>
+View<uint8_t> view(Entry& e, admin::AeqType type) {
+    const View<uint8_t> v{std::span<uint8_t, 32>(e)};
+    v.set_type(static_cast<uint8_t>(type));
+    return v;
 }
 
-uint32_t EventFifo::pop() {
-    if (count_ == 0) {
-        latched_ = {};
-        return 0;
-    }
-    const Event& e = ring_[head_];
-    latched_ = e.args;
-    head_ = (head_ + 1) % kDepth;
-    --count_;
-    return e.word;
+}  // namespace
+
+bool Events::qp_error(uint32_t qpn, admin::QpErr code, uint8_t syndrome) {
+    Entry e{};
+    const auto v = view<admin::AeqeQpError>(e, admin::AeqType::kQpError);
+    v.set_qpn(qpn);
+    v.set_code(static_cast<uint8_t>(code));
+    v.set_syndrome(syndrome);
+    return aeq_.push(e);
 }
 
-void EventFifo::reset() {
-    head_ = 0;
-    count_ = 0;
-    latched_ = {};
-    lost_ = 0;
+bool Events::sq_drained(uint32_t qpn) {
+    Entry e{};
+    view<admin::AeqeSqDrained>(e, admin::AeqType::kSqDrained).set_qpn(qpn);
+    return aeq_.push(e);
+}
+
+bool Events::cq_error(uint32_t cqn, admin::CqErr code) {
+    Entry e{};
+    const auto v = view<admin::AeqeCqError>(e, admin::AeqType::kCqError);
+    v.set_cqn(cqn);
+    v.set_code(static_cast<uint8_t>(code));
+    return aeq_.push(e);
+}
+
+bool Events::tlb_miss(uint32_t key, uint64_t page) {
+    Entry e{};
+    const auto v = view<admin::AeqeTlbMiss>(e, admin::AeqType::kTlbMiss);
+    v.set_key(key);
+    v.set_iova(page);
+    return aeq_.push(e);
+}
+
+bool Events::cq_notify(uint32_t cqn) {
+    Entry e{};
+    const admin::Ceqe<> v{std::span<uint8_t, 32>(e).first<8>()};
+    v.set_type(static_cast<uint8_t>(admin::CeqType::kCqNotify));
+    v.set_cqn(cqn);
+    return ceq_.push(e);
 }
 
 }  // namespace scenic::rdma

@@ -100,7 +100,7 @@ void Requester::kick(Qp& qp) { run(qp); }
 
 void Requester::check_drained(Qp& qp) {
     auto& r = qp.req;
-    if (qp.state != SCENIC_QPS_SQD || r.drained_event) {
+    if (qp.state != kQpsSqd || r.drained_event) {
         return;
     }
     // The oldest WQE not completed is the only one that can have begun and not finished.
@@ -109,7 +109,7 @@ void Requester::check_drained(Qp& qp) {
         return;
     }
     r.drained_event = true;
-    e_.event_fifo().push(SCENIC_RDMA_EV_QP_ERR, qp.qpn, kEvSqDrained);
+    e_.events().sq_drained(qp.qpn);
 }
 
 void Requester::schedule(Qp& qp) {
@@ -143,7 +143,7 @@ void Requester::ask_for_ack(Qp& qp) {
     // Every other stop resumes by itself (an answer, a TLB fill, the pacer or the arbiter's
     // turn); a local error (it fails only once the WQEs before it completed) and SQD (no new
     // message begins) do not.
-    const bool stuck = qp.state == SCENIC_QPS_SQD ||
+    const bool stuck = qp.state == kQpsSqd ||
                        std::ranges::any_of(r.pending, [](const SendWqe& w) { return w.local_err; });
     if (!stuck) {
         return;
@@ -260,7 +260,7 @@ void Requester::on_ack_timeout(Qp& qp) {
 
 bool Requester::fetch(Qp& qp) {
     auto& r = qp.req;
-    if (qp.state != SCENIC_QPS_RTS || r.pending.size() >= kMaxPendingWqes ||
+    if (qp.state != kQpsRts || r.pending.size() >= kMaxPendingWqes ||
         psn_diff(r.next_psn, r.snd_una) >= static_cast<int32_t>(kWindowPsns) ||
         (!r.pending.empty() && r.pending.back().local_err != 0)) {
         return false;
@@ -394,7 +394,7 @@ bool Requester::transmit_one(Qp& qp) {
         return false;
     }
     // SQD drains: messages already begun are finished (and resent), none is begun.
-    if (qp.state == SCENIC_QPS_SQD && psn_diff(w->first_psn, r.max_sent) >= 0) {
+    if (qp.state == kQpsSqd && psn_diff(w->first_psn, r.max_sent) >= 0) {
         return false;
     }
     const auto k = static_cast<uint32_t>(psn_diff(r.tx_psn, w->first_psn));
@@ -453,7 +453,7 @@ bool Requester::transmit_one(Qp& qp) {
         // The end of a message asks unless a fetched WQE follows in this run: the ACK of a
         // later packet completes both (one ACK per kAckReqEvery packets when streaming).
         const bool followed =
-            !info.last || (qp.state == SCENIC_QPS_RTS && wi + 1 < r.pending.size() &&
+            !info.last || (qp.state == kQpsRts && wi + 1 < r.pending.size() &&
                            r.pending[wi + 1].local_err == 0);
         t.bth.ackreq = !followed || r.unasked + 1 >= kAckReqEvery || fills_window || paced ||
                        small_window || fills_card || r.force_ackreq;

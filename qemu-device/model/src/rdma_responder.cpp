@@ -85,7 +85,7 @@ void Responder::reserved_opcode(Qp& qp, const roce::ParsedPacket& pkt) {
     } else if (d < 0) {
         ++e_.counters().dup_requests;  // nothing was executed for it: nothing to answer
     } else {
-        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+        nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
     }
 }
 
@@ -206,7 +206,7 @@ bool Responder::rd_atomic_room(Qp& qp) {
     if (busy >= qp.max_dest_rd_atomic) {
         // IBA 9.7.5.1.3 (rxe: RESPST_ERR_TOO_MANY_RDMA_ATM_REQ): more than the responder
         // granted; 0 granted refuses every READ / atomic.
-        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+        nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
         return false;
     }
     if (q.size() >= kMaxRespJobs) {
@@ -236,7 +236,7 @@ void Responder::execute(Qp& qp, const roce::ParsedPacket& pkt) {
             break;
     }
     if (!in_order || !payload_fits_pmtu(qp, pkt)) {
-        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+        nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
         return;
     }
     bool done = false;
@@ -331,7 +331,7 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
     }
     if (s.rwqe_nsge > SCENIC_RQ_MAX_SGE) {
         recv_cqe(qp, kWcLocQpOpErr, SCENIC_CQE_OP_RECV, 0, nullptr);
-        nak(qp, NakCode::kRemoteOpError, kEvQpFatal);
+        nak(qp, NakCode::kRemoteOpError, kQpErrLocal);
         return false;
     }
     const auto sgl = std::span(s.rwqe_sge).first(s.rwqe_nsge);
@@ -353,7 +353,7 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
         case MemStatus::kProt:
         case MemStatus::kDma:
             recv_cqe(qp, kWcLocProtErr, SCENIC_CQE_OP_RECV, s.recv_off, nullptr);
-            nak(qp, NakCode::kRemoteOpError, kEvQpFatal);
+            nak(qp, NakCode::kRemoteOpError, kQpErrLocal);
             return false;
     }
     s.recv_off += static_cast<uint32_t>(pkt.payload.size());
@@ -383,10 +383,10 @@ bool Responder::remote_access_ok(Qp& qp, MemStatus st) {
             tlb_miss_rnr(qp);
             return false;
         case MemStatus::kProt:
-            nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
+            nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
             return false;
         case MemStatus::kDma:
-            nak(qp, NakCode::kRemoteOpError, kEvQpFatal);
+            nak(qp, NakCode::kRemoteOpError, kQpErrLocal);
             return false;
     }
     return false;
@@ -401,7 +401,7 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
         if (reth.dma_length != 0 && ((qp.access & SCENIC_MR_ACCESS_REMOTE_WRITE) == 0 ||
                                      !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length,
                                                        SCENIC_MR_ACCESS_REMOTE_WRITE))) {
-            nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
+            nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
             return false;
         }
         s.write_key = reth.rkey;
@@ -412,7 +412,7 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
     // FIRST / MIDDLE carry exactly one PMTU; LAST / ONLY the rest of the RETH length.
     if ((!info.last && (len != qp.pmtu || len >= s.write_left)) ||
         (info.last && len != s.write_left)) {
-        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+        nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
         return false;
     }
     const bool imm = info.has(roce::kHdrImmDt);
@@ -442,13 +442,13 @@ bool Responder::do_read(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& s = qp.resp;
     const roce::Reth& reth = *pkt.transport.reth;
     if (reth.dma_length > kMaxMsgBytes) {
-        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+        nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
         return false;
     }
     if (reth.dma_length != 0 && ((qp.access & SCENIC_MR_ACCESS_REMOTE_READ) == 0 ||
                                  !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length,
                                                    SCENIC_MR_ACCESS_REMOTE_READ))) {
-        nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
+        nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
         return false;
     }
     if (!rd_atomic_room(qp)) {
@@ -486,12 +486,12 @@ bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& s = qp.resp;
     const roce::AtomicEth& ae = *pkt.transport.atomic_eth;
     if ((ae.va & 7) != 0) {
-        nak(qp, NakCode::kInvalidRequest, kEvQpReqErr);
+        nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
         return false;
     }
     if ((qp.access & SCENIC_MR_ACCESS_REMOTE_ATOMIC) == 0 ||
         !e_.mem().allowed(ae.rkey, qp.pdn, ae.va, 8, SCENIC_MR_ACCESS_REMOTE_ATOMIC)) {
-        nak(qp, NakCode::kRemoteAccessError, kEvQpAccessErr);
+        nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
         return false;
     }
     if (!rd_atomic_room(qp)) {
@@ -618,7 +618,7 @@ void Responder::run(Qp& qp) {
             return;  // resumed by tlb_resume() (a fill, or the retry timer)
         }
         const bool done = send_job(qp, q.front());
-        if (qp.state == SCENIC_QPS_ERR) {
+        if (qp.state == kQpsErr) {
             q.clear();  // a NAK left instead
             return;
         }
@@ -681,7 +681,7 @@ bool Responder::send_job(Qp& qp, RespJob& job) {
             t.bth.psn = psn_add(job.psn, k);
             t.aeth = roce::Aeth::nak(qp.resp.msn, NakCode::kRemoteAccessError);
             ++e_.counters().rem_access_err;
-            e_.enter_error(qp, kEvQpAccessErr);  // clears outq: job is gone after this
+            e_.enter_error(qp, kQpErrAccess);  // clears outq: job is gone after this
             e_.send(qp, t, {});
             return true;
         }

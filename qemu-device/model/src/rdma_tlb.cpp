@@ -22,7 +22,7 @@ dp::Tlb::Params bank_params() {
 
 }  // namespace
 
-Tlb::Tlb(Counters& cnt, EventFifo& events) : cnt_(cnt), events_(events) {
+Tlb::Tlb(Counters& cnt, Events& events) : cnt_(cnt), events_(events) {
     banks_.reserve(kBanks);
     for (unsigned b = 0; b < kBanks; ++b) {
         banks_.emplace_back(bank_params());
@@ -75,8 +75,7 @@ std::optional<uint64_t> Tlb::lookup(uint32_t key, uint64_t page, bool count_hit)
 }
 
 bool Tlb::raise(uint32_t key, uint64_t page) {
-    return events_.push(SCENIC_RDMA_EV_TLB_MISS, 0, key, static_cast<uint32_t>(page),
-                        static_cast<uint32_t>(page >> 32));
+    return events_.tlb_miss(key, page);
 }
 
 void Tlb::fill(uint32_t key, uint64_t page, uint64_t dma) {
@@ -92,6 +91,14 @@ void Tlb::invalidate(uint32_t key) {
         b.invalidate_id(mr_index(key));
     }
     std::erase_if(pending_, [&](const Miss& m) { return mr_index(m.key) == mr_index(key); });
+}
+
+void Tlb::reraise_pending() {
+    const uint64_t now = events_.now();
+    for (Miss& m : pending_) {
+        m.lost = !raise(m.key, m.page);
+        m.raised_ns = now;
+    }
 }
 
 void Tlb::reset() {

@@ -24,6 +24,8 @@ struct Config {
     std::string wire_faults;
     // If not empty: every injected fault appended to this file as one text line.
     std::string wire_fault_log;
+    // CORE.FAULT_INJECT is honoured (QEMU: fault-inject=on); otherwise it reads 0, ignores writes.
+    bool fault_inject = false;
     // Blocks run as Verilated RTL instead of their C++ twins (scenic::cosim::RtlBlock mask).
     uint32_t rtl_blocks = 0;
 

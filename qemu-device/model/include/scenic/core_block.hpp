@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
-// CORE block: identity, capabilities, soft reset, interrupt and DMA self-tests.
+// CORE block: identity, capabilities, soft reset, interrupt and DMA self-tests, the admin queue
+// (admin_queue.hpp), the asynchronous event queue (event_ring.hpp), fatal status, heartbeat and
+// fault injection (docs/admin-queue.md 2).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
 
+#include "scenic/admin_queue.hpp"
 #include "scenic/block.hpp"
 #include "scenic/config.hpp"
 #include "scenic/event_queue.hpp"
+#include "scenic/event_ring.hpp"
 #include "scenic/host.hpp"
 
 namespace scenic {
@@ -19,10 +23,19 @@ class CoreBlock final : public Block {
     static constexpr uint32_t kDmaTestMaxLen = 4096;
     static constexpr uint64_t kDmaTestLatencyNs = 1000;
 
+    // HEARTBEAT counts once per this much card time while the card is healthy.
+    static constexpr uint64_t kHeartbeatNs = 10'000'000;
     // soft_reset is called when the driver writes CTRL.soft_reset: the device resets every
-    // block (this one included).
+    // block (this one included). exec runs the admin commands of the other blocks (not NOP).
     CoreBlock(const Config& config, Host& host, EventQueue& events,
-              std::function<void()> soft_reset);
+              std::function<void()> soft_reset, AdminQueue::Exec exec);
+    [[nodiscard]] EventRing& aeq() { return aeq_; }
+    [[nodiscard]] AdminQueue& aq() { return aq_; }
+    // Sets FATAL_STATUS / FATAL_DETAIL first (sticky: the first fault wins), then writes a
+    // CARD_FATAL event (it may take the AEQ's reserved slot) and raises the AEQ vector.
+    void raise_fatal(admin::FatalCode code, uint8_t block, uint32_t detail);
+    // A LINK event for the eth driver.
+    void link_event(bool up, uint16_t speed_gbps);
 
     void reset() override;
 
@@ -35,6 +48,11 @@ class CoreBlock final : public Block {
     void dma_test_start();
     void dma_test_run(uint64_t addr, uint32_t len);
     void dma_test_finish(bool error);
+    CmdResult exec(std::span<const uint8_t, kAqSqeBytes> entry,
+                   std::span<uint8_t, kAqResultBytes> result);
+    [[nodiscard]] uint32_t heartbeat();
+    void write_fault_inject(uint32_t value);
+    void write_card_fatal();
 
     const Config& config_;
     Host& host_;
@@ -50,6 +68,15 @@ class CoreBlock final : public Block {
     uint32_t dma_ctrl_ = 0;  // done and error bits
     uint32_t dma_crc_ = 0;
     std::optional<EventQueue::Id> dma_pending_;
+    AdminQueue::Exec exec_;
+    EventRing aeq_;
+    AdminQueue aq_;
+    uint32_t fatal_status_ = 0;
+    uint32_t fatal_detail_ = 0;
+    uint64_t heartbeat_epoch_ns_ = 0;
+    uint32_t heartbeat_frozen_ = 0;
+    uint32_t fault_inject_ = 0;  // the rw bits (aq_stall, aeq_stall)
+    std::optional<EventQueue::Id> fatal_event_;
 };
 
 }  // namespace scenic

@@ -63,8 +63,15 @@ class Device {
         enter([&] { wire_.receive(frame); });
     }
     [[nodiscard]] bool can_receive() const { return eth_.can_receive(); }
+    // The LINK register follows at once; a LINK event goes to the AEQ.
     void set_link(bool up) {
-        enter([&] { eth_.set_link(up); });
+        enter([&] {
+            eth_.set_link(up);
+            constexpr auto kSpeed =
+                static_cast<uint16_t>((regs::eth::kLinkDefault & regs::eth::kLinkSpeedGbps.mask) >>
+                                      regs::eth::kLinkSpeedGbps.shift);
+            core_.link_event(up, kSpeed);
+        });
     }
 
     // The host timer requested through Host::timer_schedule expired.
@@ -87,6 +94,7 @@ class Device {
     [[nodiscard]] const RegisterBus& bus() const { return bus_; }
     [[nodiscard]] const EthBlock& eth() const { return eth_; }
     [[nodiscard]] RdmaBlock& rdma() { return rdma_; }
+    [[nodiscard]] CoreBlock& core() { return core_; }
     // The last WireFaults::kLogRecords injected faults, oldest first.
     [[nodiscard]] const std::deque<wire::FaultRecord>& wire_fault_log() const {
         return wire_.log();

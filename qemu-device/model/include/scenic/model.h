@@ -61,6 +61,9 @@ typedef struct scenic_model_config {
     const char *wire_faults;
     /* NULL or "": no log file; else every injected fault is appended there as one line. */
     const char *wire_fault_log;
+    /* CORE.FAULT_INJECT is honoured (forced card fatal, admin-queue stall, AEQ stall, wrong
+     * completion id: docs/admin-queue.md 2); false: it reads 0 and ignores writes. */
+    bool fault_inject;
 } scenic_model_config;
 
 /* Checks an rtl_blocks list: returns 0 if every name is known, else -1 with a message naming the

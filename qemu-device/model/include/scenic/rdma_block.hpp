@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// RDMA block: the offloaded RoCE v2 engine's registers (identity, limits, CTRL.enable, command
-// mailbox, event queue, counters) and its doorbell BAR. The engine itself is rdma_engine.hpp.
+// RDMA block: the offloaded RoCE v2 engine's registers (identity, limits, CTRL.enable, the
+// completion event queue CEQ_*, counters) and its doorbell BAR. Its admin commands arrive through
+// the core's admin queue (Device routes them to engine().command). The engine is rdma_engine.hpp.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,8 @@ namespace scenic {
 class RdmaBlock final : public Block {
   public:
     // on_enable: CTRL.enable changed (the ETH block's prefilter steers RoCE v2 accordingly).
-    RdmaBlock(const Config& config, Host& host, EventQueue& events,
+    // aeq: the core's asynchronous event queue, where the engine's events go.
+    RdmaBlock(const Config& config, Host& host, EventQueue& events, EventRing& aeq,
               std::function<void(bool)> on_enable);
 
     void reset() override;
@@ -45,9 +47,6 @@ class RdmaBlock final : public Block {
     rdma::Engine engine_;
     std::function<void(bool)> on_enable_;
     bool enabled_ = false;
-    rdma::CmdArgs args_{};
-    rdma::CmdResults res_{};
-    uint32_t status_ = 0;
 };
 
 }  // namespace scenic

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "scenic/admin.hpp"
 #include "scenic/regs.hpp"
 #include "scenic/roce/packet.hpp"
 #include "uapi/scenic_rdma.h"
@@ -63,23 +64,38 @@ inline constexpr uint64_t kCcByteThresh = 10'000'000;   // B: byte counter
 inline constexpr uint64_t kCcBurstBytes = 8192;         // token bucket depth
 inline constexpr uint64_t kCnpIntervalNs = 50'000;      // NP: one CNP per QP per 50 us
 
-// ib_wc_status (the CQE status values).
+// CQE status values: the card's own codes (admin::CqeStatus; the driver and provider
+// translate them).
 enum WcStatus : uint8_t {
-    kWcSuccess = 0,
-    kWcLocLenErr = 1,
-    kWcLocQpOpErr = 2,
-    kWcLocProtErr = 4,
-    kWcFlushErr = 5,
-    kWcBadRespErr = 7,
-    kWcRemInvReqErr = 9,
-    kWcRemAccessErr = 10,
-    kWcRemOpErr = 11,
-    kWcRetryExcErr = 12,
-    kWcRnrRetryExcErr = 13,
+    kWcSuccess = static_cast<uint8_t>(admin::CqeStatus::kSuccess),
+    kWcLocLenErr = static_cast<uint8_t>(admin::CqeStatus::kLocLen),
+    kWcLocQpOpErr = static_cast<uint8_t>(admin::CqeStatus::kLocQpOp),
+    kWcLocProtErr = static_cast<uint8_t>(admin::CqeStatus::kLocProt),
+    kWcFlushErr = static_cast<uint8_t>(admin::CqeStatus::kFlushed),
+    kWcBadRespErr = static_cast<uint8_t>(admin::CqeStatus::kBadResp),
+    kWcRemInvReqErr = static_cast<uint8_t>(admin::CqeStatus::kRemInvReq),
+    kWcRemAccessErr = static_cast<uint8_t>(admin::CqeStatus::kRemAccess),
+    kWcRemOpErr = static_cast<uint8_t>(admin::CqeStatus::kRemOp),
+    kWcRetryExcErr = static_cast<uint8_t>(admin::CqeStatus::kRetryExc),
+    kWcRnrRetryExcErr = static_cast<uint8_t>(admin::CqeStatus::kRnrRetryExc),
 };
 
-// ib_event_type values carried in EV_QP_ERR arg0.
-enum IbEvent : uint32_t { kEvQpFatal = 1, kEvQpReqErr = 2, kEvQpAccessErr = 3, kEvSqDrained = 5 };
+// Why the card moved a QP to ERR (AEQ QP_ERROR.code, QUERY_QP.last_err; 0: no event).
+enum QpErrCode : uint32_t {
+    kQpErrNone = 0,
+    kQpErrReqInvalid = static_cast<uint32_t>(admin::QpErr::kReqInvalid),
+    kQpErrAccess = static_cast<uint32_t>(admin::QpErr::kAccess),
+    kQpErrLocal = static_cast<uint32_t>(admin::QpErr::kLocal),
+};
+
+// QP states: the card's values (admin::QpState), in the status page and the commands.
+inline constexpr uint32_t kQpsReset = static_cast<uint32_t>(admin::QpState::kReset);
+inline constexpr uint32_t kQpsInit = static_cast<uint32_t>(admin::QpState::kInit);
+inline constexpr uint32_t kQpsRtr = static_cast<uint32_t>(admin::QpState::kRtr);
+inline constexpr uint32_t kQpsRts = static_cast<uint32_t>(admin::QpState::kRts);
+inline constexpr uint32_t kQpsSqd = static_cast<uint32_t>(admin::QpState::kSqd);
+inline constexpr uint32_t kQpsSqe = static_cast<uint32_t>(admin::QpState::kSqe);
+inline constexpr uint32_t kQpsErr = static_cast<uint32_t>(admin::QpState::kErr);
 
 // The RDMA block's 32-bit counters (registers 0x100..), wrapping as on the card.
 struct Counters {
@@ -141,7 +157,7 @@ struct Cq {
     uint64_t dbrec = 0;  // host address of its struct scenic_cq_dbrec, 0: none
     bool armed = false;
     bool solicited_only = false;
-    bool overrun = false;  // in error: CQEs are dropped, EV_CQ_ERR raised once
+    bool overrun = false;  // in error: CQEs are dropped, AEQ CQ_ERROR raised once
     uint32_t users = 0;    // QPs using it
 };
 
@@ -167,7 +183,7 @@ struct SendWqe {
     std::vector<uint8_t> inline_data;
     uint32_t first_psn = 0;
     uint32_t npsn = 0;      // PSNs the WQE uses (READ: one per response packet)
-    uint8_t local_err = 0;  // ib_wc_status of a WQE refused before it was sent
+    uint8_t local_err = 0;  // CQE status (WcStatus) of a WQE refused before it was sent
     uint8_t syndrome = 0;
 
     [[nodiscard]] bool is_read() const { return opcode == SCENIC_WQE_OP_READ; }
@@ -314,7 +330,8 @@ enum class QpTimer : uint8_t {
 struct Qp {
     uint32_t qpn = 0;
     uint64_t generation = 0;  // tells timers of a destroyed / re-created QP apart
-    uint32_t state = SCENIC_QPS_RESET;
+    uint32_t state = kQpsReset;
+    uint32_t last_err = kQpErrNone;  // why the card last moved it to ERR (QUERY_QP)
     uint64_t sq_base = 0;
     unsigned sq_log2 = 0;
     uint64_t rq_base = 0;
@@ -349,12 +366,9 @@ struct Qp {
 
     [[nodiscard]] uint32_t sq_size() const { return 1u << sq_log2; }
     [[nodiscard]] uint32_t rq_size() const { return 1u << rq_log2; }
-    [[nodiscard]] bool can_send() const {
-        return state == SCENIC_QPS_RTS || state == SCENIC_QPS_SQD;
-    }
+    [[nodiscard]] bool can_send() const { return state == kQpsRts || state == kQpsSqd; }
     [[nodiscard]] bool can_receive() const {
-        return state == SCENIC_QPS_RTR || state == SCENIC_QPS_RTS || state == SCENIC_QPS_SQD ||
-               state == SCENIC_QPS_SQE;
+        return state == kQpsRtr || state == kQpsRts || state == kQpsSqd || state == kQpsSqe;
     }
 };
 

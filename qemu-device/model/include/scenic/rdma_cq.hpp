@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // CQ writer: the CQ table, CQEs into the host rings with the owner (phase) bit, overrun
-// detection (EV_CQ_ERR, the CQ stops), and arm / notify (EV_CQ on MSI-X vector regs::kVecRdma,
-// then the CQ disarms).
+// detection (AEQ CQ_ERROR, the CQ stops), and arm / notify (CEQ CQ_NOTIFY, raising the CEQ
+// vector, then the CQ disarms).
 #pragma once
 
 #include <cstdint>
@@ -16,8 +16,7 @@ namespace scenic::rdma {
 
 class CqWriter {
   public:
-    CqWriter(Host& host, EventFifo& events, Counters& cnt)
-        : host_(host), events_(events), cnt_(cnt) {}
+    CqWriter(Host& host, Events& events, Counters& cnt) : host_(host), events_(events), cnt_(cnt) {}
 
     [[nodiscard]] Cq* find(uint32_t cqn) const {
         return cqn < cqs_.size() ? cqs_[cqn].get() : nullptr;
@@ -43,7 +42,7 @@ class CqWriter {
     void refresh_ci(Cq& cq);
 
     Host& host_;
-    EventFifo& events_;
+    Events& events_;
     Counters& cnt_;
     std::vector<std::unique_ptr<Cq>> cqs_ = std::vector<std::unique_ptr<Cq>>(kMaxCq);
 };

@@ -3,12 +3,12 @@
 //   Memory     MR table, lkey / rkey checks, TLB translation, DMA (rdma_memory)
 //   Tlb        on-card TLB, hw-rtl twin (rdma_tlb)
 //   CqWriter   CQ table, CQEs, arm / notify (rdma_cq)
-//   EventFifo  events for the driver (rdma_events)
+//   Events     AEQ / CEQ entries for the driver (rdma_events, event_ring)
 //   Requester  SQ side: fetch, segmentation, PSNs, go-back-N, timers (rdma_requester)
 //   Completer  ACK / NAK / response processing, send completions (rdma_completer)
 //   Responder  request execution, ACK / NAK / READ responses (rdma_responder)
 //   Congestion DCQCN: CNPs for CE-marked requests, rate cuts, pacing (rdma_congestion)
-// This file: the QP table, commands (rdma_commands.cpp), doorbells, RX dispatch, QP state
+// This file: the QP table, admin commands (rdma_commands.cpp), doorbells, RX dispatch, QP state
 // changes with flush, and frame transmission.
 #pragma once
 
@@ -19,8 +19,10 @@
 #include <span>
 #include <vector>
 
+#include "scenic/admin_queue.hpp"
 #include "scenic/config.hpp"
 #include "scenic/event_queue.hpp"
+#include "scenic/event_ring.hpp"
 #include "scenic/host.hpp"
 #include "scenic/rdma_completer.hpp"
 #include "scenic/rdma_congestion.hpp"
@@ -36,18 +38,19 @@
 
 namespace scenic::rdma {
 
-using CmdArgs = std::array<uint32_t, 24>;
-using CmdResults = std::array<uint32_t, 4>;
-
 class Engine {
   public:
-    Engine(const Config& config, Host& host, EventQueue& events);
+    // aeq: the core's asynchronous event queue (QP / CQ errors, SQ drained, TLB misses).
+    Engine(const Config& config, Host& host, EventQueue& events, EventRing& aeq);
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
 
-    // Mailbox: executes CMD_OP op; returns a SCENIC_RDMA_ERR_*.
-    uint32_t command(uint32_t op, const CmdArgs& a, CmdResults& res);
+    // One admin command of the rdma group (docs/admin-queue.md 5): the 128-byte submission
+    // entry and the completion's 24-byte result (written only on success). Checks in the
+    // documented order; a refused command changes nothing.
+    CmdResult command(std::span<const uint8_t, kAqSqeBytes> entry,
+                      std::span<uint8_t, kAqResultBytes> result);
     // Doorbell BAR write (offset inside the BAR).
     void doorbell(uint64_t offset, uint64_t value, unsigned size);
     // A RoCE v2 frame the prefilter steered to the engine. Returns false, without counting it,
@@ -58,7 +61,11 @@ class Engine {
 
     [[nodiscard]] Counters& counters() { return cnt_; }
     [[nodiscard]] const Counters& counters() const { return cnt_; }
-    [[nodiscard]] EventFifo& event_fifo() { return fifo_; }
+    [[nodiscard]] Events& events() { return events_out_; }
+    // The rdma block's completion event queue (CEQ_* registers).
+    [[nodiscard]] EventRing& ceq() { return ceq_; }
+    // An AEQ OVERFLOW was written: the TLB raises its pending misses again.
+    void aeq_overflowed() { tlb_.reraise_pending(); }
     [[nodiscard]] Qp* qp(uint32_t qpn) const {
         return qpn < qps_.size() ? qps_[qpn].get() : nullptr;
     }
@@ -86,7 +93,7 @@ class Engine {
     // Frees the QPs destroyed during the current call into the card. Called when the outermost
     // entry point returns, so that no QP is freed while a caller on the stack still uses it.
     void collect();
-    // The card moves the QP to ERR: status page, EV_QP_ERR (ev != 0), flush.
+    // The card moves the QP to ERR: status page, AEQ QP_ERROR (ev != kQpErrNone), flush.
     void enter_error(Qp& qp, uint32_t ev);
     // SQ completions (status-page counter; CQE for errors and flushes).
     void complete_send_ok(Qp& qp);
@@ -108,14 +115,19 @@ class Engine {
     // A valid frame with an opcode of the RC range that IBA reserves, to an RC QP that
     // receives: true when the responder took it (Invalid Request NAK).
     bool reserved_rc_request(const roce::ParsedPacket& pkt);
-    uint32_t command_qp(uint32_t qpn, Qp*& q) const;
-    uint32_t create_qp(const CmdArgs& a);
-    uint32_t modify_qp(const CmdArgs& a);
-    uint32_t destroy_qp(const CmdArgs& a);
-    uint32_t reg_mr(const CmdArgs& a);
-    uint32_t tlb_fill(const CmdArgs& a);
-    uint32_t tlb_fill_pages(const CmdArgs& a);
-    uint32_t fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma);
+    CmdResult command_qp(uint32_t qpn, Qp*& q) const;
+    CmdResult create_cq(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult destroy_cq(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult query_cq(std::span<const uint8_t, kAqSqeBytes> e, std::span<uint8_t, 32> cqe);
+    CmdResult create_qp(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult modify_qp(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult query_qp(std::span<const uint8_t, kAqSqeBytes> e, std::span<uint8_t, 32> cqe);
+    CmdResult query_qp_cc(std::span<const uint8_t, kAqSqeBytes> e, std::span<uint8_t, 32> cqe);
+    CmdResult destroy_qp(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult reg_mr(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult dereg_mr(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult tlb_fill(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma);
     void set_state(Qp& qp, uint32_t state);
     void write_status_state(Qp& qp);
     // Reads a producer index from the QP's record into pi; true when it moved. A value behind
@@ -149,7 +161,8 @@ class Engine {
     Host& host_;
     EventQueue& events_;
     Counters cnt_;
-    EventFifo fifo_;
+    EventRing ceq_;
+    Events events_out_;
     Tlb tlb_;
     Memory mem_;
     CqWriter cqs_;

@@ -1,48 +1,35 @@
 // SPDX-License-Identifier: MIT
-// RDMA event queue: a bounded FIFO of events for the driver (EVENT_POP / EVENT_ARG* /
-// EVENT_LOST). Queuing an event raises MSI-X vector regs::kVecRdma; a full queue drops the
-// event and counts it in EVENT_LOST (the driver then resynchronises; a TLB miss is raised again
-// by the card until it is served, see rdma_tlb.hpp).
+// The RDMA engine's events for the driver: QP errors, SQ drained, CQ errors and TLB misses go to
+// the core's asynchronous event queue (AEQ), CQ notifications to the rdma block's completion
+// event queue (CEQ). Entries are built through the generated views (scenic/admin.hpp) and written
+// by the shared ring writer (scenic/event_ring.hpp); a full ring drops the event and counts it.
+// A TLB miss that was dropped is raised again by the TLB (rdma_tlb.hpp).
 #pragma once
-
-#include <array>
 #include <cstdint>
 
+#include "scenic/admin.hpp"
+#include "scenic/event_ring.hpp"
 #include "scenic/host.hpp"
 
 namespace scenic::rdma {
 
-class EventFifo {
+class Events {
   public:
-    static constexpr unsigned kDepth = 256;
-
-    EventFifo(Host& host, bool has_vector) : host_(host), has_vector_(has_vector) {}
-
-    // false: the queue was full, the event is lost (and counted).
-    bool push(uint32_t type, uint32_t id, uint32_t arg0 = 0, uint32_t arg1 = 0, uint32_t arg2 = 0);
-    // EVENT_POP: the oldest event word (0 when empty); its arguments become args().
-    uint32_t pop();
-    [[nodiscard]] const std::array<uint32_t, 3>& args() const { return latched_; }
-    [[nodiscard]] uint32_t lost() const { return lost_; }
-    [[nodiscard]] unsigned size() const { return count_; }
-    // Tests: use only the first n (1 .. kDepth) entries, a smaller ring that overflows sooner.
-    void set_capacity(unsigned n) { capacity_ = n == 0 || n > kDepth ? kDepth : n; }
+    Events(Host& host, EventRing& aeq, EventRing& ceq) : host_(host), aeq_(aeq), ceq_(ceq) {}
+    // Each returns false when the event was dropped.
+    bool qp_error(uint32_t qpn, admin::QpErr code, uint8_t syndrome = 0);
+    bool sq_drained(uint32_t qpn);
+    bool cq_error(uint32_t cqn, admin::CqErr code);
+    bool tlb_miss(uint32_t key, uint64_t page);
+    bool cq_notify(uint32_t cqn);
     [[nodiscard]] uint64_t now() { return host_.now_ns(); }
-    void reset();
+    [[nodiscard]] EventRing& aeq() { return aeq_; }
+    [[nodiscard]] EventRing& ceq() { return ceq_; }
 
   private:
-    struct Event {
-        uint32_t word = 0;
-        std::array<uint32_t, 3> args{};
-    };
     Host& host_;
-    bool has_vector_;
-    std::array<Event, kDepth> ring_{};
-    unsigned head_ = 0;
-    unsigned count_ = 0;
-    unsigned capacity_ = kDepth;
-    std::array<uint32_t, 3> latched_{};
-    uint32_t lost_ = 0;
+    EventRing& aeq_;
+    EventRing& ceq_;
 };
 
 }  // namespace scenic::rdma

@@ -19,7 +19,7 @@ namespace scenic::rdma {
 enum class MemStatus : uint8_t {
     kOk,
     kProt,  // key, PD, bounds or access refused
-    kMiss,  // a translation is missing (EV_TLB_MISS raised)
+    kMiss,  // a translation is missing (AEQ TLB_MISS raised)
     kDma,   // the host refused the DMA
 };
 
