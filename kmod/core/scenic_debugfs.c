@@ -3,6 +3,12 @@
  * SCENIC SmartNIC: debugfs, /sys/kernel/debug/scenic/<bdf>/
  *   regs     (read-only) every register block and its readable registers
  *   scratch  (read-write) CORE.SCRATCH, to see that a reset clears it
+ *   health   (read-only) recovery state and counters (scenic_health.c)
+ *   inject_fatal, inject_swap_ids (write 1): FAULT_INJECT.fatal / .swap_ids
+ *   inject_aq_stall, inject_aeq_stall (read-write 0/1): FAULT_INJECT.aq_stall
+ *	/ .aeq_stall. The card honours FAULT_INJECT only when it allows it
+ *	(model: -device scenic,fault-inject=on); the stall knobs then read back
+ *	what was written, otherwise the write fails with EOPNOTSUPP.
  */
 
 #include <linux/debugfs.h>
@@ -88,6 +94,107 @@ static const struct file_operations scenic_scratch_fops = {
 	.release = single_release,
 };
 
+static int scenic_health_dbg_show(struct seq_file *s, void *unused)
+{
+	scenic_health_show(s->private, s);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(scenic_health_dbg);
+
+#define SCENIC_INJECT_RW_BITS	(SCENIC_CORE_FAULT_INJECT_AQ_STALL_MASK | \
+				 SCENIC_CORE_FAULT_INJECT_AEQ_STALL_MASK)
+
+static int scenic_inject_get(struct scenic_dev *sdev, u32 mask, u64 *val)
+{
+	int err = 0;
+
+	mutex_lock(&sdev->lock);
+	if (sdev->in_reset || sdev->broken)
+		err = -EBUSY;
+	else
+		*val = !!(scenic_rd(sdev->core, SCENIC_CORE_FAULT_INJECT) & mask);
+	mutex_unlock(&sdev->lock);
+	return err;
+}
+
+/* @mask is a write-1-to-set bit, or one of the held (rw) stall bits. */
+static int scenic_inject_set(struct scenic_dev *sdev, u32 mask, u64 val)
+{
+	bool held = mask & SCENIC_INJECT_RW_BITS;
+	u32 cur, set;
+	int err = 0;
+
+	mutex_lock(&sdev->lock);
+	if (sdev->in_reset || sdev->broken) {
+		err = -EBUSY;
+		goto out;
+	}
+	cur = scenic_rd(sdev->core, SCENIC_CORE_FAULT_INJECT) &
+	      SCENIC_INJECT_RW_BITS;
+	if (held)
+		set = val ? cur | mask : cur & ~mask;
+	else if (val)
+		set = cur | mask;
+	else
+		goto out;
+	scenic_wr(sdev->core, SCENIC_CORE_FAULT_INJECT, set);
+	/* a card that does not allow injection reads 0 */
+	if (held && val &&
+	    !(scenic_rd(sdev->core, SCENIC_CORE_FAULT_INJECT) & mask))
+		err = -EOPNOTSUPP;
+out:
+	mutex_unlock(&sdev->lock);
+	return err;
+}
+
+static int scenic_inject_fatal_get(void *data, u64 *val)
+{
+	return scenic_inject_get(data, SCENIC_CORE_FAULT_INJECT_FATAL_MASK, val);
+}
+
+static int scenic_inject_fatal_set(void *data, u64 val)
+{
+	return scenic_inject_set(data, SCENIC_CORE_FAULT_INJECT_FATAL_MASK, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(scenic_inject_fatal_fops, scenic_inject_fatal_get,
+			 scenic_inject_fatal_set, "%llu\n");
+
+static int scenic_inject_swap_ids_get(void *data, u64 *val)
+{
+	return scenic_inject_get(data, SCENIC_CORE_FAULT_INJECT_SWAP_IDS_MASK, val);
+}
+
+static int scenic_inject_swap_ids_set(void *data, u64 val)
+{
+	return scenic_inject_set(data, SCENIC_CORE_FAULT_INJECT_SWAP_IDS_MASK, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(scenic_inject_swap_ids_fops, scenic_inject_swap_ids_get,
+			 scenic_inject_swap_ids_set, "%llu\n");
+
+static int scenic_inject_aq_stall_get(void *data, u64 *val)
+{
+	return scenic_inject_get(data, SCENIC_CORE_FAULT_INJECT_AQ_STALL_MASK, val);
+}
+
+static int scenic_inject_aq_stall_set(void *data, u64 val)
+{
+	return scenic_inject_set(data, SCENIC_CORE_FAULT_INJECT_AQ_STALL_MASK, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(scenic_inject_aq_stall_fops, scenic_inject_aq_stall_get,
+			 scenic_inject_aq_stall_set, "%llu\n");
+
+static int scenic_inject_aeq_stall_get(void *data, u64 *val)
+{
+	return scenic_inject_get(data, SCENIC_CORE_FAULT_INJECT_AEQ_STALL_MASK, val);
+}
+
+static int scenic_inject_aeq_stall_set(void *data, u64 val)
+{
+	return scenic_inject_set(data, SCENIC_CORE_FAULT_INJECT_AEQ_STALL_MASK, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(scenic_inject_aeq_stall_fops, scenic_inject_aeq_stall_get,
+			 scenic_inject_aeq_stall_set, "%llu\n");
+
 void scenic_debugfs_init(void)
 {
 	scenic_dbg_root = debugfs_create_dir(SCENIC_DRV_NAME, NULL);
@@ -107,6 +214,16 @@ void scenic_debugfs_add(struct scenic_dev *sdev)
 			    &scenic_regs_fops);
 	debugfs_create_file("scratch", 0600, sdev->dbg_dir, sdev,
 			    &scenic_scratch_fops);
+	debugfs_create_file("health", 0400, sdev->dbg_dir, sdev,
+			    &scenic_health_dbg_fops);
+	debugfs_create_file_unsafe("inject_fatal", 0600, sdev->dbg_dir, sdev,
+				   &scenic_inject_fatal_fops);
+	debugfs_create_file_unsafe("inject_swap_ids", 0600, sdev->dbg_dir,
+				   sdev, &scenic_inject_swap_ids_fops);
+	debugfs_create_file_unsafe("inject_aq_stall", 0600, sdev->dbg_dir,
+				   sdev, &scenic_inject_aq_stall_fops);
+	debugfs_create_file_unsafe("inject_aeq_stall", 0600, sdev->dbg_dir,
+				   sdev, &scenic_inject_aeq_stall_fops);
 }
 
 void scenic_debugfs_remove(struct scenic_dev *sdev)

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * SCENIC SmartNIC: devlink. `devlink dev info pci/<bdf>` shows the driver,
- * the board (CORE.ID.platform) and the running bitstream (CORE.BUILD_ID).
+ * the board (CORE.ID.platform) and the running bitstream (CORE.BUILD_ID);
+ * `devlink dev reload pci/<bdf>` (action driver_reinit) recovers the card
+ * as after a fault (scenic_health.c). The health reporter "card" is created
+ * by scenic_health.c.
  */
 
 #include <net/devlink.h>
@@ -35,8 +38,40 @@ static int scenic_devlink_info_get(struct devlink *devlink,
 						buf);
 }
 
+static int scenic_devlink_reload_down(struct devlink *devlink,
+				      bool netns_change,
+				      enum devlink_reload_action action,
+				      enum devlink_reload_limit limit,
+				      struct netlink_ext_ack *extack)
+{
+	if (netns_change) {
+		NL_SET_ERR_MSG_MOD(extack, "moving the card to another namespace is not supported");
+		return -EOPNOTSUPP;
+	}
+	if (action != DEVLINK_RELOAD_ACTION_DRIVER_REINIT)
+		return -EOPNOTSUPP;
+	return scenic_health_reload_down(devlink_priv(devlink), extack);
+}
+
+static int scenic_devlink_reload_up(struct devlink *devlink,
+				    enum devlink_reload_action action,
+				    enum devlink_reload_limit limit,
+				    u32 *actions_performed,
+				    struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = scenic_health_reload_up(devlink_priv(devlink), extack);
+	if (!err)
+		*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
+	return err;
+}
+
 static const struct devlink_ops scenic_devlink_ops = {
 	.info_get = scenic_devlink_info_get,
+	.reload_actions = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT),
+	.reload_down = scenic_devlink_reload_down,
+	.reload_up = scenic_devlink_reload_up,
 };
 
 /* The card's state lives in the devlink private area. */
@@ -56,6 +91,10 @@ struct scenic_dev *scenic_devlink_alloc(struct pci_dev *pdev)
 
 void scenic_devlink_register(struct scenic_dev *sdev)
 {
+#ifdef SCENIC_HAVE_DEVLINK_SET_FEATURES
+	/* up to 6.2 reload must be enabled; later kernels allow it always */
+	devlink_set_features(sdev->devlink, DEVLINK_F_RELOAD);
+#endif
 	devlink_register(sdev->devlink);
 }
 

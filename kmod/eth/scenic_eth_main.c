@@ -535,6 +535,12 @@ static struct scenic_aux_driver scenic_eth_driver = {
 	},
 	.reset_prepare = scenic_eth_reset_prepare,
 	.reset_done = scenic_eth_reset_done,
+	/*
+	 * Card fault: the netdev stays registered; stop the queues, detach and
+	 * stop the rings' DMA as before an FLR (bounded waits), and come back
+	 * in reset_done once the core has recovered the card.
+	 */
+	.fatal = scenic_eth_reset_prepare,
 };
 
 static int __init scenic_eth_init(void)

@@ -420,6 +420,29 @@ static void scenic_rdma_reset_done(struct scenic_aux_dev *sadev, int status)
 			  status);
 }
 
+/*
+ * Card fault, reload or FLR: the card lost every object. Users get
+ * IB_EVENT_DEVICE_FATAL and every verb fails with -EIO; the core then
+ * deletes this device and creates a new one once the card is recovered.
+ */
+static void scenic_rdma_fatal(struct scenic_aux_dev *sadev)
+{
+	struct scenic_rdma_dev *sdev = auxiliary_get_drvdata(&sadev->adev);
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+		.element.port_num = SCENIC_RDMA_PORT,
+	};
+
+	WRITE_ONCE(sdev->dead, true);
+	if (READ_ONCE(sdev->registered))
+		ib_dispatch_event(&ev);
+	rtnl_lock();
+	scenic_rdma_port_event(sdev);
+	rtnl_unlock();
+	ibdev_err(&sdev->ibdev, "card failure: all RDMA resources are lost; the device is created again once the card is recovered\n");
+}
+
 static const struct auxiliary_device_id scenic_rdma_id_table[] = {
 	{ .name = "scenic." SCENIC_AUX_RDMA },
 	{}
@@ -435,6 +458,7 @@ static struct scenic_aux_driver scenic_rdma_driver = {
 	},
 	.reset_prepare = scenic_rdma_reset_prepare,
 	.reset_done = scenic_rdma_reset_done,
+	.fatal = scenic_rdma_fatal,
 };
 
 static int __init scenic_rdma_init(void)
