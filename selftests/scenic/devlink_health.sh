@@ -29,6 +29,8 @@ rec_traffic_start "$REC_PORT0"
 if [ "$NODE" = 1 ]; then
 	tap_result "devlink health set grace_period 60000 auto_recover true" "$($DEVLINK health set "$DL" reporter card grace_period 60000 auto_recover true 2>&1)" \
 		$DEVLINK health set "$DL" reporter card grace_period 60000 auto_recover true
+	# devlink keeps the dump of an earlier fault (an earlier test's) until it is cleared
+	$DEVLINK health dump clear "$DL" reporter card 2>/dev/null
 	na0=$(rec_count 'not recovered automatically')
 	rc0=$(rec_count 'recovered from')
 	echo 1 >"$DBG/inject_fatal"
