@@ -187,16 +187,6 @@ struct scenic_cq_dbrec {
 	__le32 reserved;
 };
 
-enum scenic_qp_state {	/* the values of enum ib_qp_state */
-	SCENIC_QPS_RESET = 0,
-	SCENIC_QPS_INIT = 1,
-	SCENIC_QPS_RTR = 2,
-	SCENIC_QPS_RTS = 3,
-	SCENIC_QPS_SQD = 4,
-	SCENIC_QPS_SQE = 5,
-	SCENIC_QPS_ERR = 6,
-};
-
 /* ---- commands (CMD_OP) and their arguments (CMD_ARGn) ---- */
 enum scenic_rdma_cmd {
 	/*

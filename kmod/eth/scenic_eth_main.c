@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * SCENIC SmartNIC: scenic_eth.ko, the fallback-path netdev. Auxiliary
- * driver probe/remove, FLR handling, the netdev operations, and the 1 s
- * service work (link state, card counters).
+ * driver probe/remove, FLR handling, the netdev operations, the 1 s
+ * service work (card counters) and the card's LINK events (carrier).
  */
 
+#include <linux/bitfield.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
@@ -51,12 +52,38 @@ static void scenic_eth_update_link(struct scenic_eth *eth)
 	}
 }
 
+/* AEQ LINK entries; the core's IRQ thread (no admin commands here). */
+static void scenic_eth_aeq_event(void *priv, const struct scenic_aeqe *ev)
+{
+	const struct scenic_aeqe_link *link = (const void *)ev;
+	struct scenic_eth *eth = priv;
+
+	if (ev->hdr.type != SCENIC_AEQ_TYPE_LINK || eth->in_reset || eth->dead)
+		return;
+	if (FIELD_GET(SCENIC_AEQE_LINK_UP_MASK, link->up)) {
+		if (!netif_carrier_ok(eth->netdev))
+			netif_carrier_on(eth->netdev);
+	} else if (netif_carrier_ok(eth->netdev)) {
+		netif_carrier_off(eth->netdev);
+	}
+}
+
+/* LINK events were lost: the LINK register has the current state. */
+static void scenic_eth_aeq_resync(void *priv)
+{
+	scenic_eth_update_link(priv);
+}
+
+static const struct scenic_aux_event_ops scenic_eth_event_ops = {
+	.event = scenic_eth_aeq_event,
+	.resync = scenic_eth_aeq_resync,
+};
+
 static void scenic_eth_service(struct work_struct *work)
 {
 	struct scenic_eth *eth = container_of(to_delayed_work(work),
 					      struct scenic_eth, service_work);
 
-	scenic_eth_update_link(eth);
 	scenic_eth_hw_stats_fold(eth);
 	schedule_delayed_work(&eth->service_work, HZ);
 }
@@ -423,6 +450,11 @@ static int scenic_eth_probe(struct auxiliary_device *adev,
 		goto err_napi;
 	}
 	schedule_delayed_work(&eth->service_work, 0);
+	err = scenic_aux_events_register(sadev, &scenic_eth_event_ops, eth);
+	if (err)
+		netdev_warn(netdev, "no LINK events (%d): carrier follows the LINK register at start and reset only\n",
+			    err);
+	scenic_eth_update_link(eth);
 	netdev_info(netdev, "SCENIC fallback path: MAC %pM, MTU %u..%u, vector %d (irq %d)\n",
 		    netdev->dev_addr, netdev->min_mtu, netdev->max_mtu,
 		    SCENIC_VEC_ETH, irq);
@@ -443,6 +475,7 @@ static void scenic_eth_remove(struct auxiliary_device *adev)
 	struct scenic_eth *eth = auxiliary_get_drvdata(adev);
 	struct net_device *netdev = eth->netdev;
 
+	scenic_aux_events_unregister(eth->sadev);
 	/* ndo_stop takes the datapath down */
 	unregister_netdev(netdev);
 	cancel_work_sync(&eth->reset_work);
@@ -515,6 +548,8 @@ static void scenic_eth_reset_done(struct scenic_aux_dev *sadev, int status)
 		}
 	}
 	netif_device_attach(netdev);
+	/* LINK events from before the reset are gone: read the register */
+	scenic_eth_update_link(eth);
 	rtnl_unlock();
 	schedule_delayed_work(&eth->service_work, 0);
 	netdev_info(netdev, "back after a function-level reset\n");

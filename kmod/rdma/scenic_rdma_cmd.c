@@ -1,117 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * SCENIC SmartNIC: scenic_rdma.ko command mailbox. The card executes a
- * command within the write of CMD_OP (uapi/scenic_rdma.h), so a command is
- * a sequence of register accesses under one mutex; no completion wait.
+ * SCENIC SmartNIC: scenic_rdma.ko admin commands. Every command is a
+ * generated request struct (uapi/scenic_admin.h) submitted through the
+ * core's admin queue (scenic_aq_exec()); this file adds the RDMA function's
+ * error counter and log lines.
  */
 
 #include "scenic_rdma_drv.h"
 
-static const char * const scenic_rdma_cmd_names[] = {
-	[SCENIC_RDMA_CMD_CREATE_CQ] = "CREATE_CQ",
-	[SCENIC_RDMA_CMD_DESTROY_CQ] = "DESTROY_CQ",
-	[SCENIC_RDMA_CMD_CREATE_QP] = "CREATE_QP",
-	[SCENIC_RDMA_CMD_MODIFY_QP] = "MODIFY_QP",
-	[SCENIC_RDMA_CMD_QUERY_QP] = "QUERY_QP",
-	[SCENIC_RDMA_CMD_DESTROY_QP] = "DESTROY_QP",
-	[SCENIC_RDMA_CMD_REG_MR] = "REG_MR",
-	[SCENIC_RDMA_CMD_DEREG_MR] = "DEREG_MR",
-	[SCENIC_RDMA_CMD_TLB_FILL] = "TLB_FILL",
-	[SCENIC_RDMA_CMD_QUERY_QP_CC] = "QUERY_QP_CC",
-	[SCENIC_RDMA_CMD_TLB_FILL_PAGES] = "TLB_FILL_PAGES",
-};
-
-const char *scenic_rdma_cmd_name(u32 op)
-{
-	if (op < ARRAY_SIZE(scenic_rdma_cmd_names) && scenic_rdma_cmd_names[op])
-		return scenic_rdma_cmd_names[op];
-	return "?";
-}
-
-static const char *scenic_rdma_status_name(u32 status)
-{
-	switch (status) {
-	case SCENIC_RDMA_ERR_BAD_OP:
-		return "unknown command";
-	case SCENIC_RDMA_ERR_BAD_INDEX:
-		return "index out of range";
-	case SCENIC_RDMA_ERR_BUSY:
-		return "busy";
-	case SCENIC_RDMA_ERR_NOT_FOUND:
-		return "no such object";
-	case SCENIC_RDMA_ERR_BAD_ARG:
-		return "bad argument";
-	case SCENIC_RDMA_ERR_BAD_STATE:
-		return "bad state";
-	default:
-		return "unknown status";
-	}
-}
-
-static int scenic_rdma_status_errno(u32 status)
-{
-	switch (status) {
-	case SCENIC_RDMA_OK:
-		return 0;
-	case SCENIC_RDMA_ERR_BAD_OP:
-		return -EOPNOTSUPP;
-	case SCENIC_RDMA_ERR_BUSY:
-		return -EBUSY;
-	case SCENIC_RDMA_ERR_NOT_FOUND:
-		return -ENOENT;
-	case SCENIC_RDMA_ERR_BAD_INDEX:
-	case SCENIC_RDMA_ERR_BAD_ARG:
-	case SCENIC_RDMA_ERR_BAD_STATE:
-		return -EINVAL;
-	default:
-		return -EIO;
-	}
-}
-
 /**
- * scenic_rdma_cmd_exec - run one card command
+ * scenic_rdma_cmd_exec - run one admin command
  * @sdev: the device
- * @op: SCENIC_RDMA_CMD_*
- * @cmd: arguments in, CMD_RES0..3 out (also on failure)
+ * @cmd: the request (hdr.opcode set)
+ * @len: bytes of @cmd
+ * @res: NULL or the result struct
+ * @res_len: bytes of @res
  *
- * Return: 0, -EIO when the card is gone or being reset, or the errno of the
- * card's SCENIC_RDMA_ERR_* status (logged, rate limited).
+ * Return: 0, -EIO when the card is dead or being recovered (teardown
+ * commands return 0 then), -ETIMEDOUT, or the errno of the card's status
+ * (logged, rate limited).
  */
-int scenic_rdma_cmd_exec(struct scenic_rdma_dev *sdev, u32 op,
-			 struct scenic_rdma_mbox *cmd)
+int scenic_rdma_cmd_exec(struct scenic_rdma_dev *sdev, const void *cmd,
+			 size_t len, void *res, size_t res_len)
 {
-	unsigned int i;
-	u32 status;
+	const struct scenic_aq_sqe_hdr *hdr = cmd;
+	struct scenic_aq_cqe cqe = {};
+	__le32 arg0 = 0;
 	int err;
 
-	if (WARN_ON_ONCE(cmd->nargs > SCENIC_RDMA_CMD_MAX_ARGS))
-		return -EINVAL;
-
-	mutex_lock(&sdev->cmd_lock);
 	if (scenic_rdma_dead(sdev)) {
-		mutex_unlock(&sdev->cmd_lock);
-		return -EIO;
+		switch (hdr->opcode) {
+		case SCENIC_AQ_OP_DESTROY_CQ:
+		case SCENIC_AQ_OP_DESTROY_QP:
+		case SCENIC_AQ_OP_DEREG_MR:
+			return 0;
+		default:
+			return -EIO;
+		}
 	}
-	for (i = 0; i < cmd->nargs; i++)
-		scenic_rdma_wr(sdev, SCENIC_RDMA_CMD_ARG0 + 4 * i, cmd->arg[i]);
-	scenic_rdma_wr(sdev, SCENIC_RDMA_CMD_OP, op);
-	status = scenic_rdma_rd(sdev, SCENIC_RDMA_CMD_STATUS);
-	for (i = 0; i < ARRAY_SIZE(cmd->res); i++)
-		cmd->res[i] = scenic_rdma_rd(sdev, SCENIC_RDMA_CMD_RES0 + 4 * i);
-	mutex_unlock(&sdev->cmd_lock);
-
-	if (status == ~0U) {	/* all-ones: the device is gone */
-		atomic64_inc(&sdev->sw.cmd_errors);
-		ibdev_err_ratelimited(&sdev->ibdev, "%s: card not responding\n",
-				      scenic_rdma_cmd_name(op));
-		return -EIO;
+	if (!res) {
+		res = &cqe;
+		res_len = sizeof(cqe);
 	}
-	err = scenic_rdma_status_errno(status);
-	if (err) {
-		atomic64_inc(&sdev->sw.cmd_errors);
-		ibdev_err_ratelimited(&sdev->ibdev, "%s(0x%x) failed: %s (%u)\n",
-				      scenic_rdma_cmd_name(op), cmd->arg[0],
-				      scenic_rdma_status_name(status), status);
-	}
+	err = scenic_aq_exec(sdev->sadev->core, cmd, len, res, res_len);
+	if (!err)
+		return 0;
+	atomic64_inc(&sdev->sw.cmd_errors);
+	if (err == -EIO)	/* dead: the core logged the cause once */
+		return err;
+	if (len >= sizeof(*hdr) + sizeof(arg0))
+		memcpy(&arg0, (const u8 *)cmd + sizeof(*hdr), sizeof(arg0));
+	if (res != &cqe && res_len >= sizeof(cqe.hdr))
+		memcpy(&cqe.hdr, res, sizeof(cqe.hdr));
+	ibdev_err_ratelimited(&sdev->ibdev, "%s(0x%x) failed: %d (card status %u, syndrome 0x%x)\n",
+			      scenic_aq_op_name(hdr->opcode),
+			      le32_to_cpu(arg0), err, cqe.hdr.status,
+			      le16_to_cpu(cqe.hdr.syndrome));
 	return err;
 }

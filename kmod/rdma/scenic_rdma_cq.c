@@ -54,7 +54,12 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 	struct scenic_rdma_cq *cq = to_scq(ibcq);
 	struct scenic_ibv_create_cq_resp resp = {};
 	struct scenic_ibv_create_cq cmd = {};
-	struct scenic_rdma_mbox hw = {};
+	struct scenic_aq_create_cq create = {
+		.hdr.opcode = SCENIC_AQ_OP_CREATE_CQ,
+	};
+	struct scenic_aq_destroy_cq destroy = {
+		.hdr.opcode = SCENIC_AQ_OP_DESTROY_CQ,
+	};
 	struct scenic_rdma_ucontext *suctx;
 	struct ib_ucontext *uctx;
 	u32 entries;
@@ -136,14 +141,12 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 		goto err_ring;
 	}
 
-	hw.arg[0] = cq->cqn;
-	hw.arg[1] = lower_32_bits(cq->ring.dma_addr);
-	hw.arg[2] = upper_32_bits(cq->ring.dma_addr);
-	hw.arg[3] = ilog2(entries);
-	hw.arg[4] = lower_32_bits(cq->dbrec.dma_addr);
-	hw.arg[5] = upper_32_bits(cq->dbrec.dma_addr);
-	hw.nargs = 6;
-	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_CREATE_CQ, &hw);
+	create.cqn = cpu_to_le32(cq->cqn);
+	create.log2_entries = FIELD_PREP(SCENIC_AQ_CREATE_CQ_LOG2_ENTRIES_MASK,
+					 ilog2(entries));
+	create.ring_addr = cpu_to_le64(cq->ring.dma_addr);
+	create.dbrec_addr = cpu_to_le64(cq->dbrec.dma_addr);
+	err = scenic_rdma_cmd(sdev, &create);
 	if (err)
 		goto err_db;
 	err = xa_insert(&sdev->cq_xa, cq->cqn, cq, GFP_KERNEL);
@@ -164,8 +167,8 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 err_xa:
 	xa_erase(&sdev->cq_xa, cq->cqn);
 err_hw:
-	hw = (struct scenic_rdma_mbox){ .arg = { cq->cqn }, .nargs = 1 };
-	scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DESTROY_CQ, &hw);
+	destroy.cqn = cpu_to_le32(cq->cqn);
+	scenic_rdma_cmd(sdev, &destroy);
 	scenic_rdma_events_drain(sdev);
 err_db:
 	scenic_dma_buf_release(sdev, &cq->dbrec);
@@ -185,7 +188,10 @@ int scenic_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct scenic_rdma_dev *sdev = to_sdev(ibcq->device);
 	struct scenic_rdma_cq *cq = to_scq(ibcq);
-	struct scenic_rdma_mbox hw = { .arg = { cq->cqn }, .nargs = 1 };
+	struct scenic_aq_destroy_cq destroy = {
+		.hdr.opcode = SCENIC_AQ_OP_DESTROY_CQ,
+		.cqn = cpu_to_le32(cq->cqn),
+	};
 	int err;
 
 	if (cq->sw) {
@@ -193,7 +199,7 @@ int scenic_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		return 0;
 	}
 	/* -EIO: the card is dead or was reset and has forgotten the CQ */
-	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DESTROY_CQ, &hw);
+	err = scenic_rdma_cmd(sdev, &destroy);
 	if (err && err != -EIO)
 		return err;
 	/* takes the lock the event handler holds while it calls comp_handler */

@@ -9,6 +9,7 @@
 #define _SCENIC_RDMA_DRV_H
 
 #include <linux/atomic.h>
+#include <linux/bitfield.h>
 #include <linux/completion.h>
 #include <linux/idr.h>
 #include <linux/io.h>
@@ -23,6 +24,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "scenic_aux.h"
+#include "scenic_codes.h"
 #include "scenic_rdma.h"
 #include "rdma/scenic-abi.h"
 
@@ -55,8 +57,12 @@ struct scenic_gsi_qp;
 	offsetof(struct scenic_ibv_create_qp_resp, dbrec_mmap_key)
 #define SCENIC_CREATE_CQ_RESP_MIN \
 	offsetof(struct scenic_ibv_create_cq_resp, dbrec_mmap_key)
-/* TLB_FILL_PAGES table: SCENIC_RDMA_TLB_FILL_MAX __le64, one page */
+/* TLB_FILL: up to 12 pages in the entry, up to 512 in an indirect table */
+#define SCENIC_RDMA_TLB_FILL_DIRECT	ARRAY_SIZE(((struct scenic_aq_tlb_fill *)0)->page)
+#define SCENIC_RDMA_TLB_FILL_MAX	512
 #define SCENIC_RDMA_FILL_TBL_BYTES	(SCENIC_RDMA_TLB_FILL_MAX * sizeof(__le64))
+/* TLB misses queued for the fill work; the card re-raises what is dropped */
+#define SCENIC_RDMA_MISS_QUEUE	64
 /* TLB entries prefilled at reg_user_mr: the rest come on misses */
 #define SCENIC_RDMA_PREFILL_DIV	2
 /* Sanity bounds for the card's MAX_* registers. */
@@ -90,6 +96,8 @@ struct scenic_rdma_sw_stats {
 	atomic64_t gsi_rx;		/* QP1 datagrams delivered */
 	atomic64_t gsi_rx_drops;	/* malformed, bad ICRC, Q_Key, no WQE */
 	atomic64_t event_resyncs;	/* rescans after lost events */
+	atomic64_t ceq_overflows;	/* CEQ OVERFLOW entries */
+	atomic64_t tlb_miss_dropped;	/* miss queue full (the card re-raises) */
 	atomic64_t mem_refused;		/* rings or MRs beyond a user's limits */
 };
 
@@ -103,13 +111,14 @@ struct scenic_rdma_sw_stats {
  * @max_qp, @max_cq, @max_mr, @tlb_entries: the card's RDMA.MAX_* registers
  * @num_scus: SCU slots (SCU.NUM_SLOTS, at most SCENIC_MAX_SCUS)
  * @irq: Linux irq of MSI-X vector SCENIC_VEC_RDMA
- * @cmd_lock: serializes the command mailbox
- * @fill_tbl, @fill_tbl_dma: the TLB_FILL_PAGES table (coherent, one page);
- *	NULL on a card whose RDMA block is 1.0 (per-page TLB_FILL only)
+ * @fill_tbl, @fill_tbl_dma: the indirect TLB_FILL table (coherent, one page)
  * @fill_lock: serializes the use of @fill_tbl
- * @ev_lock: serializes popping and handling card events (the IRQ thread
- *	and destroy's drain)
- * @ev_lost_seen: EVENT_LOST at the last resynchronisation (@ev_lock)
+ * @ev_lock: serializes reading the CEQ (the IRQ thread and destroy's drain)
+ * @ceq, @ceq_dma, @ceq_log2, @ceq_head: the completion event queue
+ * @wq: ordered workqueue for event work that needs admin commands
+ * @miss_lock, @miss, @miss_n: TLB misses waiting for @miss_work
+ * @miss_work: fills them
+ * @resync_work: rebuilds QP and CQ error state after lost AEQ events
  * @pd_ida, @qp_ida, @cq_ida, @mr_ida: hardware object numbers; a QP or CQ
  *	number is freed by its doorbell page's mmap entry, i.e. only after
  *	destroy and the last user mapping of the page
@@ -146,12 +155,25 @@ struct scenic_rdma_dev {
 	int irq;
 	char irq_name[40];
 
-	struct mutex cmd_lock;	/* the command mailbox */
 	__le64 *fill_tbl;
 	dma_addr_t fill_tbl_dma;
 	struct mutex fill_lock;	/* fill_tbl */
-	struct mutex ev_lock;	/* EVENT_POP and the latched EVENT_ARG* */
-	u32 ev_lost_seen;
+	struct mutex ev_lock;	/* the CEQ consumer */
+	struct scenic_ceqe *ceq;
+	dma_addr_t ceq_dma;
+	unsigned int ceq_log2;
+	u32 ceq_head;
+	bool ceq_running;
+
+	struct workqueue_struct *wq;
+	spinlock_t miss_lock;	/* miss, miss_n */
+	struct {
+		u32 key;
+		u64 iova;
+	} miss[SCENIC_RDMA_MISS_QUEUE];
+	unsigned int miss_n;
+	struct work_struct miss_work;
+	struct work_struct resync_work;
 
 	struct ida pd_ida;
 	struct ida qp_ida;
@@ -245,6 +267,7 @@ struct scenic_rdma_cq {
 	struct scenic_dma_buf ring;
 	struct scenic_dma_buf dbrec;	/* struct scenic_cq_dbrec */
 	struct rdma_user_mmap_entry *db_entry;
+	bool err_reported;	/* IB_EVENT_CQ_ERR was delivered */
 };
 
 struct scenic_rdma_qp {
@@ -266,6 +289,8 @@ struct scenic_rdma_qp {
 	struct scenic_gsi_qp *gsi;	/* QP1: the software GSI, not on the card */
 	/* an error event was delivered (or the user asked for ERR) since RESET */
 	bool err_reported;
+	/* SQ_DRAINED was delivered since the last move to SQD or RESET */
+	bool drained_reported;
 };
 
 /* A kernel address handle (the GSI's): RoCE v2 over IPv4. */
@@ -350,18 +375,19 @@ static inline bool scenic_rdma_dead(const struct scenic_rdma_dev *sdev)
 	return READ_ONCE(sdev->dead);
 }
 
-/* scenic_rdma_cmd.c: the command mailbox */
-#define SCENIC_RDMA_CMD_MAX_ARGS	24
-
-struct scenic_rdma_mbox {
-	u32 arg[SCENIC_RDMA_CMD_MAX_ARGS];
-	unsigned int nargs;	/* CMD_ARG0 .. nargs-1 are written */
-	u32 res[4];
-};
-
-int scenic_rdma_cmd_exec(struct scenic_rdma_dev *sdev, u32 op,
-			 struct scenic_rdma_mbox *cmd);
-const char *scenic_rdma_cmd_name(u32 op);
+/* scenic_rdma_cmd.c: admin commands through the core's admin queue */
+int scenic_rdma_cmd_exec(struct scenic_rdma_dev *sdev, const void *cmd,
+			 size_t len, void *res, size_t res_len);
+/* @c: a request struct with hdr.opcode set; @r: its result struct */
+#define scenic_rdma_cmd(sdev, c) ({					\
+	typeof(c) _c = (c);						\
+	scenic_rdma_cmd_exec(sdev, _c, sizeof(*_c), NULL, 0);		\
+})
+#define scenic_rdma_cmd_res(sdev, c, r) ({				\
+	typeof(c) _c = (c);						\
+	typeof(r) _r = (r);						\
+	scenic_rdma_cmd_exec(sdev, _c, sizeof(*_c), _r, sizeof(*_r));	\
+})
 
 /* scenic_rdma_verbs.c: device, port, ucontext, PD, mmap */
 int scenic_rdma_query_device(struct ib_device *ibdev,
@@ -428,6 +454,10 @@ int scenic_rdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			 int mask, struct ib_qp_init_attr *init_attr);
 int scenic_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int scenic_rdma_qp_hw_query(struct scenic_rdma_dev *sdev,
+			    struct scenic_rdma_qp *qp,
+			    struct scenic_acq_query_qp *res,
+			    enum ib_qp_state *state);
 
 /* scenic_rdma_gsi.c: QP1 in software over a kernel UDP socket */
 void scenic_gsi_init(struct scenic_rdma_dev *sdev);
@@ -462,11 +492,15 @@ struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				      struct ib_udata *udata);
 int scenic_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void scenic_rdma_tlb_miss(struct scenic_rdma_dev *sdev, u32 key, u64 iova);
+int scenic_rdma_tlb_fill(struct scenic_rdma_dev *sdev, u32 key, u64 iova,
+			 const dma_addr_t *pages, unsigned int count);
 
 /* scenic_rdma_events.c */
 int scenic_rdma_events_init(struct scenic_rdma_dev *sdev);
 void scenic_rdma_events_fini(struct scenic_rdma_dev *sdev);
 void scenic_rdma_events_drain(struct scenic_rdma_dev *sdev);
+void scenic_rdma_events_stop(struct scenic_rdma_dev *sdev);
+int scenic_rdma_events_start(struct scenic_rdma_dev *sdev);
 
 /* scenic_rdma_stats.c */
 void scenic_rdma_stats_init(struct scenic_rdma_dev *sdev);

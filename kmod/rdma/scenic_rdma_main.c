@@ -272,7 +272,6 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 	sdev->sadev = sadev;
 	sdev->dmadev = &sadev->pdev->dev;
 	sdev->regs = blk->base;
-	mutex_init(&sdev->cmd_lock);
 	mutex_init(&sdev->fill_lock);
 	mutex_init(&sdev->reg_lock);
 	ida_init(&sdev->pd_ida);
@@ -288,12 +287,14 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 	err = scenic_rdma_read_limits(sdev);
 	if (err)
 		goto err_dealloc;
-	/* RDMA block 1.1 has TLB_FILL_PAGES; without the table: page by page */
-	if (SCENIC_BLK_VERSION_MINOR(blk->version) >= 1)
-		sdev->fill_tbl = dma_alloc_coherent(sdev->dmadev,
-						    SCENIC_RDMA_FILL_TBL_BYTES,
-						    &sdev->fill_tbl_dma,
-						    GFP_KERNEL);
+	/* the indirect TLB_FILL table */
+	sdev->fill_tbl = dma_alloc_coherent(sdev->dmadev,
+					    SCENIC_RDMA_FILL_TBL_BYTES,
+					    &sdev->fill_tbl_dma, GFP_KERNEL);
+	if (!sdev->fill_tbl) {
+		err = -ENOMEM;
+		goto err_dealloc;
+	}
 
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = 1;
@@ -376,7 +377,6 @@ static void scenic_rdma_remove(struct auxiliary_device *adev)
 	ida_destroy(&sdev->cq_ida);
 	ida_destroy(&sdev->mr_ida);
 	scenic_rdma_free_fill_tbl(sdev);
-	mutex_destroy(&sdev->cmd_lock);
 	mutex_destroy(&sdev->fill_lock);
 	mutex_destroy(&sdev->reg_lock);
 	ib_dealloc_device(&sdev->ibdev);
@@ -396,9 +396,8 @@ static void scenic_rdma_reset_prepare(struct scenic_aux_dev *sadev)
 		.element.port_num = SCENIC_RDMA_PORT,
 	};
 
-	mutex_lock(&sdev->cmd_lock);
+	scenic_rdma_events_stop(sdev);
 	WRITE_ONCE(sdev->dead, true);
-	mutex_unlock(&sdev->cmd_lock);
 	disable_irq(sdev->irq);
 
 	if (READ_ONCE(sdev->registered))

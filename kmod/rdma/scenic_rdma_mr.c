@@ -3,7 +3,7 @@
  * SCENIC SmartNIC: scenic_rdma.ko memory regions and the on-card TLB (paper
  * section 7.2). reg_user_mr pins the pages, records the DMA address of every
  * 4 KiB page of the iova range, registers the MR with the card and prefills
- * part of the TLB; the rest comes on SCENIC_RDMA_EV_TLB_MISS. User space
+ * part of the TLB; the rest comes on the card's TLB_MISS events. User space
  * never sees a DMA address.
  */
 
@@ -22,77 +22,77 @@
 				 IB_ACCESS_REMOTE_READ |		\
 				 IB_ACCESS_REMOTE_ATOMIC)
 
-static u32 scenic_mr_access(int access)
+static u8 scenic_mr_access(int access)
 {
-	u32 a = 0;
+	u8 a = 0;
 
 	if (access & IB_ACCESS_LOCAL_WRITE)
-		a |= SCENIC_MR_ACCESS_LOCAL_WRITE;
+		a |= SCENIC_ACCESS_LOCAL_WRITE;
 	if (access & IB_ACCESS_REMOTE_WRITE)
-		a |= SCENIC_MR_ACCESS_REMOTE_WRITE;
+		a |= SCENIC_ACCESS_REMOTE_WRITE;
 	if (access & IB_ACCESS_REMOTE_READ)
-		a |= SCENIC_MR_ACCESS_REMOTE_READ;
+		a |= SCENIC_ACCESS_REMOTE_READ;
 	if (access & IB_ACCESS_REMOTE_ATOMIC)
-		a |= SCENIC_MR_ACCESS_REMOTE_ATOMIC;
+		a |= SCENIC_ACCESS_REMOTE_ATOMIC;
 	return a;
 }
 
-static int scenic_mr_tlb_fill(struct scenic_rdma_dev *sdev,
-			      struct scenic_rdma_mr *mr, unsigned long page)
+/**
+ * scenic_rdma_tlb_fill - one TLB_FILL command
+ * @sdev: the device
+ * @key: the MR
+ * @iova: the iova of the first page (4 KiB aligned)
+ * @pages: the DMA address of each page
+ * @count: 1 .. SCENIC_RDMA_TLB_FILL_MAX pages: up to
+ *	SCENIC_RDMA_TLB_FILL_DIRECT in the entry, more through the indirect
+ *	table
+ */
+int scenic_rdma_tlb_fill(struct scenic_rdma_dev *sdev, u32 key, u64 iova,
+			 const dma_addr_t *pages, unsigned int count)
 {
-	u64 iova = mr->first_page + ((u64)page << SCENIC_RDMA_PAGE_SHIFT);
-	struct scenic_rdma_mbox hw = {
-		.arg = {
-			mr->key,
-			lower_32_bits(iova), upper_32_bits(iova),
-			lower_32_bits(mr->pages[page]),
-			upper_32_bits(mr->pages[page]),
-		},
-		.nargs = 5,
+	struct scenic_aq_tlb_fill c = {
+		.hdr.opcode = SCENIC_AQ_OP_TLB_FILL,
+		.key = cpu_to_le32(key),
+		.count = cpu_to_le16(count),
+		.iova = cpu_to_le64(iova),
 	};
+	unsigned int i;
 	int err;
 
-	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_TLB_FILL, &hw);
+	if (WARN_ON_ONCE(!count || count > SCENIC_RDMA_TLB_FILL_MAX))
+		return -EINVAL;
+	if (count <= SCENIC_RDMA_TLB_FILL_DIRECT) {
+		for (i = 0; i < count; i++)
+			c.page[i] = cpu_to_le64(pages[i]);
+		err = scenic_rdma_cmd(sdev, &c);
+	} else {
+		c.flags = FIELD_PREP(SCENIC_AQ_TLB_FILL_INDIRECT_MASK, 1);
+		c.table_addr = cpu_to_le64(sdev->fill_tbl_dma);
+		mutex_lock(&sdev->fill_lock);
+		for (i = 0; i < count; i++)
+			sdev->fill_tbl[i] = cpu_to_le64(pages[i]);
+		err = scenic_rdma_cmd(sdev, &c);
+		mutex_unlock(&sdev->fill_lock);
+	}
 	if (!err)
-		atomic64_inc(&sdev->sw.tlb_fills);
+		atomic64_add(count, &sdev->sw.tlb_fills);
 	return err;
 }
 
-/*
- * Fills pages [@page, @page + @count) of @mr: one TLB_FILL_PAGES command per
- * SCENIC_RDMA_TLB_FILL_MAX pages, or TLB_FILL page by page on a 1.0 card.
- */
+/* Fills pages [@page, @page + @count) of @mr. */
 static int scenic_mr_tlb_fill_range(struct scenic_rdma_dev *sdev,
 				    struct scenic_rdma_mr *mr,
 				    unsigned long page, unsigned long count)
 {
-	struct scenic_rdma_mbox hw = { .nargs = 6 };
-	unsigned long n, i;
-	u64 iova;
+	unsigned long n;
 	int err = 0;
 
-	if (!sdev->fill_tbl) {
-		for (; count && !err; page++, count--)
-			err = scenic_mr_tlb_fill(sdev, mr, page);
-		return err;
-	}
 	for (; count && !err; page += n, count -= n) {
 		n = min_t(unsigned long, count, SCENIC_RDMA_TLB_FILL_MAX);
-		iova = mr->first_page + ((u64)page << SCENIC_RDMA_PAGE_SHIFT);
-		hw.arg[0] = mr->key;
-		hw.arg[1] = lower_32_bits(iova);
-		hw.arg[2] = upper_32_bits(iova);
-		hw.arg[3] = n;
-		hw.arg[4] = lower_32_bits(sdev->fill_tbl_dma);
-		hw.arg[5] = upper_32_bits(sdev->fill_tbl_dma);
-		mutex_lock(&sdev->fill_lock);
-		for (i = 0; i < n; i++)
-			sdev->fill_tbl[i] = cpu_to_le64(mr->pages[page + i]);
-		err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_TLB_FILL_PAGES,
-					   &hw);
-		mutex_unlock(&sdev->fill_lock);
-		if (!err)
-			atomic64_add(n, &sdev->sw.tlb_fills);
+		err = scenic_rdma_tlb_fill(sdev, mr->key,
+					   mr->first_page +
+					   ((u64)page << SCENIC_RDMA_PAGE_SHIFT),
+					   &mr->pages[page], n);
 	}
 	return err;
 }
@@ -134,7 +134,10 @@ struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				      struct ib_udata *udata)
 {
 	struct scenic_rdma_dev *sdev = to_sdev(ibpd->device);
-	struct scenic_rdma_mbox hw = {};
+	struct scenic_aq_reg_mr reg = { .hdr.opcode = SCENIC_AQ_OP_REG_MR };
+	struct scenic_aq_dereg_mr dereg = {
+		.hdr.opcode = SCENIC_AQ_OP_DEREG_MR,
+	};
 	struct scenic_rdma_mr *mr;
 	unsigned long prefill;
 	int err, id;
@@ -216,15 +219,13 @@ struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	mr->index = id;
 	mr->key = (u32)id << 8 | (get_random_u32() & 0xff);
 
-	hw.arg[0] = mr->key;
-	hw.arg[1] = to_spd(ibpd)->pdn;
-	hw.arg[2] = lower_32_bits(iova);
-	hw.arg[3] = upper_32_bits(iova);
-	hw.arg[4] = lower_32_bits(length);
-	hw.arg[5] = upper_32_bits(length);
-	hw.arg[6] = scenic_mr_access(access);
-	hw.nargs = 7;
-	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_REG_MR, &hw);
+	reg.key = cpu_to_le32(mr->key);
+	reg.pdn = cpu_to_le32(to_spd(ibpd)->pdn);
+	reg.iova = cpu_to_le64(iova);
+	reg.length = cpu_to_le64(length);
+	reg.access = FIELD_PREP(SCENIC_AQ_REG_MR_ACCESS_MASK,
+				scenic_mr_access(access));
+	err = scenic_rdma_cmd(sdev, &reg);
 	if (err)
 		goto err_ida;
 	err = xa_insert(&sdev->mr_xa, mr->index, mr, GFP_KERNEL);
@@ -249,8 +250,8 @@ struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 err_xa:
 	xa_erase(&sdev->mr_xa, mr->index);
 err_hw:
-	hw = (struct scenic_rdma_mbox){ .arg = { mr->key }, .nargs = 1 };
-	scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DEREG_MR, &hw);
+	dereg.key = cpu_to_le32(mr->key);
+	scenic_rdma_cmd(sdev, &dereg);
 err_ida:
 	ida_free(&sdev->mr_ida, mr->index);
 err_pages:
@@ -269,7 +270,10 @@ int scenic_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct scenic_rdma_dev *sdev = to_sdev(ibmr->device);
 	struct scenic_rdma_mr *mr = to_smr(ibmr);
-	struct scenic_rdma_mbox hw = { .arg = { mr->key }, .nargs = 1 };
+	struct scenic_aq_dereg_mr dereg = {
+		.hdr.opcode = SCENIC_AQ_OP_DEREG_MR,
+		.key = cpu_to_le32(mr->key),
+	};
 	int err;
 
 	/* no new TLB fills, then wait for the ones in flight */
@@ -278,7 +282,7 @@ int scenic_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	wait_for_completion(&mr->released);
 
 	/* -EIO: the card is dead or was reset and has forgotten the MR */
-	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DEREG_MR, &hw);
+	err = scenic_rdma_cmd(sdev, &dereg);
 	if (err && err != -EIO) {
 		/* the card still holds it: keep it whole */
 		refcount_set(&mr->users, 1);
@@ -295,7 +299,7 @@ int scenic_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
-/* SCENIC_RDMA_EV_TLB_MISS: the card needs the translation of @iova. */
+/* A TLB_MISS event (fill work): the card needs the translation of @iova. */
 void scenic_rdma_tlb_miss(struct scenic_rdma_dev *sdev, u32 key, u64 iova)
 {
 	struct scenic_rdma_mr *mr;

@@ -208,7 +208,12 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	struct scenic_ibv_create_qp_resp resp = {};
 	struct scenic_ibv_create_qp cmd = {};
 	struct scenic_rdma_ucontext *suctx;
-	struct scenic_rdma_mbox hw = {};
+	struct scenic_aq_create_qp create = {
+		.hdr.opcode = SCENIC_AQ_OP_CREATE_QP,
+	};
+	struct scenic_aq_destroy_qp destroy = {
+		.hdr.opcode = SCENIC_AQ_OP_DESTROY_QP,
+	};
 	int err, id;
 
 	if (scenic_rdma_dead(sdev))
@@ -256,23 +261,20 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	if (err)
 		goto err_bufs;
 
-	hw.arg[0] = qp->qpn;
-	hw.arg[1] = lower_32_bits(qp->sq.dma_addr);
-	hw.arg[2] = upper_32_bits(qp->sq.dma_addr);
-	hw.arg[3] = ilog2(qp->sq_entries);
-	hw.arg[4] = lower_32_bits(qp->rq.dma_addr);
-	hw.arg[5] = upper_32_bits(qp->rq.dma_addr);
-	hw.arg[6] = ilog2(qp->rq_entries);
-	hw.arg[7] = to_scq(init->send_cq)->cqn;
-	hw.arg[8] = to_scq(init->recv_cq)->cqn;
-	hw.arg[9] = to_spd(ibqp->pd)->pdn;
-	hw.arg[10] = qp->scu;
-	hw.arg[11] = lower_32_bits(qp->status.dma_addr);
-	hw.arg[12] = upper_32_bits(qp->status.dma_addr);
-	hw.arg[13] = lower_32_bits(qp->dbrec.dma_addr);
-	hw.arg[14] = upper_32_bits(qp->dbrec.dma_addr);
-	hw.nargs = 15;
-	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_CREATE_QP, &hw);
+	create.qpn = cpu_to_le32(qp->qpn);
+	create.pdn = cpu_to_le32(to_spd(ibqp->pd)->pdn);
+	create.sq_addr = cpu_to_le64(qp->sq.dma_addr);
+	create.rq_addr = cpu_to_le64(qp->rq.dma_addr);
+	create.sq_log2 = FIELD_PREP(SCENIC_AQ_CREATE_QP_SQ_LOG2_MASK,
+				    ilog2(qp->sq_entries));
+	create.rq_log2 = FIELD_PREP(SCENIC_AQ_CREATE_QP_RQ_LOG2_MASK,
+				    ilog2(qp->rq_entries));
+	create.scu = qp->scu;
+	create.send_cqn = cpu_to_le32(to_scq(init->send_cq)->cqn);
+	create.recv_cqn = cpu_to_le32(to_scq(init->recv_cq)->cqn);
+	create.status_page_addr = cpu_to_le64(qp->status.dma_addr);
+	create.dbrec_addr = cpu_to_le64(qp->dbrec.dma_addr);
+	err = scenic_rdma_cmd(sdev, &create);
 	if (err)
 		goto err_bufs;
 	err = xa_insert(&sdev->qp_xa, qp->qpn, qp, GFP_KERNEL);
@@ -302,8 +304,8 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 err_xa:
 	xa_erase(&sdev->qp_xa, qp->qpn);
 err_hw:
-	hw = (struct scenic_rdma_mbox){ .arg = { qp->qpn }, .nargs = 1 };
-	scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DESTROY_QP, &hw);
+	destroy.qpn = cpu_to_le32(qp->qpn);
+	scenic_rdma_cmd(sdev, &destroy);
 	scenic_rdma_events_drain(sdev);
 err_bufs:
 	scenic_rdma_qp_free_bufs(sdev, qp);
@@ -318,7 +320,10 @@ int scenic_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct scenic_rdma_dev *sdev = to_sdev(ibqp->device);
 	struct scenic_rdma_qp *qp = to_sqp(ibqp);
-	struct scenic_rdma_mbox hw = { .arg = { qp->qpn }, .nargs = 1 };
+	struct scenic_aq_destroy_qp destroy = {
+		.hdr.opcode = SCENIC_AQ_OP_DESTROY_QP,
+		.qpn = cpu_to_le32(qp->qpn),
+	};
 	int err;
 
 	if (qp->gsi) {
@@ -326,7 +331,7 @@ int scenic_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		return 0;
 	}
 	/* -EIO: the card is dead or was reset and has forgotten the QP */
-	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_DESTROY_QP, &hw);
+	err = scenic_rdma_cmd(sdev, &destroy);
 	if (err && err != -EIO)
 		return err;
 	/* takes the lock the event handler holds while it calls event_handler */
@@ -338,34 +343,41 @@ int scenic_rdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-/* The card's state of the QP, and its PSNs and SCU in @res. */
-static int scenic_rdma_qp_hw_query(struct scenic_rdma_dev *sdev,
-				   struct scenic_rdma_qp *qp, u32 *res)
+/*
+ * QUERY_QP: the card's view of the QP in @res; @state is its state as an
+ * ib_qp_state.
+ */
+int scenic_rdma_qp_hw_query(struct scenic_rdma_dev *sdev,
+			    struct scenic_rdma_qp *qp,
+			    struct scenic_acq_query_qp *res,
+			    enum ib_qp_state *state)
 {
-	struct scenic_rdma_mbox hw = { .arg = { qp->qpn }, .nargs = 1 };
+	struct scenic_aq_query_qp c = {
+		.hdr.opcode = SCENIC_AQ_OP_QUERY_QP,
+		.qpn = cpu_to_le32(qp->qpn),
+	};
 	int err;
 
-	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_QUERY_QP, &hw);
+	err = scenic_rdma_cmd_res(sdev, &c, res);
 	if (err)
 		return err;
-	if (hw.res[0] > SCENIC_QPS_ERR) {
+	if (res->state > SCENIC_QP_STATE_ERR) {
 		ibdev_err_ratelimited(&sdev->ibdev, "QUERY_QP(%u): card reports state %u\n",
-				      qp->qpn, hw.res[0]);
+				      qp->qpn, res->state);
 		return -EIO;
 	}
-	memcpy(res, hw.res, sizeof(hw.res));
+	*state = scenic_qp_state_to_ib(res->state);
 	return 0;
 }
 
-/* a9..a19 of MODIFY_QP from a RoCE v2 address vector. */
+/* The address vector fields of MODIFY_QP from a RoCE v2 address vector. */
 static int scenic_rdma_qp_av(struct scenic_rdma_dev *sdev,
-			     const struct rdma_ah_attr *ah, u32 *arg)
+			     const struct rdma_ah_attr *ah,
+			     struct scenic_aq_modify_qp *c)
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sgid_attr;
-	__le32 w;
 	bool v4;
-	int i;
 
 	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH)) {
@@ -395,19 +407,15 @@ static int scenic_rdma_qp_av(struct scenic_rdma_dev *sdev,
 		return -EINVAL;
 	}
 
-	/* GIDs: a plain copy of the 16 bytes into four little-endian words */
-	for (i = 0; i < 4; i++) {
-		memcpy(&w, grh->dgid.raw + 4 * i, sizeof(w));
-		arg[9 + i] = le32_to_cpu(w);
-		memcpy(&w, sgid_attr->gid.raw + 4 * i, sizeof(w));
-		arg[13 + i] = le32_to_cpu(w);
-	}
-	arg[17] = (u32)ah->roce.dmac[2] << 24 | (u32)ah->roce.dmac[3] << 16 |
-		  (u32)ah->roce.dmac[4] << 8 | ah->roce.dmac[5];
-	arg[18] = (u32)ah->roce.dmac[0] << 8 | ah->roce.dmac[1] |
-		  (u32)grh->hop_limit << 16 | (u32)grh->traffic_class << 24;
-	arg[19] = (grh->flow_label & SCENIC_FLOW_LABEL_MASK) |
-		  (v4 ? BIT(31) : 0);
+	memcpy(c->dgid, grh->dgid.raw, sizeof(c->dgid));
+	memcpy(c->sgid, sgid_attr->gid.raw, sizeof(c->sgid));
+	memcpy(c->dmac, ah->roce.dmac, sizeof(c->dmac));
+	c->hop_limit = grh->hop_limit;
+	c->traffic_class = grh->traffic_class;
+	c->flow = cpu_to_le32(FIELD_PREP(SCENIC_AQ_MODIFY_QP_FLOW_LABEL_MASK,
+					 grh->flow_label &
+					 SCENIC_FLOW_LABEL_MASK) |
+			      FIELD_PREP(SCENIC_AQ_MODIFY_QP_IPV4_MASK, v4));
 	return 0;
 }
 
@@ -469,79 +477,91 @@ static int scenic_rdma_qp_check_attr(struct scenic_rdma_dev *sdev,
 	return 0;
 }
 
-/* The MODIFY_QP command for @attr/@mask (uapi/scenic_rdma.h slots). */
+/* The MODIFY_QP command for @attr/@mask. */
 static int scenic_rdma_qp_build_modify(struct scenic_rdma_dev *sdev,
 				       struct scenic_rdma_qp *qp,
 				       const struct ib_qp_attr *attr, int mask,
-				       struct scenic_rdma_mbox *hw)
+				       struct scenic_aq_modify_qp *c)
 {
-	u32 *a = hw->arg;
 	u32 m = 0;
+	u8 access = 0;
 	int err;
 
-	a[0] = qp->qpn;
+	c->hdr.opcode = SCENIC_AQ_OP_MODIFY_QP;
+	c->qpn = cpu_to_le32(qp->qpn);
 	if (mask & IB_QP_STATE) {
-		m |= SCENIC_QP_ATTR_STATE;
-		a[2] = attr->qp_state;
+		err = scenic_qp_state_from_ib(attr->qp_state);
+		if (err < 0)
+			return err;
+		m |= SCENIC_MODIFY_QP_ATTR_STATE;
+		c->state = err;
 	}
 	if (mask & IB_QP_DEST_QPN) {
-		m |= SCENIC_QP_ATTR_DEST_QPN;
-		a[3] = attr->dest_qp_num;
+		m |= SCENIC_MODIFY_QP_ATTR_DEST_QPN;
+		c->dest_qpn = cpu_to_le32(FIELD_PREP(SCENIC_AQ_MODIFY_QP_DEST_QPN_MASK,
+						     attr->dest_qp_num));
 	}
 	if (mask & IB_QP_SQ_PSN) {
-		m |= SCENIC_QP_ATTR_SQ_PSN;
-		a[4] = attr->sq_psn;
+		m |= SCENIC_MODIFY_QP_ATTR_SQ_PSN;
+		c->sq_psn = cpu_to_le32(FIELD_PREP(SCENIC_AQ_MODIFY_QP_SQ_PSN_MASK,
+						   attr->sq_psn));
 	}
 	if (mask & IB_QP_RQ_PSN) {
-		m |= SCENIC_QP_ATTR_RQ_PSN;
-		a[5] = attr->rq_psn;
+		m |= SCENIC_MODIFY_QP_ATTR_RQ_PSN;
+		c->rq_psn = cpu_to_le32(FIELD_PREP(SCENIC_AQ_MODIFY_QP_RQ_PSN_MASK,
+						   attr->rq_psn));
 	}
 	if (mask & IB_QP_PATH_MTU) {
-		m |= SCENIC_QP_ATTR_PATH_MTU;
-		a[6] = ib_mtu_enum_to_int(attr->path_mtu);
+		m |= SCENIC_MODIFY_QP_ATTR_PATH_MTU;
+		c->path_mtu = cpu_to_le16(ib_mtu_enum_to_int(attr->path_mtu));
 	}
 	if (mask & IB_QP_TIMEOUT) {
-		m |= SCENIC_QP_ATTR_TIMEOUT;
-		a[7] |= attr->timeout & 0x1f;
+		m |= SCENIC_MODIFY_QP_ATTR_TIMEOUT;
+		c->timeout = FIELD_PREP(SCENIC_AQ_MODIFY_QP_TIMEOUT_MASK,
+					attr->timeout);
 	}
 	if (mask & IB_QP_RETRY_CNT) {
-		m |= SCENIC_QP_ATTR_RETRY_CNT;
-		a[7] |= (u32)(attr->retry_cnt & 0x7) << 8;
+		m |= SCENIC_MODIFY_QP_ATTR_RETRY_CNT;
+		c->retry_cnt = FIELD_PREP(SCENIC_AQ_MODIFY_QP_RETRY_CNT_MASK,
+					  attr->retry_cnt);
 	}
 	if (mask & IB_QP_RNR_RETRY) {
-		m |= SCENIC_QP_ATTR_RNR_RETRY;
-		a[7] |= (u32)(attr->rnr_retry & 0x7) << 16;
+		m |= SCENIC_MODIFY_QP_ATTR_RNR_RETRY;
+		c->rnr_retry = FIELD_PREP(SCENIC_AQ_MODIFY_QP_RNR_RETRY_MASK,
+					  attr->rnr_retry);
 	}
 	if (mask & IB_QP_MIN_RNR_TIMER) {
-		m |= SCENIC_QP_ATTR_MIN_RNR_TIMER;
-		a[7] |= (u32)(attr->min_rnr_timer & 0x1f) << 24;
+		m |= SCENIC_MODIFY_QP_ATTR_MIN_RNR_TIMER;
+		c->min_rnr_timer = FIELD_PREP(SCENIC_AQ_MODIFY_QP_MIN_RNR_TIMER_MASK,
+					      attr->min_rnr_timer);
 	}
 	if (mask & IB_QP_ACCESS_FLAGS) {
-		m |= SCENIC_QP_ATTR_ACCESS;
+		m |= SCENIC_MODIFY_QP_ATTR_ACCESS;
 		if (attr->qp_access_flags & IB_ACCESS_REMOTE_WRITE)
-			a[8] |= SCENIC_MR_ACCESS_REMOTE_WRITE;
+			access |= SCENIC_ACCESS_REMOTE_WRITE;
 		if (attr->qp_access_flags & IB_ACCESS_REMOTE_READ)
-			a[8] |= SCENIC_MR_ACCESS_REMOTE_READ;
+			access |= SCENIC_ACCESS_REMOTE_READ;
 		if (attr->qp_access_flags & IB_ACCESS_REMOTE_ATOMIC)
-			a[8] |= SCENIC_MR_ACCESS_REMOTE_ATOMIC;
+			access |= SCENIC_ACCESS_REMOTE_ATOMIC;
+		c->access = FIELD_PREP(SCENIC_AQ_MODIFY_QP_ACCESS_MASK, access);
 	}
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC) {
-		m |= SCENIC_QP_ATTR_MAX_RD_ATOMIC;
-		a[8] |= min_t(u32, attr->max_rd_atomic,
-			      SCENIC_RDMA_MAX_RD_ATOMIC) << 8;
+		m |= SCENIC_MODIFY_QP_ATTR_MAX_RD_ATOMIC;
+		c->max_rd_atomic = min_t(u32, attr->max_rd_atomic,
+					 SCENIC_RDMA_MAX_RD_ATOMIC);
 	}
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
-		m |= SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC;
-		a[8] |= (u32)attr->max_dest_rd_atomic << 16;
+		m |= SCENIC_MODIFY_QP_ATTR_MAX_DEST_RD_ATOMIC;
+		c->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	}
 	if (mask & IB_QP_AV) {
-		err = scenic_rdma_qp_av(sdev, &attr->ah_attr, a);
+		err = scenic_rdma_qp_av(sdev, &attr->ah_attr, c);
 		if (err)
 			return err;
-		m |= SCENIC_QP_ATTR_AV;
+		m |= SCENIC_MODIFY_QP_ATTR_AV;
 	}
-	a[1] = m;
-	hw->nargs = 20;
+	c->attr_mask = cpu_to_le32(FIELD_PREP(SCENIC_AQ_MODIFY_QP_ATTR_MASK_MASK,
+					      m));
 	return 0;
 }
 
@@ -584,9 +604,9 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 {
 	struct scenic_rdma_dev *sdev = to_sdev(ibqp->device);
 	struct scenic_rdma_qp *qp = to_sqp(ibqp);
-	struct scenic_rdma_mbox hw = {};
+	struct scenic_aq_modify_qp c = {};
+	struct scenic_acq_query_qp res;
 	enum ib_qp_state cur, next;
-	u32 res[4];
 	int err;
 
 	if (qp->gsi)
@@ -611,11 +631,10 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 
 	mutex_lock(&qp->lock);
 	/* the card moves QPs to SQE or ERR by itself: ask it */
-	err = scenic_rdma_qp_hw_query(sdev, qp, res);
+	err = scenic_rdma_qp_hw_query(sdev, qp, &res, &cur);
 	if (err)
 		goto out;
 	/* the transition is checked from the card's state, not a claimed one */
-	cur = res[0];
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
 		ibdev_dbg(ibqp->device, "modify_qp %u: cur_qp_state %d, the QP is in %d\n",
 			  qp->qpn, attr->cur_qp_state, cur);
@@ -643,12 +662,12 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		err = -EINVAL;
 		goto out;
 	}
-	err = scenic_rdma_qp_build_modify(sdev, qp, attr, mask, &hw);
+	err = scenic_rdma_qp_build_modify(sdev, qp, attr, mask, &c);
 	if (err) {
 		atomic64_inc(&sdev->sw.bad_requests);
 		goto out;
 	}
-	err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_MODIFY_QP, &hw);
+	err = scenic_rdma_cmd(sdev, &c);
 	if (err)
 		goto out;
 	/* RESET returned the card's indices to 0: the records follow */
@@ -657,6 +676,8 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	/* no error event for an ERR the user asked for (event resync) */
 	if (next == IB_QPS_RESET || next == IB_QPS_ERR)
 		WRITE_ONCE(qp->err_reported, next == IB_QPS_ERR);
+	if (next == IB_QPS_RESET || next == IB_QPS_SQD)
+		WRITE_ONCE(qp->drained_reported, false);
 	scenic_rdma_qp_save_attr(qp, attr, mask);
 out:
 	mutex_unlock(&qp->lock);
@@ -671,7 +692,8 @@ int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 {
 	struct scenic_rdma_dev *sdev = to_sdev(ibqp->device);
 	struct scenic_rdma_qp *qp = to_sqp(ibqp);
-	u32 res[4];
+	struct scenic_acq_query_qp res;
+	enum ib_qp_state state;
 	int err;
 
 	if (qp->gsi)
@@ -679,14 +701,16 @@ int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (scenic_rdma_dead(sdev))
 		return -EIO;
 	mutex_lock(&qp->lock);
-	err = scenic_rdma_qp_hw_query(sdev, qp, res);
+	err = scenic_rdma_qp_hw_query(sdev, qp, &res, &state);
 	if (!err) {
 		*attr = qp->attr;
-		attr->qp_state = res[0];
-		attr->cur_qp_state = res[0];
-		attr->sq_psn = res[1] & SCENIC_PSN_MASK;
-		attr->rq_psn = res[2] & SCENIC_PSN_MASK;
-		qp->attr.qp_state = res[0];
+		attr->qp_state = state;
+		attr->cur_qp_state = state;
+		attr->sq_psn = FIELD_GET(SCENIC_ACQ_QUERY_QP_SEND_PSN_MASK,
+					 le32_to_cpu(res.send_psn));
+		attr->rq_psn = FIELD_GET(SCENIC_ACQ_QUERY_QP_EXPECTED_PSN_MASK,
+					 le32_to_cpu(res.expected_psn));
+		qp->attr.qp_state = state;
 	}
 	mutex_unlock(&qp->lock);
 	if (err)
@@ -708,39 +732,50 @@ int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 }
 
 /*
- * rdma resource show qp -dd: the card's own view of the QP (CMD_QUERY_QP), so
+ * rdma resource show qp -dd: the card's own view of the QP (QUERY_QP), so
  * that the SCU a QP was steered to can be checked on the card, not in the
- * driver's copy; and its DCQCN rate (CMD_QUERY_QP_CC).
+ * driver's copy; and its DCQCN rate (QUERY_QP_CC).
  */
 int scenic_rdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct scenic_rdma_dev *sdev = to_sdev(ibqp->device);
 	struct scenic_rdma_qp *qp = to_sqp(ibqp);
-	struct scenic_rdma_mbox cc = { .arg = { qp->qpn }, .nargs = 1 };
+	struct scenic_aq_query_qp_cc ccq = {
+		.hdr.opcode = SCENIC_AQ_OP_QUERY_QP_CC,
+		.qpn = cpu_to_le32(qp->qpn),
+	};
+	struct scenic_acq_query_qp_cc cc;
+	struct scenic_acq_query_qp res;
+	enum ib_qp_state state;
 	struct nlattr *nest;
-	u32 res[4];
 	int err;
 
 	if (qp->gsi || scenic_rdma_dead(sdev))
 		return 0;
 	mutex_lock(&qp->lock);
-	err = scenic_rdma_qp_hw_query(sdev, qp, res);
+	err = scenic_rdma_qp_hw_query(sdev, qp, &res, &state);
 	if (!err)
-		err = scenic_rdma_cmd_exec(sdev, SCENIC_RDMA_CMD_QUERY_QP_CC, &cc);
+		err = scenic_rdma_cmd_res(sdev, &ccq, &cc);
 	mutex_unlock(&qp->lock);
 	if (err)
 		return 0;	/* the generic attributes still print */
 	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!nest)
 		return -EMSGSIZE;
-	if (rdma_nl_put_driver_u32(msg, "card_state", res[0]) ||
-	    rdma_nl_put_driver_u32_hex(msg, "card_sq_psn", res[1]) ||
-	    rdma_nl_put_driver_u32_hex(msg, "card_rq_psn", res[2]) ||
-	    rdma_nl_put_driver_u32(msg, "scu", res[3]) ||
-	    rdma_nl_put_driver_u32(msg, "cc_rate_kbps", cc.res[0]) ||
-	    rdma_nl_put_driver_u32(msg, "cc_target_kbps", cc.res[1]) ||
-	    rdma_nl_put_driver_u32_hex(msg, "cc_alpha", cc.res[2]) ||
-	    rdma_nl_put_driver_u32(msg, "cnps_rcvd", cc.res[3])) {
+	if (rdma_nl_put_driver_u32(msg, "card_state", state) ||
+	    rdma_nl_put_driver_u32_hex(msg, "card_sq_psn",
+				       le32_to_cpu(res.send_psn)) ||
+	    rdma_nl_put_driver_u32_hex(msg, "card_rq_psn",
+				       le32_to_cpu(res.expected_psn)) ||
+	    rdma_nl_put_driver_u32(msg, "scu", res.scu) ||
+	    rdma_nl_put_driver_u32(msg, "cc_rate_kbps",
+				   le32_to_cpu(cc.rate_kbps)) ||
+	    rdma_nl_put_driver_u32(msg, "cc_target_kbps",
+				   le32_to_cpu(cc.target_kbps)) ||
+	    rdma_nl_put_driver_u32_hex(msg, "cc_alpha",
+				       le32_to_cpu(cc.alpha)) ||
+	    rdma_nl_put_driver_u32(msg, "cnps_rcvd",
+				   le32_to_cpu(cc.cnps_rcvd))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

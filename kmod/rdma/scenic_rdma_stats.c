@@ -43,7 +43,7 @@ static const u32 scenic_rdma_hw_regs[SCENIC_RDMA_NUM_HW_STATS] = {
 	SCENIC_RDMA_CNP_RCVD,
 	SCENIC_RDMA_ECN_CE_RCVD,
 	SCENIC_RDMA_CC_RATE_CUTS,
-	SCENIC_RDMA_EVENT_LOST,
+	SCENIC_RDMA_CEQ_LOST,
 	SCENIC_RDMA_RX_DROP_PKEY,
 };
 
@@ -61,6 +61,15 @@ enum scenic_rdma_sw_stat {
 	SCENIC_SW_GSI_RX_DROPS,
 	SCENIC_SW_EVENT_RESYNCS,
 	SCENIC_SW_MEM_REFUSED,
+	SCENIC_SW_CEQ_OVERFLOWS,
+	SCENIC_SW_TLB_MISS_DROPPED,
+	/* the core's admin queue and AEQ, for the whole card */
+	SCENIC_SW_ADMIN_CMDS,
+	SCENIC_SW_ADMIN_CMD_ERRORS,
+	SCENIC_SW_ADMIN_CMD_TIMEOUTS,
+	SCENIC_SW_ADMIN_IN_FLIGHT,
+	SCENIC_SW_AEQ_EVENTS,
+	SCENIC_SW_AEQ_OVERFLOWS,
 	SCENIC_SW_NUM_STATS
 };
 
@@ -97,7 +106,7 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "cnp_rcvd" },
 	{ .name = "ecn_ce_rcvd" },
 	{ .name = "cc_rate_cuts" },
-	{ .name = "events_lost" },
+	{ .name = "ceq_lost" },
 	{ .name = "rx_drop_pkey" },
 	/* driver */
 	{ .name = "cmd_errors" },
@@ -113,6 +122,14 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "gsi_rx_drops" },
 	{ .name = "event_resyncs" },
 	{ .name = "mem_refused" },
+	{ .name = "ceq_overflows" },
+	{ .name = "tlb_miss_dropped" },
+	{ .name = "admin_cmds" },
+	{ .name = "admin_cmd_errors" },
+	{ .name = "admin_cmd_timeouts" },
+	{ .name = "admin_in_flight" },
+	{ .name = "aeq_events" },
+	{ .name = "aeq_overflows" },
 };
 
 static_assert(ARRAY_SIZE(scenic_rdma_stat_descs) ==
@@ -179,6 +196,7 @@ int scenic_rdma_get_hw_stats(struct ib_device *ibdev,
 {
 	struct scenic_rdma_dev *sdev = to_sdev(ibdev);
 	struct scenic_rdma_sw_stats *sw = &sdev->sw;
+	struct scenic_admin_totals at;
 	u64 *v = stats->value;
 	unsigned int i;
 
@@ -202,5 +220,14 @@ int scenic_rdma_get_hw_stats(struct ib_device *ibdev,
 	v[SCENIC_SW_GSI_RX_DROPS] = atomic64_read(&sw->gsi_rx_drops);
 	v[SCENIC_SW_EVENT_RESYNCS] = atomic64_read(&sw->event_resyncs);
 	v[SCENIC_SW_MEM_REFUSED] = atomic64_read(&sw->mem_refused);
+	v[SCENIC_SW_CEQ_OVERFLOWS] = atomic64_read(&sw->ceq_overflows);
+	v[SCENIC_SW_TLB_MISS_DROPPED] = atomic64_read(&sw->tlb_miss_dropped);
+	scenic_aux_admin_totals(sdev->sadev, &at);
+	v[SCENIC_SW_ADMIN_CMDS] = at.cmds;
+	v[SCENIC_SW_ADMIN_CMD_ERRORS] = at.cmd_errors;
+	v[SCENIC_SW_ADMIN_CMD_TIMEOUTS] = at.cmd_timeouts;
+	v[SCENIC_SW_ADMIN_IN_FLIGHT] = at.in_flight;
+	v[SCENIC_SW_AEQ_EVENTS] = at.aeq_events;
+	v[SCENIC_SW_AEQ_OVERFLOWS] = at.aeq_overflows;
 	return ARRAY_SIZE(scenic_rdma_stat_descs);
 }
