@@ -50,6 +50,7 @@ struct ScenicState {
     char *rtl; /* blocks run as Verilated RTL: "all", "prefilter+icrc", ... */
     char *wire_faults;    /* fault-injecting wire rules (docs/fault-wire.md) */
     char *wire_fault_log; /* file every injected fault is appended to */
+    bool fault_inject;    /* CORE.FAULT_INJECT honoured (recovery tests) */
 };
 
 /* Host side of the model */
@@ -278,6 +279,7 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
         .rtl_blocks = s->rtl,
         .wire_faults = s->wire_faults,
         .wire_fault_log = s->wire_fault_log,
+        .fault_inject = s->fault_inject,
     };
     char err[256];
     int i;
@@ -392,6 +394,8 @@ static Property scenic_properties[] = {
     /* fault-injecting wire: "rx:drop:nth=3;tx:ecn:ppm=1000" (docs/fault-wire.md) */
     DEFINE_PROP_STRING("wire-faults", ScenicState, wire_faults),
     DEFINE_PROP_STRING("wire-fault-log", ScenicState, wire_fault_log),
+    /* card faults on request (FAULT_INJECT, docs/recovery.md) */
+    DEFINE_PROP_BOOL("fault-inject", ScenicState, fault_inject, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 
