@@ -5,9 +5,8 @@
  * provider (providers/scenic). Registers are in scenic_regs.h (block RDMA).
  * All multi-byte fields are little endian unless named *_be.
  *
- * Set-up (kernel only): the driver writes CMD_ARG0.. and then CMD_OP; the card
- * executes the command before the write completes and leaves a
- * SCENIC_RDMA_ERR_* in CMD_STATUS and results in CMD_RES0..3.
+ * Set-up (kernel only): admin queue commands (scenic_admin.h,
+ * docs/admin-queue.md).
  *
  * Data path (paper section 7.2):
  *  - SQ: a ring of 2^n SCENIC_SQ_WQE_BYTES slots in host memory. The provider
@@ -35,8 +34,8 @@
  *
  * Memory keys: lkey/rkey = (MR index << 8) | tag; the card checks the whole key.
  * Translations are kept per 4 KiB page of the MR's iova range in the on-card
- * TLB; the driver fills them (SCENIC_RDMA_CMD_TLB_FILL), the card raises
- * SCENIC_RDMA_EV_TLB_MISS when one is missing.
+ * TLB; the driver fills them (TLB_FILL), the card raises a TLB_MISS event
+ * when one is missing.
  */
 #ifndef SCENIC_RDMA_H
 #define SCENIC_RDMA_H
@@ -128,7 +127,7 @@ enum scenic_cqe_opcode {
 	SCENIC_CQE_OP_RECV_WRITE_IMM = 6, /* RQ: WRITE_IMM consumed a receive WQE */
 };
 
-/* CQE status: the values of enum ibv_wc_status / enum ib_wc_status. */
+/* CQE status: enum scenic_cqe_status (scenic_admin.h), the card's codes. */
 #define SCENIC_CQE_F_OWNER	0x01	/* phase bit, see above */
 #define SCENIC_CQE_F_SQ		0x02	/* send-queue completion (error or flush) */
 #define SCENIC_CQE_F_IMM	0x04	/* imm_data_be valid */
@@ -140,10 +139,10 @@ struct scenic_cqe {
 	__le32 byte_len;	/* RQ: bytes received (WRITE_IMM: its length) */
 	__be32 imm_data_be;
 	__le32 src_qp;		/* RQ: the requester's QPN */
-	__u8 status;		/* ib_wc_status */
+	__u8 status;		/* enum scenic_cqe_status */
 	__u8 opcode;		/* enum scenic_cqe_opcode */
 	__u8 flags;		/* SCENIC_CQE_F_*; written last (with the owner bit) */
-	__u8 syndrome;		/* NAK syndrome or SCENIC_RDMA_ERR_*, for debugging */
+	__u8 syndrome;		/* NAK syndrome or internal reason, for debugging */
 	__le32 vendor_err;
 	__le32 reserved;
 };
@@ -187,97 +186,15 @@ struct scenic_cq_dbrec {
 	__le32 reserved;
 };
 
-/* ---- commands (CMD_OP) and their arguments (CMD_ARGn) ---- */
-enum scenic_rdma_cmd {
-	/*
-	 * a0 cqn, a1/a2 ring DMA lo/hi, a3 log2(entries), a4/a5 DMA address of
-	 * a struct scenic_cq_dbrec (8-byte aligned; 0: no record)
-	 */
-	SCENIC_RDMA_CMD_CREATE_CQ = 1,
-	/* a0 cqn */
-	SCENIC_RDMA_CMD_DESTROY_CQ = 2,
-	/*
-	 * a0 qpn, a1/a2 SQ ring DMA, a3 log2(SQ entries), a4/a5 RQ ring DMA,
-	 * a6 log2(RQ entries), a7 send cqn, a8 recv cqn, a9 pdn, a10 SCU index,
-	 * a11/a12 status page DMA, a13/a14 DMA address of a struct
-	 * scenic_qp_dbrec (8-byte aligned; 0: no record). The QP starts in RESET.
-	 */
-	SCENIC_RDMA_CMD_CREATE_QP = 3,
-	/* a0 qpn, a1 SCENIC_QP_ATTR_* mask, a2.. values (below) */
-	SCENIC_RDMA_CMD_MODIFY_QP = 4,
-	/* a0 qpn -> res0 state, res1 next send PSN, res2 expected PSN, res3 SCU */
-	SCENIC_RDMA_CMD_QUERY_QP = 5,
-	/* a0 qpn */
-	SCENIC_RDMA_CMD_DESTROY_QP = 6,
-	/*
-	 * a0 key, a1 pdn, a2/a3 iova, a4/a5 length, a6 SCENIC_MR_ACCESS_*.
-	 * Translations come separately (TLB_FILL).
-	 */
-	SCENIC_RDMA_CMD_REG_MR = 7,
-	/* a0 key: the MR and all its TLB entries are gone when the command returns */
-	SCENIC_RDMA_CMD_DEREG_MR = 8,
-	/* a0 key, a1/a2 iova of the page (4 KiB aligned), a3/a4 its DMA address */
-	SCENIC_RDMA_CMD_TLB_FILL = 9,
-	/*
-	 * a0 qpn -> DCQCN reaction point of the QP: res0 current rate, res1
-	 * target rate (kb/s; 100000000 = line rate, not paced), res2 alpha
-	 * (0x8000 = 1.0), res3 CNPs the QP received.
-	 */
-	SCENIC_RDMA_CMD_QUERY_QP_CC = 10,
-	/*
-	 * a0 key, a1/a2 iova of the first page (4 KiB aligned), a3 number of
-	 * pages (1 .. SCENIC_RDMA_TLB_FILL_MAX), a4/a5 DMA address (8-byte
-	 * aligned) of a table of that many __le64 DMA addresses, one per page
-	 * in iova order. The card reads the table and checks every entry (4 KiB
-	 * aligned, page inside the MR) before it fills any: all or nothing.
-	 */
-	SCENIC_RDMA_CMD_TLB_FILL_PAGES = 11,
-};
-
-/* TLB_FILL_PAGES: at most one 4 KiB page of table entries per command */
-#define SCENIC_RDMA_TLB_FILL_MAX	512
-
 /*
- * MODIFY_QP arguments. a1 is the mask; each value has a fixed slot and is
- * read only when its bit is set.
+ * MR access bits as the data path checks them; the same values as the
+ * generated enum scenic_access (scenic_admin.h), which the admin commands
+ * use.
  */
-#define SCENIC_QP_ATTR_STATE		(1u << 0)	/* a2 enum scenic_qp_state */
-#define SCENIC_QP_ATTR_DEST_QPN		(1u << 1)	/* a3 */
-#define SCENIC_QP_ATTR_SQ_PSN		(1u << 2)	/* a4 */
-#define SCENIC_QP_ATTR_RQ_PSN		(1u << 3)	/* a5 */
-#define SCENIC_QP_ATTR_PATH_MTU		(1u << 4)	/* a6 bytes: 256 .. 4096 */
-#define SCENIC_QP_ATTR_TIMEOUT		(1u << 5)	/* a7 bits 4:0 */
-#define SCENIC_QP_ATTR_RETRY_CNT	(1u << 6)	/* a7 bits 10:8 */
-#define SCENIC_QP_ATTR_RNR_RETRY	(1u << 7)	/* a7 bits 18:16 */
-#define SCENIC_QP_ATTR_MIN_RNR_TIMER	(1u << 8)	/* a7 bits 28:24 */
-#define SCENIC_QP_ATTR_ACCESS		(1u << 9)	/* a8 bits 7:0 SCENIC_MR_ACCESS_REMOTE_* */
-#define SCENIC_QP_ATTR_MAX_RD_ATOMIC	(1u << 10)	/* a8 bits 15:8 (initiator) */
-#define SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC (1u << 11)	/* a8 bits 23:16 (responder) */
-/*
- * a9..a12 destination GID, a13..a16 source GID (16 bytes each, network
- * order packed into the words as bytes 0..3 = a9 little-endian, i.e. a plain
- * memcpy of the GID into four u32), a17 dmac bytes 2..5 (byte 2 in bits
- * 31:24), a18 bits 15:0 dmac bytes 0..1 (byte 0 in 15:8), bits 23:16 hop
- * limit / TTL, bits 31:24 traffic class, a19 bits 19:0 flow label, bit 31:
- * 1 = the GIDs are IPv4-mapped (send IPv4), 0 = IPv6.
- */
-#define SCENIC_QP_ATTR_AV		(1u << 12)
-
 #define SCENIC_MR_ACCESS_LOCAL_WRITE	0x01
 #define SCENIC_MR_ACCESS_REMOTE_WRITE	0x02
 #define SCENIC_MR_ACCESS_REMOTE_READ	0x04
 #define SCENIC_MR_ACCESS_REMOTE_ATOMIC	0x08
-
-/* CMD_STATUS */
-enum scenic_rdma_err {
-	SCENIC_RDMA_OK = 0,
-	SCENIC_RDMA_ERR_BAD_OP = 1,	/* unknown CMD_OP */
-	SCENIC_RDMA_ERR_BAD_INDEX = 2,	/* qpn / cqn / MR index out of range */
-	SCENIC_RDMA_ERR_BUSY = 3,	/* object exists (create) or is in use (destroy) */
-	SCENIC_RDMA_ERR_NOT_FOUND = 4,	/* object does not exist */
-	SCENIC_RDMA_ERR_BAD_ARG = 5,	/* a value out of range, misaligned address */
-	SCENIC_RDMA_ERR_BAD_STATE = 6,	/* transition the card refuses */
-};
 
 /* ---- events (EVENT_POP) ---- */
 #define SCENIC_RDMA_EV_TYPE_SHIFT	28

@@ -8,6 +8,7 @@
 
 #include "mmio.h"
 #include "ring.h"
+#include "scenic_codes.h"
 
 /* InfiniBand's largest message. */
 #define SCENIC_MAX_MSG_SIZE (1u << 31)
@@ -322,9 +323,10 @@ void scenic_cqe_to_send_wc(const struct scenic_cqe *cqe,
 {
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = swqe->wr_id;
-	wc->status = cqe->status;
+	wc->status = scenic_wc_status_to_ibv(cqe->status);
 	wc->opcode = swqe->wc_opcode;
-	wc->byte_len = cqe->status == IBV_WC_SUCCESS ? swqe->byte_len : 0;
+	wc->byte_len = cqe->status == SCENIC_CQE_STATUS_SUCCESS ?
+			       swqe->byte_len : 0;
 	wc->vendor_err = le32toh(cqe->vendor_err);
 	wc->qp_num = le32toh(cqe->qpn);
 }
@@ -334,7 +336,7 @@ void scenic_cqe_to_recv_wc(const struct scenic_cqe *cqe, uint64_t wr_id,
 {
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = wr_id;
-	wc->status = cqe->status;
+	wc->status = scenic_wc_status_to_ibv(cqe->status);
 	wc->opcode = cqe->opcode == SCENIC_CQE_OP_RECV_WRITE_IMM ?
 			     IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
 	wc->vendor_err = le32toh(cqe->vendor_err);

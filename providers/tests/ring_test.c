@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <scenic_admin.h>
+
 #include "ring.h"
 
 #define SQ_CNT 8
@@ -222,7 +224,7 @@ static void test_cqe_to_wc(void)
 	struct scenic_cqe cqe = {
 		.wqe_idx = htole32(3), .qpn = htole32(12), .byte_len = htole32(4096),
 		.imm_data_be = htobe32(0x1234), .src_qp = htole32(99),
-		.status = IBV_WC_SUCCESS, .opcode = SCENIC_CQE_OP_RECV_WRITE_IMM,
+		.status = SCENIC_CQE_STATUS_SUCCESS, .opcode = SCENIC_CQE_OP_RECV_WRITE_IMM,
 		.flags = SCENIC_CQE_F_OWNER | SCENIC_CQE_F_IMM,
 	};
 	struct scenic_swqe s = { .wr_id = 5, .byte_len = 8, .wc_opcode = IBV_WC_FETCH_ADD };
@@ -239,12 +241,21 @@ static void test_cqe_to_wc(void)
 	check(wc.opcode == IBV_WC_RECV && !(wc.wc_flags & IBV_WC_WITH_IMM),
 	      "RQ CQE: plain receive has no immediate");
 	cqe.flags = SCENIC_CQE_F_OWNER | SCENIC_CQE_F_SQ;
-	cqe.status = IBV_WC_REM_ACCESS_ERR;
+	/* the card's code (7), not the ibv value (10) */
+	cqe.status = SCENIC_CQE_STATUS_REM_ACCESS;
 	cqe.vendor_err = htole32(6);
 	scenic_cqe_to_send_wc(&cqe, &s, &wc);
 	check(wc.wr_id == 5 && wc.status == IBV_WC_REM_ACCESS_ERR &&
 	      wc.opcode == IBV_WC_FETCH_ADD && wc.vendor_err == 6 && wc.qp_num == 12,
 	      "SQ error CQE: status, vendor_err, the WQE's wr_id and opcode");
+	cqe.status = SCENIC_CQE_STATUS_FLUSHED;
+	scenic_cqe_to_recv_wc(&cqe, 44, &wc);
+	check(wc.status == IBV_WC_WR_FLUSH_ERR,
+	      "RQ CQE: the card's FLUSHED is IBV_WC_WR_FLUSH_ERR");
+	cqe.status = 0x7f;
+	scenic_cqe_to_recv_wc(&cqe, 45, &wc);
+	check(wc.status == IBV_WC_GENERAL_ERR,
+	      "RQ CQE: an unknown card status is IBV_WC_GENERAL_ERR");
 }
 
 static void test_rq(void)

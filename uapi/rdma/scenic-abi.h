@@ -35,8 +35,11 @@
 
 #include <linux/types.h>
 
-/* ib_device_ops.uverbs_abi_ver; the provider matches on it. */
-#define SCENIC_UVERBS_ABI_VERSION 1
+/*
+ * ib_device_ops.uverbs_abi_ver; the provider matches on it. CQE status and
+ * the status page's state are the card's codes (uapi/scenic_admin.h).
+ */
+#define SCENIC_UVERBS_ABI_VERSION 2
 
 /* Number of SCU slots the ABI can name; a card reports how many it has. */
 #define SCENIC_MAX_SCUS 16
