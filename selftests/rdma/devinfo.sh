@@ -3,7 +3,7 @@
 # The RDMA device as a user sees it: ibv_devinfo -v, rdma link, RoCE v2 GIDs from the netdev.
 . /selftests/rdma/lib.sh
 
-tap_plan 5
+tap_plan 6
 addr_setup
 if ! wait_rdma; then
 	tap_diag "devices: $(ls /sys/class/infiniband 2>&1); $(dmesg | grep -i scenic | tail -n 5)"
@@ -22,5 +22,12 @@ tap_result "rdma link: $DEV/1 ACTIVE on $IFACE" "$link" \
 caps=$(echo "$info" | grep -E "max_qp:|atomic_cap|vendor_id")
 tap_result "max_qp, atomic capability and vendor id reported" "$caps" \
 	sh -c 'echo "$1" | grep -q "atomic_cap:.*ATOMIC_HCA" && echo "$1" | grep -q "vendor_id:.*0x10ee"' - "$caps"
+st=$($RDMA statistic show link "${DEV:-scenic_0}/1" 2>&1)
+tap_result "rdma statistic: admin queue and event queue counters, commands ran, none timed out" \
+	"$(echo "$st" | tr -s ' ' '\n' | grep -A1 -E '^(admin_|aeq_|ceq_)' | tr '\n' ' ')" \
+	sh -c 'for k in admin_cmds admin_cmd_errors admin_cmd_timeouts admin_in_flight aeq_events aeq_overflows ceq_overflows; do
+		echo "$1" | grep -Eq " $k [0-9]+( |\$)" || exit 1; done
+		echo "$1" | grep -Eq " admin_cmds [1-9][0-9]*( |\$)" &&
+		echo "$1" | grep -Eq " admin_cmd_timeouts 0( |\$)"' - "$(echo "$st" | tr -s ' \n' ' ')"
 tap_diag "$(echo "$info" | grep -E 'fw_ver|max_qp:|max_cq:|max_mr:|max_qp_wr|active_mtu' | tr -s ' \t' ' ' | tr '\n' ';')"
 tap_done
