@@ -105,13 +105,18 @@ void scenic_aeq_set_irq(struct scenic_dev *sdev, bool on)
 	mutex_unlock(&aeq->lock);
 }
 
+/* The function of an auxiliary device, from its name (not sdev->aux[]: cleared before remove). */
 static int scenic_aeq_func(struct scenic_aux_dev *sadev)
 {
-	struct scenic_dev *sdev = sadev->core;
+	static const char * const names[SCENIC_NUM_FUNCS] = {
+		[SCENIC_FUNC_ETH] = SCENIC_AUX_ETH,
+		[SCENIC_FUNC_RDMA] = SCENIC_AUX_RDMA,
+		[SCENIC_FUNC_SCU] = SCENIC_AUX_SCU,
+	};
 	int f;
 
 	for (f = 0; f < SCENIC_NUM_FUNCS; f++)
-		if (sdev->aux[f] == sadev)
+		if (sadev->adev.name && !strcmp(sadev->adev.name, names[f]))
 			return f;
 	return -EINVAL;
 }
