@@ -128,9 +128,10 @@ rec_after() {
 			"rdma dev: $($RDMA dev 2>&1 | tr '\n' ';')" \
 			[ -n "$_idx" -a "$_idx" != "$REC_DEVIDX" ]
 		_ifi=$(cat "/sys/class/net/$IFACE/ifindex" 2>/dev/null)
-		tap_result "eth stayed bound: $IFACE ifindex $REC_IFINDEX -> ${_ifi:-none}, driver $(iface_driver)" \
+		_drv=$($ETHTOOL -i "$IFACE" 2>/dev/null | awk '$1 == "driver:" { print $2 }')
+		tap_result "eth stayed bound: $IFACE ifindex $REC_IFINDEX -> ${_ifi:-none}, driver ${_drv:-none}" \
 			"the netdev was re-created or is gone" \
-			[ "$_ifi" = "$REC_IFINDEX" -a "$(iface_driver)" = scenic_eth ]
+			[ "$_ifi" = "$REC_IFINDEX" -a "$_drv" = scenic_eth ]
 		wait_for 100 oper_up
 		tap_result "ping after the recovery" "$($PING -c 3 -W 2 "$PEER4" 2>&1 | tail -n 2 | tr '\n' ';')" \
 			$PING -c 3 -W 2 "$PEER4"
