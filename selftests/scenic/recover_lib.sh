@@ -24,6 +24,9 @@ rec_setup() {
 # rdma_index DEV: the ib_device's index (`rdma dev`); a re-created device gets a new one.
 rdma_index() { $RDMA dev show "$1" 2>/dev/null | awk -F: 'NR == 1 { print $1 }'; }
 
+# rec_t LABEL: a diagnostic line with the guest's uptime (where a test spends its time).
+rec_t() { tap_diag "t=$(cut -d ' ' -f 1 /proc/uptime) $1"; }
+
 # rec_count REGEX: matching kernel log lines so far.
 rec_count() { dmesg | grep -c -E "$1"; }
 
@@ -76,11 +79,12 @@ rec_wait_recovered() {
 	return 0
 }
 
-# rec_async_fatal: ibv_asyncwatch (started before the fault) got IB_EVENT_DEVICE_FATAL (8). It
-# exits when the old device goes away; its output is complete only then.
+# rec_async_fatal: ibv_asyncwatch (started before the fault) printed IB_EVENT_DEVICE_FATAL (8)
+# within 20 s; then it is stopped (it keeps waiting on the old device's event file).
 rec_async_fatal() {
 	_ra_n=0
-	while kill -0 "$REC_ASYNC" 2>/dev/null && [ $_ra_n -lt 100 ]; do
+	while ! grep -q 'event_type .*(8)' /tmp/rec-async.out && [ $_ra_n -lt 100 ] &&
+		kill -0 "$REC_ASYNC" 2>/dev/null; do
 		sleep 0.2
 		_ra_n=$((_ra_n + 1))
 	done
@@ -89,9 +93,8 @@ rec_async_fatal() {
 	grep -q 'event_type .*(8)' /tmp/rec-async.out
 }
 
-# rec_perf NAME PORT TEST: one perftest run between the nodes (node 2 serves); TAP line on node 1,
-# node 2 only reports its exit status.
-rec_perf() {
+# rec_perf_once NAME PORT TEST: one perftest run between the nodes (node 2 serves); sets _rc.
+rec_perf_once() {
 	if [ "$NODE" = 2 ]; then
 		timeout 120 /usr/bin/$3 -d "$DEV" -x "$GIDX" -p "$2" -N -s 65536 -n 200 \
 			>/tmp/rec-perf.out 2>&1 &
@@ -99,9 +102,6 @@ rec_perf() {
 		sync_peer "$REC_NAME-$1" 120
 		wait $_pp
 		_rc=$?
-		tap_result "$3 server after the recovery" \
-			"exit $_rc: $(grep -iE 'error|fail|couldn|unable' /tmp/rec-perf.out | head -n 2 | tr '\n' ';')" \
-			[ $_rc = 0 ]
 		return
 	fi
 	sync_peer "$REC_NAME-$1" 120
@@ -109,20 +109,38 @@ rec_perf() {
 	timeout 120 /usr/bin/$3 -d "$DEV" -x "$GIDX" -p "$2" -N -s 65536 -n 200 "$PEER4" \
 		>/tmp/rec-perf.out 2>&1
 	_rc=$?
+}
+
+# rec_perf NAME PORT TEST: rec_perf_once, repeated once on PORT + 5 when perftest's clock
+# calibration failed on either side (perf_done, rdma/lib.sh); a TAP line on each node.
+rec_perf() {
+	_again=
+	rec_perf_once "$1" "$2" "$3"
+	if perf_done /tmp/rec-perf.out "$REC_NAME-$1-done"; then
+		_again=" (repeated once: perftest's clock calibration failed)"
+		rec_perf_once "$1-again" $(($2 + 5)) "$3"
+		sync_peer "$REC_NAME-$1-again-done" 120
+	fi
+	_why="exit $_rc: $(grep -v '^ *$' /tmp/rec-perf.out | tail -n 3 | tr '\n' ';' | cut -c 1-300)"
+	if [ "$NODE" = 2 ]; then
+		tap_result "$3 server after the recovery$_again" "$_why" [ $_rc = 0 ]
+		return
+	fi
 	_row=$(grep -E '^ *[0-9]+ +[0-9]+ ' /tmp/rec-perf.out | tail -n 1 | tr -s ' ')
-	tap_result "$3 after the recovery: exit 0 ($_row)" \
-		"exit $_rc: $(grep -iE 'error|fail|couldn|unable' /tmp/rec-perf.out | head -n 2 | tr '\n' ';')" \
-		[ $_rc = 0 -a -n "$_row" ]
+	tap_result "$3 after the recovery: exit 0 ($_row)$_again" "$_why" [ $_rc = 0 -a -n "$_row" ]
 }
 
 # rec_after: the checks after an automatic recovery on node 1 (5 TAP lines), then both nodes meet
 # and run ib_write_bw and ib_read_bw (1 line each) and check the kernel log (1 line).
 # Node 2 reports 3 lines here.
 rec_after() {
+	rec_t "recovered"
 	if [ "$NODE" = 1 ]; then
 		tap_result "the application got IB_EVENT_DEVICE_FATAL (ibv_asyncwatch)" \
 			"asyncwatch: $(tr '\n' ';' </tmp/rec-async.out | cut -c 1-200)" rec_async_fatal
+		rec_t "asyncwatch done"
 		wait_rdma
+		rec_t "new device ready"
 		_idx=$(rdma_index "$DEV")
 		tap_result "a new ib_device registered: $DEV index $REC_DEVIDX -> ${_idx:-none}, port ACTIVE" \
 			"rdma dev: $($RDMA dev 2>&1 | tr '\n' ';')" \
@@ -140,8 +158,11 @@ rec_after() {
 			[ "$(awk '$1 == "state" { print $2 }' "$DBG/health")" = running ]
 	fi
 	rec_traffic_stop
+	rec_t "checks done, perftest"
 	rec_perf write $((REC_PORT + 1)) ib_write_bw
+	rec_t "ib_write_bw done"
 	rec_perf read $((REC_PORT + 2)) ib_read_bw
+	rec_t "ib_read_bw done"
 	tap_result "kernel log: no WARN/BUG/oops/lockdep splat" "see the dmesg lines above" rec_dmesg_clean
 	sync_peer "$REC_NAME-end" 120
 }
@@ -166,7 +187,9 @@ rec_run() {
 		# a fault of the previous test must not make this one "within the grace period"
 		$DEVLINK health set "$DL" reporter card grace_period 0 2>/dev/null
 	fi
+	rec_t "start"
 	rec_traffic_start "$REC_PORT0"
+	rec_t "traffic runs"
 	if [ "$NODE" = 1 ]; then
 		_before=$(rec_count 'recovered from')
 		_t0=$(cut -d ' ' -f 1 /proc/uptime)
