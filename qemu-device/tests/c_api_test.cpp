@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "scenic/admin.hpp"
 #include "scenic/model.h"
 #include "scenic/regs.hpp"
 
@@ -53,7 +54,8 @@ scenic_host_ops make_ops(CHostState& s) {
 TEST(CApi, CreateReadWriteDestroy) {
     CHostState s;
     const scenic_host_ops ops = make_ops(s);
-    scenic_model_config cfg{{0x02, 0, 0, 0, 0, 0x07}, 32, false, 0, 1, nullptr, nullptr, nullptr};
+    scenic_model_config cfg{
+        {0x02, 0, 0, 0, 0, 0x07}, 32, false, 0, 1, nullptr, nullptr, nullptr, false};
     scenic_model* m = scenic_model_create(&cfg, &ops);
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(scenic_model_mmio_read(m, 0, 4), core::kType);
@@ -76,7 +78,7 @@ TEST(CApi, CreateReadWriteDestroy) {
 TEST(CApi, DmaSelfTestThroughTheTimer) {
     CHostState s;
     const scenic_host_ops ops = make_ops(s);
-    scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr};
+    scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, false};
     scenic_model* m = scenic_model_create(&cfg, &ops);
     ASSERT_NE(m, nullptr);
     std::memcpy(s.mem.data() + 100, "hello", 5);
@@ -103,7 +105,7 @@ TEST(CApi, MissingDmaCallbacksMeanFailedDma) {
     ops.dma_read = nullptr;
     ops.dma_write = nullptr;
     ops.msix_notify = nullptr;
-    scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr};
+    scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, false};
     scenic_model* m = scenic_model_create(&cfg, &ops);
     ASSERT_NE(m, nullptr);
     scenic_model_mmio_write(m, core::kDmaTestLen, 5, 4);
@@ -119,7 +121,7 @@ TEST(CApi, MissingDmaCallbacksMeanFailedDma) {
 TEST(CApi, BadArguments) {
     CHostState s;
     const scenic_host_ops ops = make_ops(s);
-    scenic_model_config cfg{{}, kMsixVectors + 1, false, 0, 1, nullptr, nullptr, nullptr};
+    scenic_model_config cfg{{}, kMsixVectors + 1, false, 0, 1, nullptr, nullptr, nullptr, false};
     EXPECT_EQ(scenic_model_create(&cfg, &ops), nullptr);  // the exception stays inside
     EXPECT_EQ(scenic_model_create(nullptr, &ops), nullptr);
     cfg.msix_vectors = 1;
@@ -133,6 +135,63 @@ TEST(CApi, BadArguments) {
     EXPECT_FALSE(scenic_model_can_receive(nullptr));
     EXPECT_EQ(scenic_model_eth_rx(nullptr, nullptr, 10), 10u);
     scenic_model_destroy(nullptr);
+}
+
+// A NOP through the admin queue over the C API: the doorbell write only arms the timer, the
+// completion is written when the host fires it (rings at 0x100 / 0x200 of the host memory).
+TEST(CApi, AdminNopThroughTheQueue) {
+    CHostState s;
+    const scenic_host_ops ops = make_ops(s);
+    scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, false};
+    scenic_model* m = scenic_model_create(&cfg, &ops);
+    ASSERT_NE(m, nullptr);
+    scenic_model_mmio_write(m, core::kAqSqBaseLo, 0x100, 4);
+    scenic_model_mmio_write(m, core::kAqCqBaseLo, 0x200, 4);
+    scenic_model_mmio_write(m, core::kAqCfg, 2 | core::kAqCfgEnable.mask, 4);  // depth 4
+    EXPECT_EQ(scenic_model_mmio_read(m, core::kAqStatus, 4), core::kAqStatusReady.mask);
+    const std::span<uint8_t, 128> e(s.mem.data() + 0x100, 128);
+    const scenic::admin::AqNop<> nop(e);
+    nop.set_opcode(static_cast<uint8_t>(scenic::admin::AqOpcode::kNop));
+    nop.set_cmd_id(0x1234);
+    nop.set_phase(1);
+    s.armed = false;
+    scenic_model_mmio_write(m, core::kAqSqTail, 1, 4);
+    const std::span<const uint8_t, 32> c(s.mem.data() + 0x200, 32);
+    const scenic::admin::AqCqe<const uint8_t> cqe(c);
+    EXPECT_EQ(cqe.phase(), 0) << "written inside the doorbell's MMIO write";
+    ASSERT_TRUE(s.armed);
+    s.now = s.deadline;
+    scenic_model_timer_fire(m);
+    EXPECT_EQ(cqe.phase(), 1);
+    EXPECT_EQ(cqe.cmd_id(), 0x1234);
+    EXPECT_EQ(cqe.status(), 0);
+    EXPECT_EQ(cqe.sq_head(), 1);
+    EXPECT_EQ(scenic_model_mmio_read(m, core::kAqSqHead, 4), 1u);
+    EXPECT_EQ(scenic_model_mmio_read(m, core::kAqCqTail, 4), 1u);
+    scenic_model_destroy(m);
+}
+
+// FAULT_INJECT works only with the property (QEMU: fault-inject=on); otherwise it reads 0 and
+// a write changes nothing.
+TEST(CApi, FaultInjectOnlyWithTheProperty) {
+    for (const bool allowed : {false, true}) {
+        SCOPED_TRACE(allowed ? "fault-inject=on" : "off");
+        CHostState s;
+        const scenic_host_ops ops = make_ops(s);
+        scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, allowed};
+        scenic_model* m = scenic_model_create(&cfg, &ops);
+        ASSERT_NE(m, nullptr);
+        scenic_model_mmio_write(m, core::kFaultInject,
+                                core::kFaultInjectAqStall.mask | core::kFaultInjectFatal.mask, 4);
+        EXPECT_EQ(scenic_model_mmio_read(m, core::kFaultInject, 4),
+                  allowed ? core::kFaultInjectAqStall.mask : 0u);
+        const uint32_t fatal =
+            static_cast<uint32_t>(scenic_model_mmio_read(m, core::kFatalStatus, 4));
+        EXPECT_EQ(fatal, allowed ? core::kFatalStatusFatal.mask |
+                                       static_cast<uint32_t>(scenic::admin::FatalCode::kInjected)
+                                 : 0u);
+        scenic_model_destroy(m);
+    }
 }
 
 }  // namespace

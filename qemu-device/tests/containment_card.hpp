@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One SCENIC card on a FakeHost with a minimal driver for the containment tests: a CQ, QPs whose
 // rings, status pages and doorbell records live in the fake host memory (or wherever a test puts
-// them, e.g. over the card's own BAR0), commands through the mailbox, SENDs posted and rung as
+// them, e.g. over the card's own BAR0), commands through the admin queue, SENDs posted and rung as
 // the provider does, and frames built towards the card as its peer would send them.
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "aq_driver.hpp"
 #include "fake_host.hpp"
 #include "scenic/device.hpp"
 #include "scenic/regs.hpp"
@@ -35,7 +36,24 @@ class Card {
     static constexpr uint32_t kPeerQpn = 9;
     static constexpr uint32_t kSqPsn = 0x100;
 
-    Card() : dev(config(), host) { w(regs::rdma::kCtrl, 1); }
+    // The admin queue and event rings, above what the tests use.
+    static constexpr uint64_t kAqSq = FakeHost::kBase + 0x20000;
+    static constexpr uint64_t kAqCq = FakeHost::kBase + 0x20800;
+    static constexpr uint64_t kAeq = FakeHost::kBase + 0x21000;  // 256 entries
+    static constexpr uint64_t kCeq = FakeHost::kBase + 0x23000;  // 256 entries
+
+    Card() : dev(config(), host) {
+        AqDriver::Layout l;
+        l.sq = kAqSq;
+        l.cq = kAqCq;
+        l.aeq = kAeq;
+        l.ceq = kCeq;
+        l.aq_log2 = 4;
+        l.aeq_log2 = 8;
+        l.ceq_log2 = 8;
+        aq.setup(l);
+        w(regs::rdma::kCtrl, 1);
+    }
 
     static Config config() {
         Config c;
@@ -47,34 +65,23 @@ class Card {
         return static_cast<uint32_t>(dev.mmio_read(regs::rdma::kOffset + off, 4));
     }
     void w(uint32_t off, uint32_t v) { dev.mmio_write(regs::rdma::kOffset + off, v, 4); }
+    // A command through the admin queue (arguments in the old mailbox order: encode_cmd).
     uint32_t cmd(uint32_t op, std::initializer_list<uint32_t> args) {
-        uint32_t i = 0;
-        for (const uint32_t a : args) {
-            w(regs::rdma::kCmdArg0 + 4 * i++, a);
-        }
-        for (; i < 24; ++i) {
-            w(regs::rdma::kCmdArg0 + 4 * i, 0);
-        }
-        w(regs::rdma::kCmdOp, op);
-        return r(regs::rdma::kCmdStatus);
+        const CmdResult res = aq.exec(encode_cmd(op, args), &last);
+        return st(res.status);
     }
     static uint32_t lo(uint64_t v) { return static_cast<uint32_t>(v); }
     static uint32_t hi(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
 
-    void create_cq() {
-        ASSERT_EQ(cmd(SCENIC_RDMA_CMD_CREATE_CQ, {0, lo(kCq), hi(kCq), kLog2 + 4, 0, 0}), 0u);
-    }
+    void create_cq() { ASSERT_EQ(cmd(kOpCreateCq, {0, lo(kCq), hi(kCq), kLog2 + 4, 0, 0}), 0u); }
     uint32_t create_qp(uint64_t status = kStatus, uint64_t dbrec = 0) {
-        return cmd(SCENIC_RDMA_CMD_CREATE_QP,
-                   {kQpn, lo(kSq), hi(kSq), kLog2, lo(kRq), hi(kRq), kLog2, 0, 0, 1, 0, lo(status),
-                    hi(status), lo(dbrec), hi(dbrec)});
+        return cmd(kOpCreateQp, {kQpn, lo(kSq), hi(kSq), kLog2, lo(kRq), hi(kRq), kLog2, 0, 0, 1, 0,
+                                 lo(status), hi(status), lo(dbrec), hi(dbrec)});
     }
-    uint32_t modify(std::initializer_list<uint32_t> args) {
-        return cmd(SCENIC_RDMA_CMD_MODIFY_QP, args);
-    }
+    uint32_t modify(std::initializer_list<uint32_t> args) { return cmd(kOpModifyQp, args); }
     // RESET -> INIT -> RTR -> RTS towards the peer (10.0.0.2, QP kPeerQpn).
     void to_rts(uint32_t timeout, uint32_t retry_cnt, uint32_t rnr_retry) {
-        ASSERT_EQ(modify({kQpn, SCENIC_QP_ATTR_STATE, SCENIC_QPS_INIT}), 0u);
+        ASSERT_EQ(modify({kQpn, kAttrState, kQpsInit}), 0u);
         const std::array<uint8_t, 16> dgid{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 2};
         const std::array<uint8_t, 16> sgid{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
         std::array<uint32_t, 4> d{};
@@ -82,13 +89,11 @@ class Card {
         std::memcpy(d.data(), dgid.data(), 16);
         std::memcpy(s.data(), sgid.data(), 16);
         const auto& m = kPeerMac;
-        const uint32_t mask =
-            SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_DEST_QPN | SCENIC_QP_ATTR_RQ_PSN |
-            SCENIC_QP_ATTR_PATH_MTU | SCENIC_QP_ATTR_TIMEOUT | SCENIC_QP_ATTR_RETRY_CNT |
-            SCENIC_QP_ATTR_RNR_RETRY | SCENIC_QP_ATTR_MIN_RNR_TIMER | SCENIC_QP_ATTR_AV;
+        const uint32_t mask = kAttrState | kAttrDestQpn | kAttrRqPsn | kAttrPathMtu | kAttrTimeout |
+                              kAttrRetryCnt | kAttrRnrRetry | kAttrMinRnrTimer | kAttrAv;
         ASSERT_EQ(modify({kQpn,
                           mask,
-                          SCENIC_QPS_RTR,
+                          kQpsRtr,
                           kPeerQpn,
                           0,
                           0x200,
@@ -107,9 +112,7 @@ class Card {
                           uint32_t{m[0]} << 8 | m[1] | 64u << 16,
                           0x80000000u}),
                   0u);
-        ASSERT_EQ(
-            modify({kQpn, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_SQ_PSN, SCENIC_QPS_RTS, 0, kSqPsn}),
-            0u);
+        ASSERT_EQ(modify({kQpn, kAttrState | kAttrSqPsn, kQpsRts, 0, kSqPsn}), 0u);
     }
     // Puts a zero-length SEND in the next SQ slot and rings the SQ doorbell.
     void post_send() {
@@ -140,8 +143,10 @@ class Card {
     }
     // QUERY_QP: {status, state}.
     std::pair<uint32_t, uint32_t> query() {
-        const uint32_t st = cmd(SCENIC_RDMA_CMD_QUERY_QP, {kQpn});
-        return {st, r(regs::rdma::kCmdRes0)};
+        const uint32_t s = cmd(kOpQueryQp, {kQpn});
+        return {
+            s,
+            admin::AcqQueryQp<const uint8_t>(std::span<const uint8_t, kAqCqeBytes>(last)).state()};
     }
     // A frame from the peer's QP to ours, as the peer would build it.
     static std::vector<uint8_t> from_peer(roce::Transport t) {
@@ -159,6 +164,16 @@ class Card {
 
     FakeHost host;
     Device dev;
+    AqDriver aq{dev, [this](uint64_t a) { return &host.mem[a - FakeHost::kBase]; },
+                [this] {
+                    if (!host.timer || *host.timer > host.now) {
+                        return false;
+                    }
+                    host.timer.reset();
+                    dev.timer_fire();
+                    return true;
+                }};
+    AqResult last{};
     uint32_t sq_pi = 0;
     uint32_t ci = 0;
 };

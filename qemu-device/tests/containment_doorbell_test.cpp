@@ -38,7 +38,7 @@ TEST(ContainmentDoorbell, BackwardSqDoorbellIsRefusedAndFlushEnds) {
     c.db_sq(3);             // behind sq_next
     c.db_sq(0xffff'fff0u);  // far behind (would be ~2^32 slots ahead of sq_next)
     EXPECT_EQ(c.counters().db_ignored, ignored + 2);
-    ASSERT_EQ(c.modify({Card::kQpn, SCENIC_QP_ATTR_STATE, SCENIC_QPS_ERR}), 0u);
+    ASSERT_EQ(c.modify({Card::kQpn, kAttrState, kQpsErr}), 0u);
     std::vector<scenic_cqe> cqes;
     EXPECT_EQ(flush_all(c, cqes), 5u);  // the five SENDs, flushed
     for (const auto& e : cqes) {
@@ -65,7 +65,7 @@ TEST(ContainmentDoorbell, BackwardSqRecordIsRefused) {
     const uint32_t back = 1;
     std::memcpy(&c.host.mem[Card::kDbrec - FakeHost::kBase], &back, 4);
     const uint32_t ignored = c.counters().db_ignored;
-    ASSERT_EQ(c.modify({Card::kQpn, SCENIC_QP_ATTR_STATE, SCENIC_QPS_ERR}), 0u);
+    ASSERT_EQ(c.modify({Card::kQpn, kAttrState, kQpsErr}), 0u);
     EXPECT_GT(c.counters().db_ignored, ignored);
     std::vector<scenic_cqe> cqes;
     EXPECT_EQ(flush_all(c, cqes), 4u);
@@ -89,7 +89,7 @@ TEST(ContainmentDoorbell, RqDoorbellBehindTheWqeInUseIsRefused) {
     const uint32_t ignored = c.counters().db_ignored;
     c.dev.db_write(uint64_t{Card::kQpn} * 4096 + SCENIC_DB_RQ, 0xffff'ffffu, 4);
     EXPECT_EQ(c.counters().db_ignored, ignored + 1);
-    ASSERT_EQ(c.modify({Card::kQpn, SCENIC_QP_ATTR_STATE, SCENIC_QPS_ERR}), 0u);
+    ASSERT_EQ(c.modify({Card::kQpn, kAttrState, kQpsErr}), 0u);
     std::vector<scenic_cqe> cqes;
     EXPECT_EQ(flush_all(c, cqes), 2u);
 }

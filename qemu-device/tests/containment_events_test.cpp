@@ -26,7 +26,7 @@ TEST(ContainmentEvents, ModifyCyclesLeaveNoTimersBehind) {
         c.post_send();
         ASSERT_EQ(c.host.wire.size(), 1u) << "cycle " << i;
         c.host.wire.clear();
-        ASSERT_EQ(c.modify({Card::kQpn, SCENIC_QP_ATTR_STATE, SCENIC_QPS_RESET}), 0u);
+        ASSERT_EQ(c.modify({Card::kQpn, kAttrState, kQpsReset}), 0u);
         c.sq_pi = 0;  // the card's indices are back at 0 after RESET
         most = std::max(most, c.dev.pending_events());
     }
@@ -65,7 +65,7 @@ TEST(ContainmentEvents, DestroyCancelsTheQpsEvents) {
     c.to_rts(31, 7, 7);
     c.post_send();
     EXPECT_GE(c.dev.pending_events(), 1u);  // the ACK timer
-    ASSERT_EQ(c.cmd(SCENIC_RDMA_CMD_DESTROY_QP, {Card::kQpn}), 0u);
+    ASSERT_EQ(c.cmd(kOpDestroyQp, {Card::kQpn}), 0u);
     EXPECT_EQ(c.dev.pending_events(), 0u);
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Defect 1 of issue 15: the card's own DMA re-entering it. A guest that places a QP's status page
-// over RDMA.CMD_OP makes the card's ACK-timeout path (run from the host timer) write the QP state
-// 6 (ERR), which is CMD_DESTROY_QP, into its own mailbox: the QP was freed while set_state /
-// enter_error / flush still used it. The FakeHost routes DMA that lands on the BARs back into the
-// device, as QEMU's memory core does.
+// over CORE.AQ_SQ_TAIL makes the card's ACK-timeout path (run from the host timer) write the QP
+// state 6 (ERR) into its own admin doorbell: with a DESTROY_QP of that QP staged in SQ slot 5, the
+// card would fetch it and free the QP while set_state / enter_error / flush still used it. The
+// FakeHost routes DMA that lands on the BARs back into the device, as QEMU's memory core does.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -15,25 +15,31 @@ namespace {
 
 constexpr uint64_t kStateOff = offsetof(scenic_qp_status, state);
 
-// The QP's status page placed so that its state word is RDMA.CMD_OP (ARG0 holds the QPN from the
-// last command), the QP brought to RTS with one retry-less SEND in flight, then the ACK timeout.
+// The QP's status page placed so that its state word is CORE.AQ_SQ_TAIL, a DESTROY_QP of the QP
+// staged (not rung) in SQ slot 5, the QP brought to RTS with one retry-less SEND in flight, then
+// the ACK timeout. Afterwards the staged entry becomes a NOP, so the test's own next command does
+// not run it.
 void provoke(Card& c) {
     c.host.route = &c.dev;
-    const uint64_t status = c.host.bar0_base + regs::rdma::kOffset + regs::rdma::kCmdOp - kStateOff;
+    const uint64_t status =
+        c.host.bar0_base + regs::core::kOffset + regs::core::kAqSqTail - kStateOff;
     c.create_cq();
     ASSERT_EQ(c.create_qp(status), 0u);
     c.to_rts(/*timeout=*/1, /*retry_cnt=*/0, /*rnr_retry=*/0);
+    ASSERT_EQ(c.aq.sq_tail(), kQpsErr - 1);  // the staged entry is the one a tail of 6 would run
+    const uint32_t slot = c.aq.sq_tail();
+    c.aq.put(encode_cmd(kOpDestroyQp, {Card::kQpn}));
     c.post_send();
     ASSERT_EQ(c.host.wire.size(), 1u);  // the SEND left; no peer answers
-    c.w(regs::rdma::kCmdArg0, Card::kQpn);
     c.host.run_for(c.dev, 1'000'000);
+    c.aq.rewrite(slot, sqe(admin::AqOpcode::kNop));
 }
 
 void expect_qp_failed_not_freed(Card& c) {
     // The QP still exists, in ERR, and its SEND completed with RETRY_EXC_ERR.
     const auto [st, state] = c.query();
     EXPECT_EQ(st, 0u) << "the QP was destroyed by the card's own DMA";
-    EXPECT_EQ(state, SCENIC_QPS_ERR);
+    EXPECT_EQ(state, kQpsErr);
     const auto cqes = c.poll();
     ASSERT_EQ(cqes.size(), 1u);
     EXPECT_EQ(cqes[0].status, rdma::kWcRetryExcErr);
@@ -70,10 +76,9 @@ TEST(ContainmentReentry, DoorbellBarAndReadsAreRefused) {
     c.create_cq();
     // SQ ring over the doorbell BAR: fetching a WQE is a DMA read there.
     const uint64_t sq = c.host.db_base;
-    ASSERT_EQ(c.cmd(SCENIC_RDMA_CMD_CREATE_QP,
-                    {Card::kQpn, Card::lo(sq), Card::hi(sq), Card::kLog2, Card::lo(Card::kRq),
-                     Card::hi(Card::kRq), Card::kLog2, 0, 0, 1, 0, Card::lo(Card::kStatus),
-                     Card::hi(Card::kStatus), 0, 0}),
+    ASSERT_EQ(c.cmd(kOpCreateQp, {Card::kQpn, Card::lo(sq), Card::hi(sq), Card::kLog2,
+                                  Card::lo(Card::kRq), Card::hi(Card::kRq), Card::kLog2, 0, 0, 1, 0,
+                                  Card::lo(Card::kStatus), Card::hi(Card::kStatus), 0, 0}),
               0u);
     c.to_rts(1, 0, 0);
     c.db_sq(1);
@@ -111,18 +116,17 @@ TEST(ContainmentReentry, DestroyUnderTheCallerIsDeferred) {
     c.host.on_dma_write = [&](uint64_t addr, std::span<const uint8_t> src) {
         uint32_t v = 0;
         if (addr == Card::kStatus + kStateOff && src.size() == 4 &&
-            (std::memcpy(&v, src.data(), 4), v == SCENIC_QPS_ERR) && !destroyed) {
+            (std::memcpy(&v, src.data(), 4), v == kQpsErr) && !destroyed) {
             destroyed = true;
-            rdma::CmdArgs a{};
-            rdma::CmdResults res{};
-            a[0] = Card::kQpn;
-            EXPECT_EQ(c.dev.rdma().engine().command(SCENIC_RDMA_CMD_DESTROY_QP, a, res), 0u);
+            const Sqe e = encode_cmd(kOpDestroyQp, {Card::kQpn});
+            std::array<uint8_t, kAqResultBytes> res{};
+            EXPECT_TRUE(c.dev.rdma().engine().command(e, res).ok());
         }
     };
     c.post_send();
     c.host.run_for(c.dev, 1'000'000);  // ASan: no use after free in set_state / flush
     EXPECT_TRUE(destroyed);
-    EXPECT_EQ(c.query().first, static_cast<uint32_t>(SCENIC_RDMA_ERR_NOT_FOUND));
+    EXPECT_EQ(c.query().first, static_cast<uint32_t>(kStNotFound));
     EXPECT_EQ(c.dev.pending_events(), 0u);  // nothing of the QP left behind
 }
 
@@ -144,7 +148,8 @@ TEST(ContainmentReentry, ResetFromInsideIsDeferred) {
     c.host.run_for(c.dev, 1'000'000);
     EXPECT_TRUE(reset_seen);
     EXPECT_EQ(c.r(regs::rdma::kCtrl), 0u);  // reset happened
-    EXPECT_EQ(c.query().first, static_cast<uint32_t>(SCENIC_RDMA_ERR_NOT_FOUND));
+    c.aq.setup(c.aq.layout());              // the driver sets the admin queue up again
+    EXPECT_EQ(c.query().first, static_cast<uint32_t>(kStNotFound));
 }
 
 }  // namespace

@@ -121,7 +121,7 @@ TEST(RdmaArbiter, ARetransmittingQpDoesNotStallTheOthers) {
     EXPECT_LT(done3 - t0, timeout / 4);  // it never waits for an ACK timeout of its own
     EXPECT_EQ(p.b.read_va(Node::kVa + 65536, 16384), p.a.read_va(Node::kVa + 65536, 16384));
     EXPECT_EQ(p.a.r(regs::rdma::kAckTimeouts) - timeouts, 8u);  // QP 2: 7 retries, RETRY_EXC
-    EXPECT_EQ(p.a.query(2).state, uint32_t{SCENIC_QPS_ERR});
+    EXPECT_EQ(p.a.query(2).state, uint32_t{kQpsErr});
 }
 
 // A QP alone on the card may have more than the turn-sized card window in flight

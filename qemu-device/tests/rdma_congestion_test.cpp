@@ -55,7 +55,7 @@ class RdmaCongestion : public ::testing::Test {
     void TearDown() override { EXPECT_EQ(p.bad_frames, 0u); }
 
     CcView query_cc(Node& n, uint32_t qpn) {
-        EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_QUERY_QP_CC, {qpn}), 0u);
+        EXPECT_EQ(n.cmd(kOpQueryQpCc, {qpn}), 0u);
         return {n.res(0), n.res(1), n.res(2), n.res(3)};
     }
     void write(uint32_t bytes) {
@@ -298,7 +298,7 @@ TEST_F(RdmaCongestion, CeMarkedIpv6RequestGetsACnp) {
     std::vector<uint32_t> av(18, 0);  // a2 .. a19; a19 bit 31 clear: IPv6
     std::memcpy(&av[7], path.src_ip.data(), 16);
     std::memcpy(&av[11], path.dst_ip.data(), 16);
-    ASSERT_EQ(p.b.modify(kQb, SCENIC_QP_ATTR_AV, av), 0u);
+    ASSERT_EQ(p.b.modify(kQb, kAttrAv, av), 0u);
     roce::Transport t;
     t.bth.opcode = static_cast<uint8_t>(Opcode::kWriteOnly);
     t.bth.dest_qp = kQb;
@@ -424,9 +424,9 @@ TEST_F(RdmaCongestion, CnpForUnknownQpOrQpNotInRtsIsDroppedAndCounted) {
     EXPECT_EQ(p.a.r(regs::rdma::kRxDropQp), 2u);
     EXPECT_EQ(p.a.r(regs::rdma::kCnpRcvd), 1u);
     EXPECT_EQ(query_cc(p.a, kQa).rate, 50'000'000u);
-    EXPECT_EQ(p.a.cmd(SCENIC_RDMA_CMD_QUERY_QP_CC, {77}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
-    EXPECT_EQ(p.a.cmd(SCENIC_RDMA_CMD_QUERY_QP_CC, {cc::kMaxQp}),
-              uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
+    EXPECT_EQ(p.a.cmd(kOpQueryQpCc, {77}), uint32_t{kStNotFound});
+    EXPECT_EQ(p.a.cmd(kOpQueryQpCc, {cc::kMaxQp}),
+              uint32_t{kStBadIndex});
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ namespace {
 
 constexpr uint32_t kQa = 2;
 constexpr uint32_t kQb = 3;
-constexpr uint8_t kWcFlushErr = 5;
+using rdma::kWcFlushErr;
 constexpr uint64_t kSrc = Node::kVa;
 constexpr uint64_t kDst = Node::kVa + 256 * 1024;
 
@@ -50,7 +50,7 @@ TEST_F(RdmaDbrec, ReceiveWqesComeFromTheRecordWithoutADoorbell) {
     const auto rc = p.b.poll(1);
     ASSERT_EQ(rc.size(), 3u);
     for (uint32_t i = 0; i < 3; ++i) {
-        EXPECT_EQ(rc[i].status, 0);
+        EXPECT_EQ(rc[i].status, rdma::kWcSuccess);
         EXPECT_EQ(rc[i].byte_len, 1000 + i);
         EXPECT_EQ(p.b.read_va(kDst + i * 4096, 1000 + i), p.a.read_va(kSrc + i * 4096, 1000 + i));
     }
@@ -92,8 +92,8 @@ TEST_F(RdmaDbrec, EnteringErrFlushesWhatOnlyTheRecordsHold) {
         ASSERT_EQ(i != 0, (p.a.db_skip(kQa) & SCENIC_QP_DB_SKIP_SQ) != 0);  // then: record
         p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 16384, a_key)}, kDst, b_key));
     }
-    ASSERT_EQ(p.a.set_state(kQa, SCENIC_QPS_ERR), 0u);
-    ASSERT_EQ(p.b.set_state(kQb, SCENIC_QPS_ERR), 0u);
+    ASSERT_EQ(p.a.set_state(kQa, kQpsErr), 0u);
+    ASSERT_EQ(p.b.set_state(kQb, kQpsErr), 0u);
     EXPECT_EQ(p.a.db_skip(kQa), 0u);  // ERR: every post must ring, to be flushed
     EXPECT_EQ(p.b.db_skip(kQb), 0u);
     const auto sc = p.a.poll(0);
@@ -148,7 +148,7 @@ TEST_F(RdmaDbrec, ARecordBeyondTheRingIsIgnoredAndCounted) {
     EXPECT_TRUE(q.b.poll(1).empty());
     const auto sc = q.a.poll(0);
     ASSERT_EQ(sc.size(), 1u);
-    EXPECT_EQ(sc[0].status, 13);  // IBV_WC_RNR_RETRY_EXC_ERR
+    EXPECT_EQ(sc[0].status, rdma::kWcRnrRetryExcErr);
 }
 
 TEST_F(RdmaDbrec, WithoutRecordsEveryPostRings) {

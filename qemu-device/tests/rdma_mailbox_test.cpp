@@ -24,7 +24,8 @@ TEST(RdmaMailbox, IdentityAndLimits) {
     EXPECT_EQ(n.r(rr::kMaxMr), 4096u);
     EXPECT_EQ(n.r(rr::kTlbEntries), 4096u);
     EXPECT_EQ(n.r(rr::kCtrl), 1u);
-    EXPECT_EQ(n.r(rr::kEventPop), 0u);  // empty
+    EXPECT_EQ(n.r(rr::kCeqTail), 0u);  // no event yet
+    EXPECT_EQ(n.aq.rc(regs::core::kAeqTail), 0u);
     EXPECT_EQ(Device::db_size(), uint64_t{1024} * 4096);
 }
 
@@ -33,21 +34,19 @@ TEST(RdmaMailbox, CqCommands) {
     const uint64_t ring = n.alloc(4096);
     const uint32_t lo = Node::lo(ring);
     const uint32_t hi = Node::hi(ring);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {512, lo, hi, 4}),
-              uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo, hi, 17}), uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo + 4, hi, 4}),
-              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo, hi, 4}), 0u);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_CREATE_CQ, {5, lo, hi, 4}), uint32_t{SCENIC_RDMA_ERR_BUSY});
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_CQ, {6}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_CQ, {600}), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
+    EXPECT_EQ(n.cmd(kOpCreateCq, {512, lo, hi, 4}), uint32_t{kStBadIndex});
+    EXPECT_EQ(n.cmd(kOpCreateCq, {5, lo, hi, 17}), uint32_t{kStBadArg});
+    EXPECT_EQ(n.cmd(kOpCreateCq, {5, lo + 4, hi, 4}), uint32_t{kStBadArg});
+    EXPECT_EQ(n.cmd(kOpCreateCq, {5, lo, hi, 4}), 0u);
+    EXPECT_EQ(n.cmd(kOpCreateCq, {5, lo, hi, 4}), uint32_t{kStBusy});
+    EXPECT_EQ(n.cmd(kOpDestroyCq, {6}), uint32_t{kStNotFound});
+    EXPECT_EQ(n.cmd(kOpDestroyCq, {600}), uint32_t{kStBadIndex});
     n.create_cq(6, 3);
     n.create_qp(2, 5, 6);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_CQ, {5}), uint32_t{SCENIC_RDMA_ERR_BUSY});  // in use
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_QP, {2}), 0u);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_CQ, {5}), 0u);
-    EXPECT_EQ(n.cmd(99, {}), uint32_t{SCENIC_RDMA_ERR_BAD_OP});
+    EXPECT_EQ(n.cmd(kOpDestroyCq, {5}), uint32_t{kStBusy});  // in use
+    EXPECT_EQ(n.cmd(kOpDestroyQp, {2}), 0u);
+    EXPECT_EQ(n.cmd(kOpDestroyCq, {5}), 0u);
+    EXPECT_EQ(n.cmd(99, {}), uint32_t{kStBadOpcode});
 }
 
 TEST(RdmaMailbox, QpCommandsAndStates) {
@@ -56,77 +55,72 @@ TEST(RdmaMailbox, QpCommandsAndStates) {
     const uint64_t ring = n.alloc(65536);
     const uint64_t st = n.alloc(4096);
     auto create = [&](uint32_t qpn, uint32_t cq) {
-        return n.cmd(SCENIC_RDMA_CMD_CREATE_QP,
-                     {qpn, Node::lo(ring), Node::hi(ring), 4, Node::lo(ring), Node::hi(ring), 4, cq,
-                      cq, 1, 9, Node::lo(st), Node::hi(st)});
+        return n.cmd(kOpCreateQp, {qpn, Node::lo(ring), Node::hi(ring), 4, Node::lo(ring),
+                                   Node::hi(ring), 4, cq, cq, 1, 9, Node::lo(st), Node::hi(st)});
     };
-    EXPECT_EQ(create(0, 0), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});  // reserved
-    EXPECT_EQ(create(1, 0), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
-    EXPECT_EQ(create(512, 0), uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
-    EXPECT_EQ(create(4, 3), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});  // no CQ 3
+    EXPECT_EQ(create(0, 0), uint32_t{kStBadIndex});  // reserved
+    EXPECT_EQ(create(1, 0), uint32_t{kStBadIndex});
+    EXPECT_EQ(create(512, 0), uint32_t{kStBadIndex});
+    EXPECT_EQ(create(4, 3), uint32_t{kStNotFound});  // no CQ 3
     EXPECT_EQ(create(4, 0), 0u);
-    EXPECT_EQ(create(4, 0), uint32_t{SCENIC_RDMA_ERR_BUSY});
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_QUERY_QP, {4}), 0u);
-    EXPECT_EQ(n.res(0), uint32_t{SCENIC_QPS_RESET});
+    EXPECT_EQ(create(4, 0), uint32_t{kStBusy});
+    EXPECT_EQ(n.cmd(kOpQueryQp, {4}), 0u);
+    EXPECT_EQ(n.res(0), uint32_t{kQpsReset});
     EXPECT_EQ(n.res(3), 9u);  // the SCU index
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_QUERY_QP, {5}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+    EXPECT_EQ(n.cmd(kOpQueryQp, {5}), uint32_t{kStNotFound});
 
-    EXPECT_EQ(n.set_state(4, SCENIC_QPS_RTS), uint32_t{SCENIC_RDMA_ERR_BAD_STATE});
-    EXPECT_EQ(n.set_state(4, SCENIC_QPS_RTR), uint32_t{SCENIC_RDMA_ERR_BAD_STATE});
-    EXPECT_EQ(n.set_state(4, 7), uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
-    EXPECT_EQ(n.set_state(4, SCENIC_QPS_INIT), 0u);
-    EXPECT_EQ(
-        n.modify(4, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_PATH_MTU, {SCENIC_QPS_RTR, 0, 0, 0, 300}),
-        uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
-    EXPECT_EQ(n.modify(4, 1u << 20, {}), uint32_t{SCENIC_RDMA_ERR_BAD_ARG});  // unknown attribute
-    EXPECT_EQ(n.modify(4,
-                       SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_RQ_PSN | SCENIC_QP_ATTR_PATH_MTU |
-                           SCENIC_QP_ATTR_DEST_QPN,
-                       {SCENIC_QPS_RTR, 77, 0, 0xabcdef, 2048}),
+    EXPECT_EQ(n.set_state(4, kQpsRts), uint32_t{kStBadState});
+    EXPECT_EQ(n.set_state(4, kQpsRtr), uint32_t{kStBadState});
+    EXPECT_EQ(n.set_state(4, 7), uint32_t{kStBadArg});
+    EXPECT_EQ(n.set_state(4, kQpsInit), 0u);
+    EXPECT_EQ(n.modify(4, kAttrState | kAttrPathMtu, {kQpsRtr, 0, 0, 0, 300}), uint32_t{kStBadArg});
+    // An unknown attribute bit is a reserved bit of attr_mask (0x0c): MALFORMED, at its byte.
+    EXPECT_EQ(n.modify(4, 1u << 20, {}), uint32_t{kStMalformed});
+    EXPECT_EQ(n.last_syndrome, 0x0e);
+    EXPECT_EQ(n.modify(4, kAttrState | kAttrRqPsn | kAttrPathMtu | kAttrDestQpn,
+                       {kQpsRtr, 77, 0, 0xabcdef, 2048}),
               0u);
-    EXPECT_EQ(
-        n.modify(4, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_SQ_PSN, {SCENIC_QPS_RTS, 0, 0x123456}),
-        0u);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_QUERY_QP, {4}), 0u);
-    EXPECT_EQ(n.res(0), uint32_t{SCENIC_QPS_RTS});
+    EXPECT_EQ(n.modify(4, kAttrState | kAttrSqPsn, {kQpsRts, 0, 0x123456}), 0u);
+    EXPECT_EQ(n.cmd(kOpQueryQp, {4}), 0u);
+    EXPECT_EQ(n.res(0), uint32_t{kQpsRts});
     EXPECT_EQ(n.res(1), 0x123456u);
     EXPECT_EQ(n.res(2), 0xabcdefu);
-    EXPECT_EQ(n.load<uint32_t>(st + 8), uint32_t{SCENIC_QPS_RTS});  // status page state
-    EXPECT_EQ(n.set_state(4, SCENIC_QPS_SQD), 0u);
-    EXPECT_EQ(n.set_state(4, SCENIC_QPS_INIT), uint32_t{SCENIC_RDMA_ERR_BAD_STATE});
-    EXPECT_EQ(n.set_state(4, SCENIC_QPS_RTS), 0u);
-    EXPECT_EQ(n.set_state(4, SCENIC_QPS_ERR), 0u);
-    EXPECT_EQ(n.set_state(4, SCENIC_QPS_RTS), uint32_t{SCENIC_RDMA_ERR_BAD_STATE});
-    EXPECT_EQ(n.set_state(4, SCENIC_QPS_RESET), 0u);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_QP, {4}), 0u);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_QP, {4}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+    EXPECT_EQ(n.load<uint32_t>(st + 8), uint32_t{kQpsRts});  // status page state
+    EXPECT_EQ(n.set_state(4, kQpsSqd), 0u);
+    EXPECT_EQ(n.set_state(4, kQpsInit), uint32_t{kStBadState});
+    EXPECT_EQ(n.set_state(4, kQpsRts), 0u);
+    EXPECT_EQ(n.set_state(4, kQpsErr), 0u);
+    EXPECT_EQ(n.set_state(4, kQpsRts), uint32_t{kStBadState});
+    EXPECT_EQ(n.set_state(4, kQpsReset), 0u);
+    EXPECT_EQ(n.cmd(kOpDestroyQp, {4}), 0u);
+    EXPECT_EQ(n.cmd(kOpDestroyQp, {4}), uint32_t{kStNotFound});
 }
 
 TEST(RdmaMailbox, MrAndTlbCommands) {
     Node n(1);
     const uint32_t key = (7u << 8) | 3;
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_REG_MR, {4096u << 8, 1, 0, 0, 4096, 0, 0}),
-              uint32_t{SCENIC_RDMA_ERR_BAD_INDEX});
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_REG_MR, {key, 1, 0x1000, 0, 8192, 0, 0x10}),
-              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_REG_MR, {key, 1, 0xfffff000, 0xffffffff, 0x2000, 0, 1}),
-              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});  // wraps
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_REG_MR, {key, 1, 0x1000, 0, 8192, 0, 1}), 0u);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_REG_MR, {key + 1, 1, 0x1000, 0, 8192, 0, 1}),
-              uint32_t{SCENIC_RDMA_ERR_BUSY});  // same index
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_TLB_FILL, {key + 1, 0x1000, 0, 0x5000, 0}),
-              uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});  // whole key checked
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_TLB_FILL, {key, 0x1800, 0, 0x5000, 0}),
-              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});  // not page aligned
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_TLB_FILL, {key, 0x3000, 0, 0x5000, 0}),
-              uint32_t{SCENIC_RDMA_ERR_BAD_ARG});  // outside the MR
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_TLB_FILL, {key, 0x2000, 0, 0x5000, 0}), 0u);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DEREG_MR, {key + 1}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DEREG_MR, {key}), 0u);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DEREG_MR, {key}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+    EXPECT_EQ(n.cmd(kOpRegMr, {4096u << 8, 1, 0, 0, 4096, 0, 0}), uint32_t{kStBadIndex});
+    EXPECT_EQ(n.cmd(kOpRegMr, {key, 1, 0x1000, 0, 8192, 0, 0x10}),
+              uint32_t{kStMalformed});  // an unknown access bit
+    EXPECT_EQ(n.last_syndrome, 0x20);
+    EXPECT_EQ(n.cmd(kOpRegMr, {key, 1, 0xfffff000, 0xffffffff, 0x2000, 0, 1}),
+              uint32_t{kStBadArg});  // wraps
+    EXPECT_EQ(n.cmd(kOpRegMr, {key, 1, 0x1000, 0, 8192, 0, 1}), 0u);
+    EXPECT_EQ(n.cmd(kOpRegMr, {key + 1, 1, 0x1000, 0, 8192, 0, 1}),
+              uint32_t{kStBusy});  // same index
+    EXPECT_EQ(n.cmd(kOpTlbFill, {key + 1, 0x1000, 0, 0x5000, 0}),
+              uint32_t{kStNotFound});  // whole key checked
+    EXPECT_EQ(n.cmd(kOpTlbFill, {key, 0x1800, 0, 0x5000, 0}),
+              uint32_t{kStBadArg});  // not page aligned
+    EXPECT_EQ(n.cmd(kOpTlbFill, {key, 0x3000, 0, 0x5000, 0}),
+              uint32_t{kStBadArg});  // outside the MR
+    EXPECT_EQ(n.cmd(kOpTlbFill, {key, 0x2000, 0, 0x5000, 0}), 0u);
+    EXPECT_EQ(n.cmd(kOpDeregMr, {key + 1}), uint32_t{kStNotFound});
+    EXPECT_EQ(n.cmd(kOpDeregMr, {key}), 0u);
+    EXPECT_EQ(n.cmd(kOpDeregMr, {key}), uint32_t{kStNotFound});
 }
 
-// TLB_FILL_PAGES: a table of DMA addresses, checked whole before anything is filled.
+// TLB_FILL with an indirect table of DMA addresses, checked whole before anything is filled.
 TEST(RdmaMailbox, TlbFillPagesIsAllOrNothing) {
     RdmaPair p;
     p.setup();
@@ -134,25 +128,25 @@ TEST(RdmaMailbox, TlbFillPagesIsAllOrNothing) {
     constexpr uint32_t kPages = 8;
     const uint32_t ak = p.a.reg_mr(Node::kVa, kPages * 4096, all);
     const uint32_t bk = p.b.reg_mr(Node::kVa, kPages * 4096, all, false);
-    const uint64_t table = p.b.alloc(SCENIC_RDMA_TLB_FILL_MAX * 8);
+    const uint64_t table = p.b.alloc(kTlbFillMax * 8);
     for (uint32_t i = 0; i < kPages; ++i) {
         const uint64_t dma = Node::va_to_bus(Node::kVa + uint64_t{i} * 4096);
         std::memcpy(p.b.bus(table + i * 8), &dma, 8);  // __le64 on this little-endian host
     }
     const auto fill = [&](uint32_t key, uint64_t page, uint32_t count, uint64_t tbl) {
-        return p.b.cmd(SCENIC_RDMA_CMD_TLB_FILL_PAGES,
+        return p.b.cmd(kOpTlbFillPages,
                        {key, Node::lo(page), Node::hi(page), count, Node::lo(tbl), Node::hi(tbl)});
     };
-    constexpr auto kBadArg = uint32_t{SCENIC_RDMA_ERR_BAD_ARG};
-    EXPECT_EQ(fill(bk + 1, Node::kVa, 1, table), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+    constexpr auto kBadArg = uint32_t{kStBadArg};
+    EXPECT_EQ(fill(bk + 1, Node::kVa, 1, table), uint32_t{kStNotFound});
     EXPECT_EQ(fill(bk, Node::kVa, 0, table), kBadArg);
-    EXPECT_EQ(fill(bk, Node::kVa, SCENIC_RDMA_TLB_FILL_MAX + 1, table), kBadArg);
-    EXPECT_EQ(fill(bk, Node::kVa + 2048, 1, table), kBadArg);       // page not aligned
-    EXPECT_EQ(fill(bk, Node::kVa, kPages + 1, table), kBadArg);     // last page outside the MR
-    EXPECT_EQ(fill(bk, Node::kVa + 4096, kPages, table), kBadArg);  // likewise
-    EXPECT_EQ(fill(bk, Node::kVa - 4096, 1, table), kBadArg);       // before the MR
-    EXPECT_EQ(fill(bk, Node::kVa, 1, table + 4), kBadArg);          // table misaligned
-    EXPECT_EQ(fill(bk, Node::kVa, 1, 0x1000), kBadArg);             // table DMA fails
+    EXPECT_EQ(fill(bk, Node::kVa, kTlbFillMax + 1, table), kBadArg);
+    EXPECT_EQ(fill(bk, Node::kVa + 2048, 1, table), kBadArg);          // page not aligned
+    EXPECT_EQ(fill(bk, Node::kVa, kPages + 1, table), kBadArg);        // last page outside the MR
+    EXPECT_EQ(fill(bk, Node::kVa + 4096, kPages, table), kBadArg);     // likewise
+    EXPECT_EQ(fill(bk, Node::kVa - 4096, 1, table), kBadArg);          // before the MR
+    EXPECT_EQ(fill(bk, Node::kVa, 1, table + 4), kBadArg);             // table misaligned
+    EXPECT_EQ(fill(bk, Node::kVa, 1, 0x1000), uint32_t{kStDmaError});  // table DMA fails
     const uint64_t good = Node::va_to_bus(Node::kVa + 4096);
     const uint64_t bad = good + 8;  // one entry not page aligned: nothing is filled
     std::memcpy(p.b.bus(table + 8), &bad, 8);
@@ -162,7 +156,7 @@ TEST(RdmaMailbox, TlbFillPagesIsAllOrNothing) {
     p.a.fill_va(Node::kVa, 4096, 5);
     p.a.post_send(2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 4096, ak)}, Node::kVa, bk));
     ASSERT_TRUE(p.run());
-    EXPECT_EQ(p.b.count_events(SCENIC_RDMA_EV_TLB_MISS), 1u);
+    EXPECT_EQ(p.b.count_events(kEvTlbMiss), 1u);
     EXPECT_EQ(p.b.read_va(Node::kVa, 4096), p.a.read_va(Node::kVa, 4096));
 
     // The whole table in one command: the rest of the MR is written without a miss.
@@ -187,7 +181,11 @@ TEST(RdmaTlb, PowerOfTwoApartBuffersDoNotEvictEachOther) {
         SCOPED_TRACE(one_mr ? "one MR" : "16 MRs");
         RdmaHost host;
         rdma::Counters cnt;
-        rdma::EventFifo events(host, true);
+        Config config;
+        EventQueue timers(host);
+        EventRing aeq(EventRing::Kind::kAeq, config, host, timers);
+        EventRing ceq(EventRing::Kind::kCeq, config, host, timers);
+        rdma::Events events(host, aeq, ceq);
         rdma::Tlb tlb(cnt, events);
         constexpr uint64_t kVa = 0x7f00'0000'0000;
         const auto key = [&](uint32_t i) { return (one_mr ? 1u : i) << 8; };
@@ -220,14 +218,14 @@ TEST(RdmaMailbox, DeregRemovesTranslations) {
     const uint32_t all = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE;
     const uint32_t ak = p.a.reg_mr(Node::kVa, 4096, all);
     const uint32_t bk = p.b.reg_mr(Node::kVa, 4096, all);
-    ASSERT_EQ(p.b.cmd(SCENIC_RDMA_CMD_DEREG_MR, {bk}), 0u);
-    ASSERT_EQ(p.b.cmd(SCENIC_RDMA_CMD_REG_MR,
-                      {bk, Node::kPd, Node::lo(Node::kVa), Node::hi(Node::kVa), 4096, 0, all}),
-              0u);
+    ASSERT_EQ(p.b.cmd(kOpDeregMr, {bk}), 0u);
+    ASSERT_EQ(
+        p.b.cmd(kOpRegMr, {bk, Node::kPd, Node::lo(Node::kVa), Node::hi(Node::kVa), 4096, 0, all}),
+        0u);
     p.a.fill_va(Node::kVa, 100, 3);
     p.a.post_send(2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 100, ak)}, Node::kVa, bk));
     ASSERT_TRUE(p.run());
-    EXPECT_EQ(p.b.count_events(SCENIC_RDMA_EV_TLB_MISS), 1u);
+    EXPECT_EQ(p.b.count_events(kEvTlbMiss), 1u);
     EXPECT_EQ(p.a.sq_completed(2), 1u);
     EXPECT_EQ(p.b.read_va(Node::kVa, 100), p.a.read_va(Node::kVa, 100));
 }
@@ -257,8 +255,9 @@ TEST(RdmaMailbox, ResetClearsTheEngine) {
     n.w(rr::kCtrl, 1);
     n.dev.reset();
     EXPECT_EQ(n.r(rr::kCtrl), 0u);
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_QUERY_QP, {2}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
-    EXPECT_EQ(n.cmd(SCENIC_RDMA_CMD_DESTROY_CQ, {0}), uint32_t{SCENIC_RDMA_ERR_NOT_FOUND});
+    n.aq.setup(n.aq.layout());  // the admin queue is reset too: the driver sets it up again
+    EXPECT_EQ(n.cmd(kOpQueryQp, {2}), uint32_t{kStNotFound});
+    EXPECT_EQ(n.cmd(kOpDestroyCq, {0}), uint32_t{kStNotFound});
     EXPECT_EQ(n.r(rr::kCqeWritten), 0u);
 }
 

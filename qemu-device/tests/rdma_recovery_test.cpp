@@ -53,16 +53,16 @@ TEST_F(RdmaRecovery, BadRkeyIsRemoteAccessErrorAndNothingWritten) {
     EXPECT_EQ(p.a.sq_completed(kQa), 0u);
     const auto cqes = p.a.poll(0);
     ASSERT_EQ(cqes.size(), 2u);
-    EXPECT_EQ(cqes[0].status, 10);  // IBV_WC_REM_ACCESS_ERR
+    EXPECT_EQ(cqes[0].status, rdma::kWcRemAccessErr);
     EXPECT_EQ(cqes[0].wqe_idx, 0u);
     EXPECT_EQ(cqes[0].opcode, SCENIC_CQE_OP_WRITE);
     EXPECT_TRUE(cqes[0].flags & SCENIC_CQE_F_SQ);
-    EXPECT_EQ(cqes[1].status, 5);  // the next one is flushed
+    EXPECT_EQ(cqes[1].status, rdma::kWcFlushErr);  // the next one is flushed
     EXPECT_EQ(cqes[1].wqe_idx, 1u);
-    EXPECT_EQ(p.a.status_state(kQa), uint32_t{SCENIC_QPS_ERR});
-    EXPECT_EQ(p.b.status_state(kQb), uint32_t{SCENIC_QPS_ERR});  // responder QP to ERR
+    EXPECT_EQ(p.a.status_state(kQa), uint32_t{kQpsErr});
+    EXPECT_EQ(p.b.status_state(kQb), uint32_t{kQpsErr});  // responder QP to ERR
     EXPECT_EQ(rb(regs::rdma::kRemAccessErr), 1u);
-    EXPECT_EQ(p.b.count_events(SCENIC_RDMA_EV_QP_ERR), 1u);
+    EXPECT_EQ(p.b.count_events(kEvQpErr), 1u);
 }
 
 TEST_F(RdmaRecovery, OutOfBoundsAndMissingAccessAreRemoteAccessErrors) {
@@ -72,7 +72,7 @@ TEST_F(RdmaRecovery, OutOfBoundsAndMissingAccessAreRemoteAccessErrors) {
     ASSERT_TRUE(p.run());
     auto cqes = p.a.poll(0);
     ASSERT_EQ(cqes.size(), 1u);
-    EXPECT_EQ(cqes[0].status, 10);
+    EXPECT_EQ(cqes[0].status, rdma::kWcRemAccessErr);
 
     RdmaPair q;
     q.setup(kQa, kQb);
@@ -82,7 +82,7 @@ TEST_F(RdmaRecovery, OutOfBoundsAndMissingAccessAreRemoteAccessErrors) {
     ASSERT_TRUE(q.run());
     cqes = q.a.poll(0);
     ASSERT_EQ(cqes.size(), 1u);
-    EXPECT_EQ(cqes[0].status, 10);
+    EXPECT_EQ(cqes[0].status, rdma::kWcRemAccessErr);
     EXPECT_EQ(cqes[0].opcode, SCENIC_CQE_OP_READ);
 }
 
@@ -94,7 +94,7 @@ TEST_F(RdmaRecovery, KeysOfAnotherPdAreRefused) {
     ASSERT_TRUE(p.run());
     auto cqes = p.a.poll(0);
     ASSERT_EQ(cqes.size(), 1u);
-    EXPECT_EQ(cqes[0].status, 10);  // remote: IBV_WC_REM_ACCESS_ERR
+    EXPECT_EQ(cqes[0].status, rdma::kWcRemAccessErr);  // remote: IBV_WC_REM_ACCESS_ERR
 
     RdmaPair q;
     q.setup(kQa, kQb);
@@ -104,7 +104,7 @@ TEST_F(RdmaRecovery, KeysOfAnotherPdAreRefused) {
     ASSERT_TRUE(q.run());
     cqes = q.a.poll(0);
     ASSERT_EQ(cqes.size(), 1u);
-    EXPECT_EQ(cqes[0].status, 4);  // local: IBV_WC_LOC_PROT_ERR
+    EXPECT_EQ(cqes[0].status, rdma::kWcLocProtErr);  // local: IBV_WC_LOC_PROT_ERR
 }
 
 TEST_F(RdmaRecovery, BadLkeyIsLocalProtectionErrorWithNothingSent) {
@@ -113,7 +113,7 @@ TEST_F(RdmaRecovery, BadLkeyIsLocalProtectionErrorWithNothingSent) {
     ASSERT_TRUE(p.run());
     const auto cqes = p.a.poll(0);
     ASSERT_EQ(cqes.size(), 1u);
-    EXPECT_EQ(cqes[0].status, 4);  // IBV_WC_LOC_PROT_ERR
+    EXPECT_EQ(cqes[0].status, rdma::kWcLocProtErr);
     EXPECT_EQ(p.frames, frames);
     // A READ into memory without LOCAL_WRITE is refused the same way.
     RdmaPair q;
@@ -124,7 +124,7 @@ TEST_F(RdmaRecovery, BadLkeyIsLocalProtectionErrorWithNothingSent) {
     ASSERT_TRUE(q.run());
     const auto c2 = q.a.poll(0);
     ASSERT_EQ(c2.size(), 1u);
-    EXPECT_EQ(c2[0].status, 4);
+    EXPECT_EQ(c2[0].status, rdma::kWcLocProtErr);
 }
 
 TEST_F(RdmaRecovery, CounterIsWrittenBeforeTheErrorCqe) {
@@ -136,7 +136,7 @@ TEST_F(RdmaRecovery, CounterIsWrittenBeforeTheErrorCqe) {
     const auto cqes = p.a.poll(0);
     ASSERT_EQ(cqes.size(), 1u);
     EXPECT_EQ(cqes[0].wqe_idx, 2u);
-    EXPECT_EQ(cqes[0].status, 10);
+    EXPECT_EQ(cqes[0].status, rdma::kWcRemAccessErr);
 }
 
 TEST_F(RdmaRecovery, TooSmallReceiveBuffer) {
@@ -145,10 +145,10 @@ TEST_F(RdmaRecovery, TooSmallReceiveBuffer) {
     ASSERT_TRUE(p.run());
     const auto rc = p.b.poll(1);
     ASSERT_EQ(rc.size(), 1u);
-    EXPECT_EQ(rc[0].status, 1);  // IBV_WC_LOC_LEN_ERR
+    EXPECT_EQ(rc[0].status, rdma::kWcLocLenErr);
     const auto sc = p.a.poll(0);
     ASSERT_EQ(sc.size(), 1u);
-    EXPECT_EQ(sc[0].status, 9);  // IBV_WC_REM_INV_REQ_ERR
+    EXPECT_EQ(sc[0].status, rdma::kWcRemInvReqErr);
     EXPECT_EQ(rb(regs::rdma::kRemInvReq), 1u);
 }
 
@@ -183,7 +183,7 @@ TEST_F(RdmaRecovery, RnrRetryExhausted) {
     ASSERT_TRUE(q.run());
     const auto sc = q.a.poll(0);
     ASSERT_EQ(sc.size(), 1u);
-    EXPECT_EQ(sc[0].status, 13);                    // IBV_WC_RNR_RETRY_EXC_ERR
+    EXPECT_EQ(sc[0].status, rdma::kWcRnrRetryExcErr);
     EXPECT_EQ(q.a.r(regs::rdma::kRnrNakRcvd), 3u);  // first try + 2 retries
 }
 
@@ -280,10 +280,10 @@ TEST_F(RdmaRecovery, RetryExhaustedCompletesWithRetryExcErr) {
     ASSERT_TRUE(q.run());
     const auto sc = q.a.poll(0);
     ASSERT_EQ(sc.size(), 2u);
-    EXPECT_EQ(sc[0].status, 12);  // IBV_WC_RETRY_EXC_ERR
-    EXPECT_EQ(sc[1].status, 5);
+    EXPECT_EQ(sc[0].status, rdma::kWcRetryExcErr);
+    EXPECT_EQ(sc[1].status, rdma::kWcFlushErr);
     EXPECT_EQ(q.a.r(regs::rdma::kAckTimeouts), 3u);
-    EXPECT_EQ(q.a.status_state(kQa), uint32_t{SCENIC_QPS_ERR});
+    EXPECT_EQ(q.a.status_state(kQa), uint32_t{kQpsErr});
 }
 
 TEST_F(RdmaRecovery, FlushOnErrCompletesEverythingInOrder) {
@@ -292,8 +292,8 @@ TEST_F(RdmaRecovery, FlushOnErrCompletesEverythingInOrder) {
         p.b.post_recv(kQb, {sge(kDst, 64, b_key)});
         p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_SEND, {sge(kSrc, 64, a_key)}));
     }
-    ASSERT_EQ(p.a.set_state(kQa, SCENIC_QPS_ERR), 0u);
-    ASSERT_EQ(p.b.set_state(kQb, SCENIC_QPS_ERR), 0u);
+    ASSERT_EQ(p.a.set_state(kQa, kQpsErr), 0u);
+    ASSERT_EQ(p.b.set_state(kQb, kQpsErr), 0u);
     p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 64, a_key)}, kDst, b_key));
     p.b.post_recv(kQb, {sge(kDst, 64, b_key)});  // posted in ERR: flushed too
     ASSERT_TRUE(p.run());
@@ -301,21 +301,21 @@ TEST_F(RdmaRecovery, FlushOnErrCompletesEverythingInOrder) {
     ASSERT_EQ(sc.size(), 6u);
     for (uint32_t i = 0; i < 6; ++i) {
         EXPECT_EQ(sc[i].wqe_idx, i);
-        EXPECT_EQ(sc[i].status, 5);  // IBV_WC_WR_FLUSH_ERR
+        EXPECT_EQ(sc[i].status, rdma::kWcFlushErr);
     }
     EXPECT_EQ(sc[5].opcode, SCENIC_CQE_OP_WRITE);
     const auto rc = p.b.poll(1);
     ASSERT_EQ(rc.size(), 6u);
     for (uint32_t i = 0; i < 6; ++i) {
         EXPECT_EQ(rc[i].wqe_idx, i);
-        EXPECT_EQ(rc[i].status, 5);
+        EXPECT_EQ(rc[i].status, rdma::kWcFlushErr);
         EXPECT_EQ(rc[i].opcode, SCENIC_CQE_OP_RECV);
     }
     EXPECT_EQ(p.a.sq_completed(kQa), 0u);
 }
 
 TEST_F(RdmaRecovery, ResetAndInitDropTrafficRtrOnlyReceives) {
-    ASSERT_EQ(p.b.set_state(kQb, SCENIC_QPS_RESET), 0u);
+    ASSERT_EQ(p.b.set_state(kQb, kQpsReset), 0u);
     p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst, b_key));
     p.run(50'000'000);
     EXPECT_GT(rb(regs::rdma::kRxDropQp), 0u);
@@ -340,11 +340,11 @@ TEST_F(RdmaRecovery, RtrReceivesButDoesNotSend) {
 
 TEST_F(RdmaRecovery, SqdFinishesWhatIsInFlightAndFetchesNothingNew) {
     p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst, b_key));
-    ASSERT_EQ(p.a.set_state(kQa, SCENIC_QPS_SQD), 0u);
+    ASSERT_EQ(p.a.set_state(kQa, kQpsSqd), 0u);
     p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, kDst, b_key));
     ASSERT_TRUE(p.run());
     EXPECT_EQ(p.a.sq_completed(kQa), 1u);  // the first was fetched before SQD
-    ASSERT_EQ(p.a.set_state(kQa, SCENIC_QPS_RTS), 0u);
+    ASSERT_EQ(p.a.set_state(kQa, kQpsRts), 0u);
     ASSERT_TRUE(p.run());
     EXPECT_EQ(p.a.sq_completed(kQa), 2u);
 }
@@ -366,7 +366,7 @@ TEST_F(RdmaRecovery, SqdAsksForTheAckThatAFollowingWriteWillNotAskFor) {
               make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa + 4096, 8, ak2)}, Node::kVa + 64, bk)});
     // The first WRITE left the ACK request to the second, which waits for its translation;
     // in SQD the second does not begin, so the first is sent again asking for its ACK.
-    ASSERT_EQ(q.a.set_state(kQa, SCENIC_QPS_SQD), 0u);
+    ASSERT_EQ(q.a.set_state(kQa, kQpsSqd), 0u);
     ASSERT_TRUE(q.run());
     EXPECT_EQ(asked, (std::vector<bool>{false, true}));
     EXPECT_EQ(q.a.sq_completed(kQa), 1u);
@@ -375,11 +375,11 @@ TEST_F(RdmaRecovery, SqdAsksForTheAckThatAFollowingWriteWillNotAskFor) {
     EXPECT_EQ(q.b.read_va(Node::kVa, 8), q.a.read_va(Node::kVa, 8));
     EXPECT_EQ(q.b.r(regs::rdma::kDupRequests), 1u);
     // The driver answers the miss now; back in RTS the second WRITE goes.
-    ASSERT_EQ(q.a.count_events(SCENIC_RDMA_EV_TLB_MISS), 1u);
+    ASSERT_EQ(q.a.count_events(kEvTlbMiss), 1u);
     for (const Node::Event& e : q.a.events) {
-        if (e.type == SCENIC_RDMA_EV_TLB_MISS) q.a.fill_page(e.a0, uint64_t{e.a2} << 32 | e.a1);
+        if (e.type == kEvTlbMiss) q.a.fill_page(e.a0, uint64_t{e.a2} << 32 | e.a1);
     }
-    ASSERT_EQ(q.a.set_state(kQa, SCENIC_QPS_RTS), 0u);
+    ASSERT_EQ(q.a.set_state(kQa, kQpsRts), 0u);
     ASSERT_TRUE(q.run());
     EXPECT_EQ(q.a.sq_completed(kQa), 2u);
 }
@@ -398,8 +398,8 @@ TEST_F(RdmaRecovery, TlbMissEventFillAndCompletion) {
     ASSERT_TRUE(q.run());
     EXPECT_EQ(q.a.sq_completed(kQa), 1u);
     EXPECT_EQ(q.b.read_va(Node::kVa + 30, len), q.a.read_va(Node::kVa + 50, len));
-    EXPECT_EQ(q.a.count_events(SCENIC_RDMA_EV_TLB_MISS), 6u);  // once per page
-    EXPECT_EQ(q.b.count_events(SCENIC_RDMA_EV_TLB_MISS), 6u);
+    EXPECT_EQ(q.a.count_events(kEvTlbMiss), 6u);  // once per page
+    EXPECT_EQ(q.b.count_events(kEvTlbMiss), 6u);
     EXPECT_GT(q.b.r(regs::rdma::kRxDropTlbMiss), 0u);
     EXPECT_GE(q.a.r(regs::rdma::kTlbMisses), 6u);
     EXPECT_GT(q.a.r(regs::rdma::kTlbHits), 0u);
@@ -431,7 +431,7 @@ TEST_F(RdmaRecovery, ResponderTlbMissesRecoverWithoutAckTimeout) {
     ASSERT_TRUE(q.run());
     EXPECT_EQ(q.a.sq_completed(kQa), 2u);
     EXPECT_EQ(q.a.read_va(Node::kVa + len, len), q.b.read_va(Node::kVa + len, len));
-    EXPECT_EQ(q.b.count_events(SCENIC_RDMA_EV_TLB_MISS), 12u);
+    EXPECT_EQ(q.b.count_events(kEvTlbMiss), 12u);
     EXPECT_EQ(q.b.r(regs::rdma::kRnrNakSent), 6u);   // READs stall, they are not NAKed
     EXPECT_EQ(q.a.r(regs::rdma::kAckTimeouts), 0u);  // nothing waited for the 4.2 ms timer
 
@@ -464,7 +464,7 @@ TEST_F(RdmaRecovery, TlbEvictsLeastRecentlyUsed) {
     EXPECT_EQ(q.a.sq_completed(kQa), 1u);
     EXPECT_EQ(q.b.read_va(Node::kVa, 64), q.a.read_va(Node::kVa, 64));
     EXPECT_EQ(q.a.r(regs::rdma::kTlbMisses), misses + 1);  // the evicted page, refilled
-    EXPECT_EQ(q.a.count_events(SCENIC_RDMA_EV_TLB_MISS), 1u);
+    EXPECT_EQ(q.a.count_events(kEvTlbMiss), 1u);
 }
 
 TEST_F(RdmaRecovery, CqOverrunRaisesCqErr) {
@@ -488,7 +488,7 @@ TEST_F(RdmaRecovery, CqOverrunRaisesCqErr) {
     }
     ASSERT_TRUE(q.run());
     EXPECT_EQ(q.b.r(regs::rdma::kCqOverruns), 1u);
-    EXPECT_EQ(q.b.count_events(SCENIC_RDMA_EV_CQ_ERR), 1u);
+    EXPECT_EQ(q.b.count_events(kEvCqErr), 1u);
     EXPECT_EQ(q.b.poll(1).size(), 2u);
 }
 

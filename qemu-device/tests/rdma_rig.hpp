@@ -2,12 +2,12 @@
 // Two SCENIC cards back to back for the RDMA engine's tests. Each card has its own fake host: a
 // flat DMA memory (rings, CQs and status pages at bus addresses) plus "user memory" whose 4 KiB
 // pages are mapped to scattered bus pages, as pinned user pages are. A small driver model sets
-// the card up through the mailbox exactly as the kernel driver does, posts WQEs into the rings
-// and rings the doorbells as the provider does, and answers TLB-miss events. The pump moves
-// frames between the cards (checking that each one parses and passes ICRC) and advances a
-// shared virtual clock to the next timer when the wire is quiet, always within bounds. The wire
-// injects faults at exact positions (RdmaPair::drop, hook: drop / duplicate / swap / rewrite)
-// and can log what it carried (record, log); see docs/conformance-model.md.
+// the card up through the admin queue as the kernel driver does (aq_driver.hpp), posts WQEs into
+// the rings and rings the doorbells as the provider does, and answers TLB-miss events from the AEQ.
+// The pump moves frames between the cards (checking that each one parses and passes ICRC) and
+// advances a shared virtual clock to the next timer when the wire is quiet, always within bounds.
+// The wire injects faults at exact positions (RdmaPair::drop, hook: drop / duplicate / swap /
+// rewrite) and can log what it carried (record, log); see docs/conformance-model.md.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "aq_driver.hpp"
 #include "scenic/device.hpp"
 #include "scenic/host.hpp"
 #include "scenic/regs.hpp"
@@ -111,6 +112,12 @@ class Node {
                   const std::string& faults = "")
         : mac{0x02, 0x5c, 0x00, 0x00, 0x00, id},
           dev(make_config(mac, drop_ppm, seed, rtl_blocks, faults), host) {
+        AqDriver::Layout l;
+        l.sq = alloc(AqDriver::sq_bytes(l.aq_log2));
+        l.cq = alloc(AqDriver::cq_bytes(l.aq_log2));
+        l.aeq = alloc(uint64_t{32} << l.aeq_log2);
+        l.ceq = alloc(uint64_t{8} << l.ceq_log2);
+        aq.setup(l);
         w(regs::rdma::kCtrl, 1);
     }
 
@@ -130,15 +137,25 @@ class Node {
     }
     void w(uint32_t off, uint32_t v) { dev.mmio_write(regs::rdma::kOffset + off, v, 4); }
 
-    // ---- mailbox
+    // ---- admin commands (kOp*, arguments in the old mailbox word order: encode_cmd)
     uint32_t cmd(uint32_t op, const std::vector<uint32_t>& args) {
-        for (size_t i = 0; i < 24; ++i) {
-            w(regs::rdma::kCmdArg0 + static_cast<uint32_t>(i) * 4, i < args.size() ? args[i] : 0);
-        }
-        w(regs::rdma::kCmdOp, op);
-        return r(regs::rdma::kCmdStatus);
+        const CmdResult r = aq.exec(encode_cmd(op, args), &last_);
+        last_op_ = op;
+        last_syndrome = r.syndrome;
+        return st(r.status);
     }
-    uint32_t res(unsigned i) const { return r(regs::rdma::kCmdRes0 + i * 4); }
+    // Result word i of the last command, in the old mailbox order (QUERY_QP: state, send PSN,
+    // expected PSN, SCU; QUERY_QP_CC: rate, target, alpha, CNPs), read through the views.
+    uint32_t res(unsigned i) const {
+        const std::span<const uint8_t, kAqCqeBytes> c(last_);
+        if (last_op_ == kOpQueryQp) {
+            const admin::AcqQueryQp<const uint8_t> v(c);
+            const std::array<uint32_t, 4> w{v.state(), v.send_psn(), v.expected_psn(), v.scu()};
+            return w.at(i);
+        }
+        return admin::detail::load<uint32_t, const uint8_t>(c, 8 + size_t{i} * 4);
+    }
+    uint16_t last_syndrome = 0;
 
     // ---- bus memory
     uint64_t alloc(uint64_t bytes, uint64_t align = 4096) {
@@ -187,8 +204,7 @@ class Node {
     uint32_t reg_mr(uint64_t va, uint64_t len, uint32_t access, bool fill = true,
                     uint32_t pd = kPd) {
         const uint32_t key = (next_mr_++ << 8) | 0x5a;
-        EXPECT_EQ(cmd(SCENIC_RDMA_CMD_REG_MR, {key, pd, lo(va), hi(va), lo(len), hi(len), access}),
-                  0u);
+        EXPECT_EQ(cmd(kOpRegMr, {key, pd, lo(va), hi(va), lo(len), hi(len), access}), 0u);
         if (fill && len != 0) {
             for (uint64_t p = va & ~uint64_t{4095}; p < va + len; p += 4096) {
                 fill_page(key, p);
@@ -198,7 +214,7 @@ class Node {
     }
     uint32_t fill_page(uint32_t key, uint64_t page) {
         const uint64_t dma = va_to_bus(page);
-        return cmd(SCENIC_RDMA_CMD_TLB_FILL, {key, lo(page), hi(page), lo(dma), hi(dma)});
+        return cmd(kOpTlbFill, {key, lo(page), hi(page), lo(dma), hi(dma)});
     }
 
     // ---- CQs
@@ -211,8 +227,7 @@ class Node {
     void create_cq(uint32_t cqn, unsigned log2) {
         const uint64_t base = alloc(uint64_t{SCENIC_CQE_BYTES} << log2);
         const uint64_t rec = use_dbrec ? alloc(sizeof(scenic_cq_dbrec), 8) : 0;
-        ASSERT_EQ(cmd(SCENIC_RDMA_CMD_CREATE_CQ, {cqn, lo(base), hi(base), log2, lo(rec), hi(rec)}),
-                  0u);
+        ASSERT_EQ(cmd(kOpCreateCq, {cqn, lo(base), hi(base), log2, lo(rec), hi(rec)}), 0u);
         cqs_.resize(std::max<size_t>(cqs_.size(), cqn + 1));
         cqs_[cqn] = {base, log2, 0, rec};
     }
@@ -258,27 +273,25 @@ class Node {
         q.dbrec = use_dbrec ? alloc(sizeof(scenic_qp_dbrec), 8) : 0;
         q.sq_log2 = sq_log2;
         q.rq_log2 = rq_log2;
-        ASSERT_EQ(cmd(SCENIC_RDMA_CMD_CREATE_QP,
-                      {qpn, lo(q.sq), hi(q.sq), sq_log2, lo(q.rq), hi(q.rq), rq_log2, scq, rcq, kPd,
-                       scu, lo(q.status), hi(q.status), lo(q.dbrec), hi(q.dbrec)}),
-                  0u);
+        ASSERT_EQ(
+            cmd(kOpCreateQp, {qpn, lo(q.sq), hi(q.sq), sq_log2, lo(q.rq), hi(q.rq), rq_log2, scq,
+                              rcq, kPd, scu, lo(q.status), hi(q.status), lo(q.dbrec), hi(q.dbrec)}),
+            0u);
         qps_.resize(std::max<size_t>(qps_.size(), qpn + 1));
         qps_[qpn] = q;
     }
     uint32_t modify(uint32_t qpn, uint32_t mask, std::vector<uint32_t> vals) {
         std::vector<uint32_t> a{qpn, mask};
         a.insert(a.end(), vals.begin(), vals.end());
-        return cmd(SCENIC_RDMA_CMD_MODIFY_QP, a);
+        return cmd(kOpModifyQp, a);
     }
-    uint32_t set_state(uint32_t qpn, uint32_t state) {
-        return modify(qpn, SCENIC_QP_ATTR_STATE, {state});
-    }
+    uint32_t set_state(uint32_t qpn, uint32_t state) { return modify(qpn, kAttrState, {state}); }
     // RESET -> INIT -> RTR -> RTS towards peer's QP, as ib_modify_qp from the kernel would.
     void connect(uint32_t qpn, const Node& peer, uint32_t peer_qpn, const QpAttrs& at,
                  const QpAttrs& peer_at, bool stop_at_rtr = false) {
-        ASSERT_EQ(set_state(qpn, SCENIC_QPS_INIT), 0u);
+        ASSERT_EQ(set_state(qpn, kQpsInit), 0u);
         std::vector<uint32_t> v(18, 0);  // a2 .. a19
-        v[0] = SCENIC_QPS_RTR;
+        v[0] = kQpsRtr;
         v[1] = peer_qpn;
         v[3] = peer_at.sq_psn;  // expected PSN = the peer's send PSN
         v[4] = at.pmtu;
@@ -292,21 +305,16 @@ class Node {
         v[15] = uint32_t{m[2]} << 24 | uint32_t{m[3]} << 16 | uint32_t{m[4]} << 8 | m[5];
         v[16] = uint32_t{m[0]} << 8 | m[1] | 64u << 16;
         v[17] = 0x80000000u;
-        ASSERT_EQ(
-            modify(qpn,
-                   SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_DEST_QPN | SCENIC_QP_ATTR_RQ_PSN |
-                       SCENIC_QP_ATTR_PATH_MTU | SCENIC_QP_ATTR_TIMEOUT | SCENIC_QP_ATTR_RETRY_CNT |
-                       SCENIC_QP_ATTR_RNR_RETRY | SCENIC_QP_ATTR_MIN_RNR_TIMER |
-                       SCENIC_QP_ATTR_ACCESS | SCENIC_QP_ATTR_MAX_RD_ATOMIC |
-                       SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SCENIC_QP_ATTR_AV,
-                   v),
-            0u);
+        ASSERT_EQ(modify(qpn,
+                         kAttrState | kAttrDestQpn | kAttrRqPsn | kAttrPathMtu | kAttrTimeout |
+                             kAttrRetryCnt | kAttrRnrRetry | kAttrMinRnrTimer | kAttrAccess |
+                             kAttrMaxRdAtomic | kAttrMaxDestRdAtomic | kAttrAv,
+                         v),
+                  0u);
         if (stop_at_rtr) {
             return;
         }
-        ASSERT_EQ(modify(qpn, SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_SQ_PSN,
-                         {SCENIC_QPS_RTS, 0, at.sq_psn}),
-                  0u);
+        ASSERT_EQ(modify(qpn, kAttrState | kAttrSqPsn, {kQpsRts, 0, at.sq_psn}), 0u);
     }
     static std::array<uint8_t, 16> ipv4_gid(uint8_t host_id) {
         return {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, host_id};
@@ -362,7 +370,7 @@ class Node {
         uint32_t state = 0, sq_psn = 0, epsn = 0;
     };
     QpView query(uint32_t qpn) {
-        EXPECT_EQ(cmd(SCENIC_RDMA_CMD_QUERY_QP, {qpn}), 0u);
+        EXPECT_EQ(cmd(kOpQueryQp, {qpn}), 0u);
         return {res(0), res(1), res(2)};
     }
     // The path of this card's frames to the peer, for frames a test builds itself.
@@ -390,22 +398,66 @@ class Node {
         return uint64_t{regs::rdma::kMaxQpDefault + cqn} * 4096;
     }
 
-    // Drains the event queue: TLB misses are answered (if auto_fill), others recorded.
+    // Drains the AEQ, then the CEQ: TLB misses are answered (if auto_fill), others recorded.
+    // type: kEv*; id: the QP or CQ; a0..a2 per type (QP_ERROR: code; TLB_MISS: key, iova
+    // low, iova high; CQ_ERROR: code; OVERFLOW: lost, first lost seq; CARD_FATAL: code, block,
+    // detail; LINK: up).
     struct Event {
         uint32_t type, id, a0, a1, a2;
     };
     void service_events() {
-        for (int i = 0; i < 1024; ++i) {
-            const uint32_t word = r(regs::rdma::kEventPop);
-            if (word == 0) {
+        for (int round = 0; round < 64; ++round) {
+            const auto aeq = aq.drain_aeq();
+            const auto ceq = aq.drain_ceq();
+            if (aeq.empty() && ceq.empty()) {
                 return;
             }
-            const Event e{word >> 28, word & 0x0fffffff, r(regs::rdma::kEventArg0),
-                          r(regs::rdma::kEventArg1), r(regs::rdma::kEventArg2)};
-            events.push_back(e);
-            if (e.type == SCENIC_RDMA_EV_TLB_MISS && auto_fill) {
-                fill_page(e.a0, uint64_t{e.a2} << 32 | e.a1);
+            for (const auto& raw : aeq) {
+                const Event e = decode_aeq(raw);
+                events.push_back(e);
+                if (e.type == kEvTlbMiss && auto_fill) {
+                    fill_page(e.a0, uint64_t{e.a2} << 32 | e.a1);
+                }
             }
+            for (const auto& raw : ceq) {
+                const admin::Ceqe<const uint8_t> v{std::span<const uint8_t, 8>(raw)};
+                const uint32_t type = kCeq | v.type();
+                events.push_back(type == kEvCq ? Event{type, v.cqn(), 0, 0, 0}
+                                               : Event{type, 0, v.cqn(), 0, 0});
+            }
+        }
+    }
+    static Event decode_aeq(const std::array<uint8_t, 32>& raw) {
+        const std::span<const uint8_t, 32> s(raw);
+        const uint32_t type = admin::AeqeHdr<const uint8_t>(s.first<16>()).type();
+        switch (static_cast<admin::AeqType>(type)) {
+            case admin::AeqType::kQpError: {
+                const admin::AeqeQpError<const uint8_t> v(s);
+                return {type, v.qpn(), v.code(), v.syndrome(), 0};
+            }
+            case admin::AeqType::kSqDrained:
+                return {type, admin::AeqeSqDrained<const uint8_t>(s).qpn(), 0, 0, 0};
+            case admin::AeqType::kCqError: {
+                const admin::AeqeCqError<const uint8_t> v(s);
+                return {type, v.cqn(), v.code(), 0, 0};
+            }
+            case admin::AeqType::kTlbMiss: {
+                const admin::AeqeTlbMiss<const uint8_t> v(s);
+                return {type, 0, v.key(), static_cast<uint32_t>(v.iova()),
+                        static_cast<uint32_t>(v.iova() >> 32)};
+            }
+            case admin::AeqType::kCardFatal: {
+                const admin::AeqeCardFatal<const uint8_t> v(s);
+                return {type, 0, v.code(), v.block(), v.detail()};
+            }
+            case admin::AeqType::kOverflow: {
+                const admin::AeqeOverflow<const uint8_t> v(s);
+                return {type, 0, v.lost(), v.first_lost_seq(), 0};
+            }
+            case admin::AeqType::kLink:
+                return {type, 0, admin::AeqeLink<const uint8_t>(s).up(), 0, 0};
+            default:
+                return {type, 0, 0, 0, 0};
         }
     }
     size_t count_events(uint32_t type) const {
@@ -419,6 +471,16 @@ class Node {
     std::array<uint8_t, 6> mac;
     RdmaHost host;
     Device dev;
+    // The admin queue and event queues; the card's timer runs only events due now (commands
+    // take no card time: the tests' clock is not moved by them).
+    AqDriver aq{dev, [this](uint64_t a) { return bus(a); },
+                [this] {
+                    if (!host.timer || *host.timer > host.now) {
+                        return false;
+                    }
+                    dev.timer_fire();
+                    return true;
+                }};
     bool auto_fill = true;
     // QPs and CQs created from now on get doorbell records (as the kernel driver gives them);
     // false: doorbells only, as a driver without records.
@@ -429,6 +491,8 @@ class Node {
   private:
     uint64_t bump_ = RdmaHost::kBase + 4096;
     uint32_t next_mr_ = 1;
+    AqResult last_{};
+    uint32_t last_op_ = 0;
     std::vector<CqRing> cqs_;
     std::vector<QpRings> qps_;
 };

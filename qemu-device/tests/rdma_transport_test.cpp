@@ -82,7 +82,7 @@ TEST_P(RdmaData, WriteWithImmediate) {
     EXPECT_EQ(p.b.read_va(kDst, len()), p.a.read_va(kSrc, len()));
     const auto cqes = p.b.poll(1);
     ASSERT_EQ(cqes.size(), 1u);
-    EXPECT_EQ(cqes[0].status, 0);
+    EXPECT_EQ(cqes[0].status, rdma::kWcSuccess);
     EXPECT_EQ(cqes[0].opcode, SCENIC_CQE_OP_RECV_WRITE_IMM);
     EXPECT_EQ(cqes[0].byte_len, len());
     EXPECT_EQ(cqes[0].imm_data_be, 0x78563412u);
@@ -117,7 +117,7 @@ TEST_P(RdmaData, Send) {
     EXPECT_EQ(p.b.read_va(kDst, len()), p.a.read_va(kSrc, len()));
     const auto cqes = p.b.poll(1);
     ASSERT_EQ(cqes.size(), 1u);
-    EXPECT_EQ(cqes[0].status, 0);
+    EXPECT_EQ(cqes[0].status, rdma::kWcSuccess);
     EXPECT_EQ(cqes[0].opcode, SCENIC_CQE_OP_RECV);
     EXPECT_EQ(cqes[0].byte_len, len());
     EXPECT_EQ(cqes[0].wqe_idx, 0u);
@@ -193,7 +193,7 @@ TEST_F(RdmaOps, MisalignedAtomicIsAnInvalidRequest) {
     ASSERT_TRUE(p.run());
     const auto cqes = p.a.poll(0);
     ASSERT_EQ(cqes.size(), 1u);
-    EXPECT_EQ(cqes[0].status, 9);  // IBV_WC_REM_INV_REQ_ERR
+    EXPECT_EQ(cqes[0].status, rdma::kWcRemInvReqErr);
     EXPECT_EQ(cqes[0].opcode, SCENIC_CQE_OP_ATOMIC_FAA);
 }
 
@@ -255,8 +255,8 @@ TEST_F(RdmaOps, ArmedCqsNotifyOnVectorTwoThenDisarm) {
                   make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 64, a_key)}, Node::kVa, b_key));
     ASSERT_TRUE(p.run());
     EXPECT_EQ(p.a.sq_completed(kQa), 2u);
-    EXPECT_EQ(p.a.count_events(SCENIC_RDMA_EV_CQ), 1u);  // send counter advance; then disarmed
-    EXPECT_EQ(p.b.count_events(SCENIC_RDMA_EV_CQ), 1u);
+    EXPECT_EQ(p.a.count_events(kEvCq), 1u);  // send counter advance; then disarmed
+    EXPECT_EQ(p.b.count_events(kEvCq), 1u);
     EXPECT_EQ(p.b.events.back().id, 1u);
     EXPECT_NE(std::ranges::count(p.a.host.irqs, regs::kVecRdma), 0);
 }
