@@ -40,6 +40,7 @@ class RdmaHost final : public Host {
     RdmaHost() : mem(kSize) {}
 
     bool dma_read(uint64_t addr, std::span<uint8_t> dst) override {
+        ++dmas;
         if (!ok(addr, dst.size())) {
             ++dma_faults;
             return false;
@@ -48,6 +49,7 @@ class RdmaHost final : public Host {
         return true;
     }
     bool dma_write(uint64_t addr, std::span<const uint8_t> src) override {
+        ++dmas;
         if (!ok(addr, src.size())) {
             ++dma_faults;
             return false;
@@ -73,6 +75,7 @@ class RdmaHost final : public Host {
     uint64_t now = 1'000'000;
     std::optional<uint64_t> timer;
     unsigned dma_faults = 0;
+    uint64_t dmas = 0;  // every DMA access, failed or not
 
   private:
     static bool ok(uint64_t addr, size_t len) {
@@ -109,9 +112,9 @@ class Node {
     // rtl_blocks: Config::rtl_blocks (co-simulation, tests/rtl_cosim_test.cpp); faults:
     // Config::wire_faults (the fault-injecting wire, tests/wire_faults_test.cpp).
     explicit Node(uint8_t id, uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0,
-                  const std::string& faults = "")
+                  const std::string& faults = "", bool fault_inject = false)
         : mac{0x02, 0x5c, 0x00, 0x00, 0x00, id},
-          dev(make_config(mac, drop_ppm, seed, rtl_blocks, faults), host) {
+          dev(make_config(mac, drop_ppm, seed, rtl_blocks, faults, fault_inject), host) {
         AqDriver::Layout l;
         l.sq = alloc(AqDriver::sq_bytes(l.aq_log2));
         l.cq = alloc(AqDriver::cq_bytes(l.aq_log2));
@@ -122,8 +125,10 @@ class Node {
     }
 
     static Config make_config(const std::array<uint8_t, 6>& mac, uint32_t ppm, uint64_t seed,
-                              uint32_t rtl_blocks = 0, const std::string& faults = "") {
+                              uint32_t rtl_blocks = 0, const std::string& faults = "",
+                              bool fault_inject = false) {
         Config c;
+        c.fault_inject = fault_inject;
         c.rtl_blocks = rtl_blocks;
         c.mac = mac;
         c.wire_drop_ppm = ppm;
