@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer harness over the device model's C API (scenic/model.h) behind a QEMU-like host
 // (fake_qemu.hpp). An input is an op stream (ops.hpp): MMIO of any size and offset, doorbells,
-// mailbox commands, ring and WQE contents in guest RAM, timer fires, FLR, MSI-X table writes,
+// admin-queue commands (every opcode and field, raw SQ entries, raw doorbells and ring
+// configuration), ring and WQE contents in guest RAM, timer fires, FLR, MSI-X table writes,
 // and RoCE v2 frames from a peer that the builder makes well formed (valid ICRC), so that the
 // responder and the completer parse them and act on hostile contents. An optional prologue
-// brings the card up as scenic_rdma.ko does (CQs, QPs to RTS, an MR with its TLB filled).
+// brings the card up as scenic.ko and scenic_rdma.ko do (AQ, AEQ and CEQ rings, CQs, QPs to
+// RTS, an MR with its TLB filled). Entries are encoded with the model tests' encoder
+// (tests/aq_driver.hpp); the ring client here works on the fake host's RAM through the C API.
 //
 // Invariants after every input (a violation aborts, which libFuzzer reports as a crash):
 //  - no ASan / UBSan report (the build uses -fno-sanitize-recover);
 //  - the card goes idle: with no more input, its timer stops within kMaxDrainFires fires;
 //  - bounded state: the heap the card holds stays under kMaxHeapBytes at every step, and the
-//    driver's event drain ends (the event FIFO is bounded);
+//    driver's AEQ/CEQ drain ends (the rings are bounded);
 //  - the card is destroyed without leaks (LeakSanitizer).
 #include <sanitizer/allocator_interface.h>
 
@@ -23,6 +26,7 @@
 #include <span>
 #include <vector>
 
+#include "aq_driver.hpp"
 #include "fake_qemu.hpp"
 #include "ops.hpp"
 #include "scenic/regs.hpp"
@@ -36,6 +40,10 @@ namespace {
 using namespace scenic;
 using namespace scenic::fuzz;
 namespace rr = scenic::regs::rdma;
+namespace rc = scenic::regs::core;
+using scenic::test::encode_cmd;
+using scenic::test::Sqe;
+using namespace scenic::test;  // kOp*, kAttr*, kQps*
 
 constexpr uint64_t kMaxDrainFires = 20000;
 constexpr size_t kMaxHeapBytes = 64u << 20;
@@ -60,6 +68,10 @@ constexpr uint32_t kKey = (1u << 8) | 0x5a;
 constexpr uint32_t kPeerKey = 0x77000 | 0x33;  // the peer's rkey, for the card's requests
 constexpr uint32_t kSqPsn = 0x100, kRqPsn = 0x200;
 constexpr uint32_t kPmtu = 1024;
+// The admin rings (docs/admin-queue.md 3): SQ 32 x 128 B, CQ 32 x 32 B, AEQ 128 x 32 B,
+// CEQ 512 x 8 B, after the user pages.
+constexpr uint64_t kAqSq = 0x20000, kAqCq = 0x21000, kAeq = 0x22000, kCeq = 0x23000;
+constexpr unsigned kAqLog2 = 5, kAeqLog2 = 7, kCeqLog2 = 9;
 
 uint64_t bus(uint64_t ram_off) { return FakeQemu::kRamBase + ram_off; }
 uint32_t lo(uint64_t v) { return static_cast<uint32_t>(v); }
@@ -90,6 +102,7 @@ class Harness {
         if (!q_.create((flags & kFlagNoMsix) == 0)) {
             return;
         }
+        setup_queues(kAqLog2, kAeqLog2, kCeqLog2);
         if ((flags & kFlagPrologue) != 0) {
             prologue();
         }
@@ -112,40 +125,106 @@ class Harness {
 
   private:
     // ---- the driver
-    uint32_t cmd(uint32_t op, std::span<const uint32_t> args) {
-        for (uint32_t i = 0; i < 24; ++i) {
-            q_.wr32(rr::kOffset + rr::kCmdArg0 + i * 4, i < args.size() ? args[i] : 0);
+    void wcore(uint32_t off, uint32_t v) { q_.wr32(rc::kOffset + off, v); }
+    void wrdma(uint32_t off, uint32_t v) { q_.wr32(rr::kOffset + off, v); }
+    // Programs the three rings as scenic.ko does at probe (and after an FLR): AQ polled, AEQ on
+    // the core vector, CEQ on the rdma vector.
+    void setup_queues(unsigned aq, unsigned aeq, unsigned ceq) {
+        aq_log2_ = aq;
+        aeq_log2_ = aeq;
+        ceq_log2_ = ceq;
+        sq_tail_ = cq_head_ = aeq_head_ = ceq_head_ = 0;
+        std::fill_n(&q_.ram[kAqSq], 0x5000, uint8_t{0});
+        wcore(rc::kAqSqBaseLo, lo(bus(kAqSq)));
+        wcore(rc::kAqSqBaseHi, hi(bus(kAqSq)));
+        wcore(rc::kAqCqBaseLo, lo(bus(kAqCq)));
+        wcore(rc::kAqCqBaseHi, hi(bus(kAqCq)));
+        wcore(rc::kAqCfg, aq | rc::kAqCfgEnable.mask);
+        wcore(rc::kAeqBaseLo, lo(bus(kAeq)));
+        wcore(rc::kAeqBaseHi, hi(bus(kAeq)));
+        wcore(rc::kAeqCfg, aeq | (regs::kVecCore << rc::kAeqCfgVector.shift) |
+                               rc::kAeqCfgIrqEn.mask | rc::kAeqCfgEnable.mask);
+        wrdma(rr::kCeqBaseLo, lo(bus(kCeq)));
+        wrdma(rr::kCeqBaseHi, hi(bus(kCeq)));
+        wrdma(rr::kCeqCfg, ceq | (regs::kVecRdma << rc::kAeqCfgVector.shift) |
+                               rc::kAeqCfgIrqEn.mask | rc::kAeqCfgEnable.mask);
+    }
+    // Writes an entry at the SQ tail; with `own`, the harness's id and phase replace the
+    // entry's (a raw entry keeps whatever the input gave).
+    void put(Sqe e, bool own) {
+        const uint32_t d = 1u << aq_log2_;
+        if (own) {
+            const admin::AqSqeHdr<> h(std::span<uint8_t, kAqSqeBytes>(e).first<8>());
+            h.set_cmd_id(next_id_++);
+            h.set_phase(static_cast<uint8_t>(((sq_tail_ >> aq_log2_) & 1) ^ 1));
         }
-        q_.wr32(rr::kOffset + rr::kCmdOp, op);
-        const uint32_t st = q_.rd32(rr::kOffset + rr::kCmdStatus);
+        std::memcpy(&q_.ram[kAqSq + uint64_t{sq_tail_ % d} * kAqSqeBytes], e.data(), e.size());
+        sq_tail_ = (sq_tail_ + 1) & 0xffff;
+    }
+    // The next completion by phase, consumed (AQ_CQ_HEAD written); its status, or -1.
+    int take() {
+        const uint32_t d = 1u << aq_log2_;
+        const uint8_t* c = &q_.ram[kAqCq + uint64_t{cq_head_ % d} * kAqCqeBytes];
+        const admin::AqCqeHdr<const uint8_t> h(std::span<const uint8_t, 8>(c, 8));
+        if (h.phase() != (((cq_head_ >> aq_log2_) & 1) ^ 1)) {
+            return -1;
+        }
+        std::memcpy(last_cqe_.data(), c, last_cqe_.size());
+        cq_head_ = (cq_head_ + 1) & 0xffff;
+        wcore(rc::kAqCqHead, cq_head_);
+        return h.status();
+    }
+    // Rings AQ_SQ_TAIL and runs the card's timer until a completion comes (the card never
+    // executes inside the MMIO write); completions of earlier raw entries are taken on the way.
+    // Returns the last completion's status, 0xff if none came.
+    uint32_t submit(const Sqe& e, bool own) {
+        put(e, own);
+        wcore(rc::kAqSqTail, sq_tail_);
+        int st = -1;
+        for (int i = 0; i < 64; ++i) {
+            for (int k; (k = take()) >= 0;) {
+                st = k;
+            }
+            if (st >= 0) {
+                break;
+            }
+            if (!q_.timer) {
+                break;
+            }
+            q_.now = std::max(q_.now, *q_.timer);
+            q_.fire_due();
+        }
         failed_cmds_ += st != 0;
-        return st;
+        return st < 0 ? 0xff : static_cast<uint32_t>(st);
+    }
+    uint32_t cmd(uint32_t op, std::span<const uint32_t> args) {
+        return submit(encode_cmd(op, std::vector<uint32_t>(args.begin(), args.end())), true);
     }
     uint32_t qp_state(unsigned i) {
-        cmd(SCENIC_RDMA_CMD_QUERY_QP, {kQpn[i]});
-        return q_.rd32(rr::kOffset + rr::kCmdRes0);
+        cmd(kOpQueryQp, {kQpn[i]});
+        return admin::AcqQueryQp<const uint8_t>(std::span<const uint8_t, kAqCqeBytes>(last_cqe_))
+            .state();
     }
     uint32_t cmd(uint32_t op, std::initializer_list<uint32_t> args) {
         return cmd(op, std::span(args.begin(), args.size()));
     }
     void fill(uint64_t va) {
         const uint64_t dma = va_to_bus(va);
-        cmd(SCENIC_RDMA_CMD_TLB_FILL, {kKey, lo(va), hi(va), lo(dma), hi(dma)});
+        cmd(kOpTlbFill, {kKey, lo(va), hi(va), lo(dma), hi(dma)});
     }
     void connect(unsigned i) {
         auto set = [&](uint32_t mask, std::initializer_list<uint32_t> v) {
             std::vector<uint32_t> a{kQpn[i], mask};
             a.insert(a.end(), v);
-            return cmd(SCENIC_RDMA_CMD_MODIFY_QP, a);
+            return cmd(kOpModifyQp, a);
         };
-        set(SCENIC_QP_ATTR_STATE, {SCENIC_QPS_INIT});
+        set(kAttrState, {kQpsInit});
         std::array<uint32_t, 20> v{};
         v[0] = kQpn[i];
-        v[1] = SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_DEST_QPN | SCENIC_QP_ATTR_RQ_PSN |
-               SCENIC_QP_ATTR_PATH_MTU | SCENIC_QP_ATTR_TIMEOUT | SCENIC_QP_ATTR_RETRY_CNT |
-               SCENIC_QP_ATTR_RNR_RETRY | SCENIC_QP_ATTR_MIN_RNR_TIMER | SCENIC_QP_ATTR_ACCESS |
-               SCENIC_QP_ATTR_MAX_RD_ATOMIC | SCENIC_QP_ATTR_MAX_DEST_RD_ATOMIC | SCENIC_QP_ATTR_AV;
-        v[2] = SCENIC_QPS_RTR;
+        v[1] = kAttrState | kAttrDestQpn | kAttrRqPsn | kAttrPathMtu | kAttrTimeout |
+               kAttrRetryCnt | kAttrRnrRetry | kAttrMinRnrTimer | kAttrAccess | kAttrMaxRdAtomic |
+               kAttrMaxDestRdAtomic | kAttrAv;
+        v[2] = kQpsRtr;
         v[3] = kPeerQpn[i];
         v[5] = kRqPsn;
         v[6] = kPmtu;
@@ -159,23 +238,23 @@ class Harness {
         v[17] = 0x00000002u;          // peer MAC 02:5c:00:00:00:02, bytes 2..5
         v[18] = 0x025cu | 64u << 16;  // bytes 0..1, hop limit
         v[19] = 0x80000000u;
-        cmd(SCENIC_RDMA_CMD_MODIFY_QP, v);
-        set(SCENIC_QP_ATTR_STATE | SCENIC_QP_ATTR_SQ_PSN, {SCENIC_QPS_RTS, 0, kSqPsn});
+        cmd(kOpModifyQp, v);
+        set(kAttrState | kAttrSqPsn, {kQpsRts, 0, kSqPsn});
     }
     void prologue() {
-        q_.wr32(rr::kOffset + rr::kCtrl, 1);
+        wrdma(rr::kCtrl, 1);
         for (unsigned c = 0; c < 2; ++c) {
             const uint64_t rec = use_dbrec_ ? bus(kCqRec[c]) : 0;
-            cmd(SCENIC_RDMA_CMD_CREATE_CQ,
+            cmd(kOpCreateCq,
                 {c, lo(bus(kCqRing[c])), hi(bus(kCqRing[c])), kCqLog2, lo(rec), hi(rec)});
         }
         for (unsigned i = 0; i < 2; ++i) {
             const uint64_t rec = use_dbrec_ ? bus(kQpRec[i]) : 0;
-            // A hostile status page: the card's state word (offset 8) lands on its CMD_OP.
+            // A hostile status page: the card's state word (offset 8) lands on its AQ doorbell.
             const uint64_t status = i == 1 && hostile_status_
-                                        ? FakeQemu::kBar0 + rr::kOffset + rr::kCmdOp - 8
+                                        ? FakeQemu::kBar0 + rc::kOffset + rc::kAqSqTail - 8
                                         : bus(kStatus[i]);
-            cmd(SCENIC_RDMA_CMD_CREATE_QP,
+            cmd(kOpCreateQp,
                 {kQpn[i], lo(bus(kSq[i])), hi(bus(kSq[i])), kSqLog2, lo(bus(kRq[i])),
                  hi(bus(kRq[i])), kRqLog2, 0, 1, kPd, 0, lo(status), hi(status), lo(rec), hi(rec)});
             connect(i);
@@ -183,30 +262,46 @@ class Harness {
         const uint32_t all = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
                              SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
         const uint64_t len = uint64_t{kUserPages} * 4096;
-        cmd(SCENIC_RDMA_CMD_REG_MR, {kKey, kPd, lo(kVa), hi(kVa), lo(len), hi(len), all});
+        cmd(kOpRegMr, {kKey, kPd, lo(kVa), hi(kVa), lo(len), hi(len), all});
         for (unsigned p = 0; p < kUserPages; p += 2) {  // half now, half through TLB misses
             fill(kVa + uint64_t{p} * 4096);
         }
     }
     void service_events() {
-        // The FIFO holds SCENIC's kDepth events: a drain that never ends is a finding.
+        // The rings are bounded: a drain that never ends is a finding.
         for (int i = 0; i < 4096; ++i) {
-            const uint32_t word = q_.rd32(rr::kOffset + rr::kEventPop);
-            if (word == 0) {
-                return;
+            const uint32_t d = 1u << aeq_log2_;
+            const uint8_t* e = &q_.ram[kAeq + uint64_t{aeq_head_ % d} * 32];
+            const admin::AeqeTlbMiss<const uint8_t> ev(std::span<const uint8_t, 32>(e, 32));
+            if (ev.phase() != (((aeq_head_ >> aeq_log2_) & 1) ^ 1)) {
+                break;
             }
-            const uint32_t a0 = q_.rd32(rr::kOffset + rr::kEventArg0);
-            const uint32_t a1 = q_.rd32(rr::kOffset + rr::kEventArg1);
-            const uint32_t a2 = q_.rd32(rr::kOffset + rr::kEventArg2);
-            if (word >> SCENIC_RDMA_EV_TYPE_SHIFT == SCENIC_RDMA_EV_TLB_MISS) {
-                const uint64_t va = uint64_t{a2} << 32 | a1;
+            aeq_head_ = (aeq_head_ + 1) & 0xffff;
+            wcore(rc::kAeqHead, aeq_head_);
+            if (ev.type() == static_cast<uint8_t>(admin::AeqType::kTlbMiss)) {
+                const uint64_t va = ev.iova();
                 const uint64_t dma = va >= kVa && va - kVa < uint64_t{kUserPages} * 4096
                                          ? va_to_bus(va & ~uint64_t{4095})
                                          : bus(kUserPhys);
-                cmd(SCENIC_RDMA_CMD_TLB_FILL, {a0, lo(va), hi(va), lo(dma), hi(dma)});
+                cmd(kOpTlbFill, {ev.key(), lo(va), hi(va), lo(dma), hi(dma)});
+            }
+            if (i == 4095) {
+                fail("AEQ drain did not end after 4096 events");
             }
         }
-        fail("event FIFO drain did not end after 4096 events");
+        for (int i = 0;; ++i) {
+            const uint32_t d = 1u << ceq_log2_;
+            const admin::Ceqe<const uint8_t> ev(
+                std::span<const uint8_t, 8>(&q_.ram[kCeq + uint64_t{ceq_head_ % d} * 8], 8));
+            if (ev.phase() != (((ceq_head_ >> ceq_log2_) & 1) ^ 1)) {
+                break;
+            }
+            ceq_head_ = (ceq_head_ + 1) & 0xffff;
+            wrdma(rr::kCeqHead, ceq_head_);
+            if (i == 4096) {
+                fail("CEQ drain did not end after 4096 events");
+            }
+        }
     }
     void poll_cq(unsigned c, bool arm) {
         uint32_t& ci = ci_[c];
@@ -237,7 +332,7 @@ class Harness {
         if (sel >= kArgRaw) {
             return in_.get<uint32_t>();
         }
-        const uint64_t cmd_op = FakeQemu::kBar0 + rr::kOffset + rr::kCmdOp;
+        const uint64_t aq_db = FakeQemu::kBar0 + rc::kOffset + rc::kAqSqTail;
         const uint32_t table[] = {0,
                                   1,
                                   2,
@@ -273,8 +368,12 @@ class Harness {
                                   lo(bus(kSq[0])),
                                   lo(bus(kCqRing[0])),
                                   lo(FakeQemu::kBar0),
-                                  lo(cmd_op),
-                                  lo(cmd_op - 0x60),
+                                  lo(aq_db),
+                                  lo(aq_db - 0x18),
+                                  lo(bus(kAqSq)),
+                                  lo(bus(kAqCq)),
+                                  lo(bus(kAeq)),
+                                  lo(bus(kCeq)),
                                   lo(FakeQemu::kDbBar),
                                   lo(FakeQemu::kDbBar + 2 * 4096),
                                   lo(FakeQemu::kMsixBar),
@@ -292,8 +391,8 @@ class Harness {
                                   0xffffff,
                                   rr::kMaxQpDefault - 1,
                                   rr::kMaxQpDefault,
-                                  SCENIC_RDMA_TLB_FILL_MAX,
-                                  SCENIC_RDMA_TLB_FILL_MAX + 1,
+                                  kTlbFillMax,
+                                  kTlbFillMax + 1,
                                   0x1fff,
                                   0x80000002u};
         return table[sel % std::size(table)];
@@ -324,13 +423,13 @@ class Harness {
             }
             case kOpCommand: {
                 const uint8_t opc = in_.get<uint8_t>();
-                const unsigned n = in_.get<uint8_t>() % 25;
+                const unsigned n = in_.get<uint8_t>() % 25;  // a0..a23 of encode_cmd
                 std::vector<uint32_t> a(n);
                 for (uint32_t& x : a) {
                     x = arg();
                 }
-                // 0..15: a command the card knows (with 0 and 12..15 as unknown ones); else raw.
-                cmd(opc < 0xf0 ? opc % 16 : opc, a);
+                // < 0xf0: one of kCmdTable (every opcode and some unknown ones); else raw.
+                cmd(opc < 0xf0 ? kCmdTable[opc % std::size(kCmdTable)] : opc, a);
                 break;
             }
             case kOpRamWrite: {
@@ -356,8 +455,9 @@ class Harness {
                 q_.fire_due();
                 break;
             }
-            case kOpReset:
+            case kOpReset:  // FLR; the driver programs the rings again
                 q_.reset();
+                setup_queues(aq_log2_, aeq_log2_, ceq_log2_);
                 break;
             case kOpFrame:
                 frame();
@@ -395,6 +495,37 @@ class Harness {
             case kOpRawFrame: {
                 const auto b = in_.bytes(in_.get<uint16_t>() % 9100);
                 q_.receive(b);
+                break;
+            }
+            case kOpSqeRaw: {
+                // A raw 128-byte entry at the SQ tail: mode bit 0 keeps the input's id and phase.
+                const uint8_t mode = in_.get<uint8_t>();
+                Sqe e{};
+                const auto b = in_.bytes(e.size());
+                std::copy(b.begin(), b.end(), e.begin());
+                submit(e, (mode & 1) == 0);
+                break;
+            }
+            case kOpAqReg: {
+                // A raw write to an admin register: doorbells, heads, ring bases and configs.
+                static constexpr struct {
+                    bool core;
+                    uint32_t off;
+                } kRegs[] = {
+                    {true, rc::kAqSqTail},   {true, rc::kAqCqHead},   {true, rc::kAqCfg},
+                    {true, rc::kAqSqBaseLo}, {true, rc::kAqSqBaseHi}, {true, rc::kAqCqBaseLo},
+                    {true, rc::kAqCqBaseHi}, {true, rc::kAeqCfg},     {true, rc::kAeqHead},
+                    {true, rc::kAeqBaseLo},  {true, rc::kAeqBaseHi},  {false, rr::kCeqCfg},
+                    {false, rr::kCeqHead},   {false, rr::kCeqBaseLo}, {false, rr::kCeqBaseHi}};
+                const auto& r = kRegs[in_.get<uint8_t>() % std::size(kRegs)];
+                const uint32_t v = in_.get<uint32_t>();
+                r.core ? wcore(r.off, v) : wrdma(r.off, v);
+                break;
+            }
+            case kOpAqSetup: {
+                // The driver re-creates its rings with other depths (up to the memory it has).
+                const uint8_t l = in_.get<uint8_t>();
+                setup_queues(l % (kAqLog2 + 1), (l >> 3) % (kAeqLog2 + 1), kCeqLog2 - (l >> 6));
                 break;
             }
             case kOpCount:
@@ -671,6 +802,10 @@ class Harness {
     bool use_dbrec_ = true;
     bool hostile_status_ = false;
     unsigned failed_cmds_ = 0;
+    unsigned aq_log2_ = kAqLog2, aeq_log2_ = kAeqLog2, ceq_log2_ = kCeqLog2;
+    uint32_t sq_tail_ = 0, cq_head_ = 0, aeq_head_ = 0, ceq_head_ = 0;
+    uint16_t next_id_ = 0;
+    std::array<uint8_t, kAqCqeBytes> last_cqe_{};
     uint32_t ci_[2] = {};
     uint32_t sq_pi_[2] = {};
     uint32_t rq_pi_[2] = {};

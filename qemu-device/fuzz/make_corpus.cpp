@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Writes the fuzz harness's seed corpus: op streams (ops.hpp) for the paths a driver and a peer
 // take (bring-up, each RDMA operation answered by the peer, receives, timeouts, resets) and for
-// known attacks (MSI-X and status pages aimed at the card's own registers).
+// known attacks (MSI-X and status pages aimed at the card's own admin doorbell and rings), and
+// every admin-queue opcode with its fields.
 // Usage: scenic_fuzz_corpus DIR
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "aq_driver.hpp"
 #include "ops.hpp"
 #include "scenic/regs.hpp"
 #include "uapi/scenic_rdma.h"
@@ -17,6 +19,8 @@ namespace {
 
 using namespace scenic::fuzz;
 namespace rr = scenic::regs::rdma;
+namespace rc = scenic::regs::core;
+using namespace scenic::test;  // kOp*, kAttr*, kQps*
 
 // Field order must match fuzz_model.cpp's Harness::step().
 struct Seed {
@@ -32,8 +36,8 @@ struct Seed {
         return *this;
     }
     // Raw arguments only.
-    Seed& command(uint8_t op, const std::vector<uint32_t>& args) {
-        w.op(kOpCommand).put(op).put(static_cast<uint8_t>(args.size()));
+    Seed& command(uint32_t op, const std::vector<uint32_t>& args) {
+        w.op(kOpCommand).put(cmd_selector(op)).put(static_cast<uint8_t>(args.size()));
         for (uint32_t a : args) {
             w.put(kArgRaw).put(a);
         }
@@ -228,26 +232,27 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> seeds() {
     completer.events().poll(0);
     add("completer", completer);
 
-    // MSI-X vectors aimed at the card's own mailbox and doorbells, then work that interrupts.
+    // MSI-X vectors aimed at the card's own admin doorbells, its SQ ring and its doorbells, then
+    // work that interrupts.
     Seed msix;
-    msix.msix(0, 1, rdma + rr::kCmdOp, SCENIC_RDMA_CMD_DESTROY_QP);
-    msix.msix(1, 1, rdma + rr::kCmdOp, SCENIC_RDMA_CMD_DESTROY_CQ);
+    msix.msix(0, 1, rc::kOffset + rc::kAqSqTail, 3);
+    msix.msix(1, 1, rc::kOffset + rc::kAqCqHead, 1);
     msix.msix(2, 2, 2 * 4096, 5);
-    msix.msix(3, 1, rdma + rr::kCmdArg0, 2);
+    msix.msix(3, 3, 0x20000 + 2 * 128, 0x0119'0001);  // an SQ slot: id, opcode MODIFY_QP, phase
+    msix.msix(4, 1, rc::kOffset + rc::kAeqHead, 0x40);
     msix.post_recv(0, 64).poll(1, true).poll(0, true);
     msix.frame(kSendOnly, 4, 0, false, false, false, false, false, false, true, 10);
     msix.post_send(0, SCENIC_WQE_OP_SEND, 1, {16}).peer(0).timer().timer().events();
     add("msix-self", msix);
 
-    // A QP whose status page is the mailbox (issue 15, defect 1): the card's own state writes
-    // become commands.
+    // A QP whose status page is the admin doorbell (issue 15, defect 1): the card's own state
+    // writes would ring its SQ.
     Seed status;
-    const uint64_t cmd_op = 0xfe00'0000ull + rdma + rr::kCmdOp;
-    status.command(SCENIC_RDMA_CMD_CREATE_QP, {4, 0x20000, 1, 4, 0x24000, 1, 4, 0, 1, 7, 0,
-                                               static_cast<uint32_t>(cmd_op - 8), 0, 0, 0});
-    status.mmio_write(rdma + rr::kCmdArg0, 4);
-    status.command(SCENIC_RDMA_CMD_MODIFY_QP, {4, SCENIC_QP_ATTR_STATE, SCENIC_QPS_INIT});
-    status.command(SCENIC_RDMA_CMD_MODIFY_QP, {4, SCENIC_QP_ATTR_STATE, SCENIC_QPS_ERR});
+    const uint64_t aq_db = 0xfe00'0000ull + rc::kOffset + rc::kAqSqTail;
+    status.command(kOpCreateQp, {4, 0x30000, 1, 4, 0x34000, 1, 4, 0, 1, 7, 0,
+                                 static_cast<uint32_t>(aq_db - 8), 0, 0, 0});
+    status.command(kOpModifyQp, {4, kAttrState, kQpsInit});
+    status.command(kOpModifyQp, {4, kAttrState, kQpsErr});
     status.post_send(0, SCENIC_WQE_OP_WRITE, 1, {16}).timer().timer().timer().events();
     add("status-on-mailbox", status);
 
@@ -268,7 +273,7 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> seeds() {
     Seed backward;
     backward.post_send(0, SCENIC_WQE_OP_WRITE, 1, {64}, 0, 0xfe);
     backward.w.put<uint32_t>(0xfffffff0u);
-    backward.command(SCENIC_RDMA_CMD_MODIFY_QP, {2, SCENIC_QP_ATTR_STATE, SCENIC_QPS_ERR});
+    backward.command(kOpModifyQp, {2, kAttrState, kQpsErr});
     backward.events().poll(0);
     add("backward-doorbell", backward);
 
@@ -280,12 +285,62 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> seeds() {
 
     Seed raw_cmds(0);
     raw_cmds.mmio_write(rdma + rr::kCtrl, 1);
-    raw_cmds.command(SCENIC_RDMA_CMD_CREATE_CQ, {5, 0x1000, 1, 3, 0, 0});
-    raw_cmds.command(SCENIC_RDMA_CMD_REG_MR, {0x15a, 7, 0, 0, 0xffffffff, 0xffffffff, 15});
-    raw_cmds.command(SCENIC_RDMA_CMD_TLB_FILL_PAGES, {0x15a, 0, 0, 512, 0x1000, 1});
-    raw_cmds.command(SCENIC_RDMA_CMD_DEREG_MR, {0x15a});
-    raw_cmds.command(SCENIC_RDMA_CMD_DESTROY_CQ, {5});
+    raw_cmds.command(kOpCreateCq, {5, 0x1000, 1, 3, 0, 0});
+    raw_cmds.command(kOpRegMr, {0x15a, 7, 0, 0, 0xffffffff, 0xffffffff, 15});
+    raw_cmds.command(kOpTlbFillPages, {0x15a, 0, 0, 512, 0x1000, 1});
+    raw_cmds.command(kOpDeregMr, {0x15a});
+    raw_cmds.command(kOpDestroyCq, {5});
     add("raw-commands", raw_cmds);
+
+    // Every admin opcode (and unknown ones) once on a brought-up card, with plausible fields.
+    Seed every;
+    every.command(static_cast<uint32_t>(scenic::admin::AqOpcode::kNop), {});
+    every.command(kOpCreateCq, {6, 0x0, 1, 4, 0, 0});
+    every.command(kOpQueryCq, {6});
+    every.command(kOpCreateQp, {5, 0x0, 1, 4, 0x2000, 1, 4, 6, 6, 7, 0, 0x7000, 1, 0, 0});
+    every.command(kOpModifyQp, {5, kAttrState, kQpsInit});
+    every.command(kOpQueryQp, {5});
+    every.command(kOpQueryQpCc, {2});
+    every.command(kOpDestroyQp, {5});
+    every.command(kOpDestroyCq, {6});
+    every.command(kOpRegMr, {0x25a, 7, 0, 0x10, 0x2000, 0, 15});
+    every.command(kOpTlbFill, {0x25a, 0, 0x10, 0x10000, 1});
+    every.command(kOpTlbFillPages, {0x25a, 0, 0x10, 2, 0x30000, 1});
+    every.command(kOpDeregMr, {0x25a});
+    for (uint32_t op : {0x00u, 0x13u, 0x7fu, 0xf0u, 0xffu}) {
+        every.command(op, {1, 2, 3});
+    }
+    every.events();
+    add("every-opcode", every);
+
+    // Raw admin input: SQ entries with the input's own id and phase, doorbells past the ring,
+    // the CQ head moved backwards, rings re-created smaller, and the AQ disabled and enabled.
+    Seed raw_aq;
+    std::vector<uint8_t> e(128, 0);
+    e[2] = static_cast<uint8_t>(scenic::admin::AqOpcode::kQueryQp);
+    e[3] = 1;
+    e[8] = 2;
+    raw_aq.raw(kOpSqeRaw);
+    raw_aq.w.put<uint8_t>(1).bytes(e);
+    raw_aq.raw(kOpSqeRaw);
+    raw_aq.w.put<uint8_t>(0).bytes(e);
+    raw_aq.raw(kOpAqReg);
+    raw_aq.w.put<uint8_t>(0).put<uint32_t>(0x1234);  // AQ_SQ_TAIL far ahead
+    raw_aq.timer().timer();
+    raw_aq.raw(kOpAqReg);
+    raw_aq.w.put<uint8_t>(1).put<uint32_t>(0);  // AQ_CQ_HEAD backwards
+    raw_aq.raw(kOpAqReg);
+    raw_aq.w.put<uint8_t>(2).put<uint32_t>(0);  // AQ_CFG: disabled
+    raw_aq.raw(kOpAqSetup);
+    raw_aq.w.put<uint8_t>(0x49);
+    raw_aq.command(kOpQueryQp, {2});
+    raw_aq.raw(kOpAqReg);
+    raw_aq.w.put<uint8_t>(7).put<uint32_t>(0x80000000u);  // AEQ_CFG: enabled, depth 1
+    raw_aq.raw(kOpAqReg);
+    raw_aq.w.put<uint8_t>(11).put<uint32_t>(0);  // CEQ_CFG: disabled
+    raw_aq.post_send(0, SCENIC_WQE_OP_WRITE, 1, {64}).peer(0).events().poll(0, true);
+    raw_aq.reset().command(kOpQueryQp, {2}).events();
+    add("raw-admin", raw_aq);
     return out;
 }
 

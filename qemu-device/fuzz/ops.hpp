@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "scenic/admin.hpp"
+
 namespace scenic::fuzz {
 
 // First byte of an input.
@@ -19,7 +21,7 @@ enum Flags : uint8_t {
     kFlagPrologue = 1u << 0,       // bring the card up as the driver does before the op stream
     kFlagNoDbrec = 1u << 1,        // prologue QPs/CQs without doorbell records
     kFlagNoMsix = 1u << 2,         // card created without MSI-X
-    kFlagHostileStatus = 1u << 3,  // prologue: QP 3's status page over the card's CMD_OP - 8
+    kFlagHostileStatus = 1u << 3,  // prologue: QP 3's status page over AQ_SQ_TAIL - 8
 };
 
 // Operation kinds (the byte is taken modulo kOpCount).
@@ -27,7 +29,7 @@ enum Op : uint8_t {
     kOpMmioWrite,  // u16 offset, u8 size selector, u64 value
     kOpMmioRead,   // u16 offset, u8 size selector
     kOpDoorbell,   // u16 page, u8 register selector, u8 size selector, u32 value
-    kOpCommand,    // u8 op, u8 nargs, nargs x Arg (see below)
+    kOpCommand,    // u8 op, u8 nargs, nargs x Arg (see below): an AQ entry by encode_cmd
     kOpRamWrite,   // u32 offset, u16 length, bytes
     kOpPostSend,   // u8 qp, SendWqe fields (see harness)
     kOpPostRecv,   // u8 qp, u8 nsge, nsge x (u16 offset, u16 length, u8 key selector), u8 ring
@@ -36,13 +38,46 @@ enum Op : uint8_t {
     kOpFrame,      // a well-formed RoCE v2 frame from the peer (see harness)
     kOpMsix,       // u8 vector, u8 target, u32 offset, u32 data
     kOpLink,       // u8 up
-    kOpEvents,     // (none) the driver drains the event queue, answering TLB misses
+    kOpEvents,     // (none) the driver drains the AEQ (answering TLB misses) and the CEQ
     kOpPollCq,     // u8 cq, u8 arm
     kOpPeer,       // u8 action: the peer answers the oldest frame the card sent
     kOpDmaFault,   // u32 offset, u16 length: guest RAM that fails DMA (an IOMMU fault)
     kOpRawFrame,   // u16 length, bytes
+    kOpSqeRaw,     // u8 mode, 128 bytes: a raw AQ entry at the SQ tail, rung and waited for
+    kOpAqReg,      // u8 register selector, u32 value: AQ/AEQ/CEQ doorbell, head, base or config
+    kOpAqSetup,    // u8 depths: the driver re-creates its AQ, AEQ and CEQ
     kOpCount,
 };
+
+// kOpCommand's op byte: < 0xf0 picks from this table (every AQ opcode, TLB_FILL with an
+// indirect page table as 0x100 | TLB_FILL, and unknown opcodes); >= 0xf0 is sent as it is.
+inline constexpr uint32_t kTlbFillIndirect =
+    0x100 | static_cast<uint32_t>(admin::AqOpcode::kTlbFill);
+inline constexpr uint32_t kCmdTable[] = {static_cast<uint32_t>(admin::AqOpcode::kNop),
+                                         static_cast<uint32_t>(admin::AqOpcode::kCreateCq),
+                                         static_cast<uint32_t>(admin::AqOpcode::kDestroyCq),
+                                         static_cast<uint32_t>(admin::AqOpcode::kQueryCq),
+                                         static_cast<uint32_t>(admin::AqOpcode::kCreateQp),
+                                         static_cast<uint32_t>(admin::AqOpcode::kModifyQp),
+                                         static_cast<uint32_t>(admin::AqOpcode::kQueryQp),
+                                         static_cast<uint32_t>(admin::AqOpcode::kDestroyQp),
+                                         static_cast<uint32_t>(admin::AqOpcode::kQueryQpCc),
+                                         static_cast<uint32_t>(admin::AqOpcode::kRegMr),
+                                         static_cast<uint32_t>(admin::AqOpcode::kDeregMr),
+                                         static_cast<uint32_t>(admin::AqOpcode::kTlbFill),
+                                         kTlbFillIndirect,
+                                         0x00,
+                                         0x13,
+                                         0x7f};
+// The selector byte that picks `op` from kCmdTable.
+constexpr uint8_t cmd_selector(uint32_t op) {
+    for (size_t i = 0; i < std::size(kCmdTable); ++i) {
+        if (kCmdTable[i] == op) {
+            return static_cast<uint8_t>(i);
+        }
+    }
+    return static_cast<uint8_t>(op);  // >= 0xf0: raw
+}
 
 // Command argument: a selector byte; < 0x80 picks from the harness's table of interesting
 // values, >= 0x80 is followed by a raw u32.
