@@ -36,6 +36,8 @@ MODULE_PARM_DESC(admin_timeout_ms, "Admin command timeout in ms if longer than t
 #define SCENIC_AQ_MIN_TIMEOUT_MS	100
 #define SCENIC_AQ_MAX_TIMEOUT_MS	60000
 #define SCENIC_AQ_READY_POLL_MS		100
+/* how long a waiter looks at the CQ before it sleeps */
+#define SCENIC_AQ_SPIN_NS		(100 * NSEC_PER_USEC)
 
 struct scenic_aq_name {
 	u8 v;
@@ -402,9 +404,23 @@ static int scenic_aq_wait(struct scenic_dev *sdev, struct scenic_aq_ctx *ctx)
 	unsigned long timeout = msecs_to_jiffies(aq->timeout_ms);
 	unsigned long deadline = jiffies + timeout;
 
-	if (!READ_ONCE(aq->polling))
+	if (!READ_ONCE(aq->polling)) {
+		/*
+		 * Most commands complete within microseconds: look at the
+		 * CQ for a moment before paying for an interrupt and a
+		 * wake-up.
+		 */
+		u64 spin_end = ktime_get_ns() + SCENIC_AQ_SPIN_NS;
+
+		do {
+			scenic_aq_process_cq(sdev);
+			if (try_wait_for_completion(&ctx->done))
+				return 0;
+			cpu_relax();
+		} while (ktime_get_ns() < spin_end);
 		return wait_for_completion_timeout(&ctx->done, timeout) ?
 		       0 : -ETIMEDOUT;
+	}
 	for (;;) {
 		scenic_aq_process_cq(sdev);
 		if (try_wait_for_completion(&ctx->done))

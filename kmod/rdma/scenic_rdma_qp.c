@@ -370,6 +370,28 @@ int scenic_rdma_qp_hw_query(struct scenic_rdma_dev *sdev,
 	return 0;
 }
 
+/*
+ * The QP's state as the card last wrote it to the status page. The card
+ * writes every change there before it completes the command that made it,
+ * and before it reports an error it entered by itself, so this is as fresh
+ * as a QUERY_QP without the command.
+ */
+static int scenic_rdma_qp_card_state(struct scenic_rdma_dev *sdev,
+				     struct scenic_rdma_qp *qp,
+				     enum ib_qp_state *state)
+{
+	const struct scenic_qp_status *st = qp->status.cpu_addr;
+	u32 card = le32_to_cpu(READ_ONCE(st->state));
+
+	if (card > SCENIC_QP_STATE_ERR) {
+		ibdev_err_ratelimited(&sdev->ibdev, "QP %u: status page holds state %u\n",
+				      qp->qpn, card);
+		return -EIO;
+	}
+	*state = scenic_qp_state_to_ib(card);
+	return 0;
+}
+
 /* The address vector fields of MODIFY_QP from a RoCE v2 address vector. */
 static int scenic_rdma_qp_av(struct scenic_rdma_dev *sdev,
 			     const struct rdma_ah_attr *ah,
@@ -605,7 +627,6 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	struct scenic_rdma_dev *sdev = to_sdev(ibqp->device);
 	struct scenic_rdma_qp *qp = to_sqp(ibqp);
 	struct scenic_aq_modify_qp c = {};
-	struct scenic_acq_query_qp res;
 	enum ib_qp_state cur, next;
 	int err;
 
@@ -630,8 +651,8 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		goto bad;
 
 	mutex_lock(&qp->lock);
-	/* the card moves QPs to SQE or ERR by itself: ask it */
-	err = scenic_rdma_qp_hw_query(sdev, qp, &res, &cur);
+	/* the card moves QPs to SQE or ERR by itself: take its state */
+	err = scenic_rdma_qp_card_state(sdev, qp, &cur);
 	if (err)
 		goto out;
 	/* the transition is checked from the card's state, not a claimed one */
