@@ -6,6 +6,7 @@
 // the card writes makes it raise its pending misses again.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -58,6 +59,34 @@ TEST(ContainmentTlb, LostMissEventsAreRaisedAgainAndEveryQpCompletes) {
     }
     EXPECT_TRUE(p.a.poll(0).empty());  // no error completions
     EXPECT_EQ(p.b.read_va(dst, kLen), p.a.read_va(src, kLen));
+}
+
+// A QP paused on a missing page retries only while the miss can reach the driver
+// (docs/admin-queue.md 4.3): with the AEQ disabled the card goes idle instead of retrying every
+// kTlbRetryNs for ever, and enabling the AEQ raises the miss again, so the send completes.
+TEST(ContainmentTlb, MissWithAeqDisabledGoesIdleAndEnableResumes) {
+    RdmaPair p;
+    p.setup();
+    p.a.auto_fill = false;
+    p.a.fill_va(Node::kVa, 4096, 0x5a);
+    const uint32_t skey = p.a.reg_mr(Node::kVa, 4096, kAll, /*fill=*/false);
+    const uint32_t dkey = p.b.reg_mr(Node::kVa + 0x10000, 4096, kAll);
+    p.a.aq.wc(regs::core::kAeqCfg, 0);
+    p.a.post_send(
+        2, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 4096, skey)}, Node::kVa + 0x10000, dkey));
+    ASSERT_TRUE(p.run(/*max_ns=*/1'000'000'000)) << "the card's timer still runs";
+    EXPECT_EQ(p.a.sq_completed(2), 0u);
+    EXPECT_FALSE(p.a.host.timer.has_value());
+
+    p.a.auto_fill = true;
+    p.a.aq.setup_aeq(p.a.aq.layout().aeq_log2);
+    ASSERT_TRUE(p.run());
+    ASSERT_EQ(p.a.sq_completed(2), 1u);
+    EXPECT_TRUE(std::ranges::any_of(p.a.events, [](const Node::Event& e) {
+        return e.type == kEvTlbMiss;
+    })) << "the miss was not raised again after the AEQ was enabled";
+    EXPECT_TRUE(p.a.poll(0).empty());  // no error completion
+    EXPECT_EQ(p.b.read_va(Node::kVa + 0x10000, 4096), p.a.read_va(Node::kVa, 4096));
 }
 
 }  // namespace

@@ -23,6 +23,9 @@ EventRing::~EventRing() {
     if (flush_) {
         events_.cancel(*flush_);
     }
+    if (ready_) {
+        events_.cancel(*ready_);
+    }
 }
 
 // AEQ_CFG and CEQ_CFG have the same fields (the generator emits both; the AEQ's are used).
@@ -34,6 +37,18 @@ bool EventRing::running() const {
     const uint64_t align = entry_size();
     return field(cfg_, core::kAeqCfgEnable) != 0 && l >= 4 && l <= max && base() != 0 &&
            (base() & (align - 1)) == 0;
+}
+
+bool EventRing::can_deliver() const {
+    return running() && !stalled_ && !(overflow_pending_ && used() >= depth());
+}
+
+void EventRing::set_stalled(bool s) {
+    const bool before = can_deliver();
+    stalled_ = s;
+    if (!before && can_deliver()) {
+        schedule_ready();
+    }
 }
 
 void EventRing::write_base_lo(uint32_t v) {
@@ -49,6 +64,7 @@ void EventRing::write_base_hi(uint32_t v) {
 }
 
 void EventRing::write_cfg(uint32_t v) {
+    const bool could = can_deliver();
     const bool was = field(cfg_, core::kAeqCfgEnable) != 0;
     const bool en = field(v, core::kAeqCfgEnable) != 0;
     if (was) {
@@ -63,6 +79,9 @@ void EventRing::write_cfg(uint32_t v) {
         tail_ = 0;
         overflow_pending_ = false;
         lost_since_overflow_ = 0;
+    }
+    if (!could && can_deliver()) {
+        schedule_ready();
     }
 }
 
@@ -81,6 +100,18 @@ void EventRing::schedule_flush() {
         flush_.reset();
         if (overflow_pending_ && running() && !stalled_ && used() < depth()) {
             write_overflow();
+        }
+    });
+}
+
+void EventRing::schedule_ready() {
+    if (ready_ || !on_overflow_) {
+        return;
+    }
+    ready_ = events_.schedule_in(0, [this] {
+        ready_.reset();
+        if (can_deliver()) {
+            on_overflow_();
         }
     });
 }
@@ -179,6 +210,10 @@ void EventRing::reset() {
     if (flush_) {
         events_.cancel(*flush_);
         flush_.reset();
+    }
+    if (ready_) {
+        events_.cancel(*ready_);
+        ready_.reset();
     }
     base_lo_ = 0;
     base_hi_ = 0;

@@ -372,4 +372,17 @@ void Engine::receive_cnp(const roce::ParsedPacket& pkt) {
     cc_.cnp_received(*q);
 }
 
+void Engine::aeq_overflowed() {
+    tlb_.reraise_pending();
+    for (auto& q : qps_) {
+        if (q) {
+            req_.tlb_resume(*q);
+            resp_.tlb_resume(*q);
+            if (q->can_send()) {
+                req_.arm_ack_timer(*q);  // dropped while the QP waited without retrying
+            }
+        }
+    }
+}
+
 }  // namespace scenic::rdma

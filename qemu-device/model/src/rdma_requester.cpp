@@ -204,7 +204,9 @@ void Requester::pace(Qp& qp, uint64_t ns) {
 
 void Requester::wait_for_tlb(Qp& qp) {
     qp.req.tlb_wait = true;
-    e_.defer(qp, QpTimer::kReqTlb, kTlbRetryNs, [this](Qp& q) { tlb_resume(q); });
+    if (e_.miss_deliverable()) {
+        e_.defer(qp, QpTimer::kReqTlb, kTlbRetryNs, [this](Qp& q) { tlb_resume(q); });
+    }
 }
 
 void Requester::tlb_resume(Qp& qp) {
@@ -234,6 +236,9 @@ void Requester::on_ack_timeout(Qp& qp) {
     }
     const uint64_t now = e_.now();
     const uint64_t t = timeout_ns(qp);
+    if (r.tlb_wait && !e_.miss_deliverable()) {
+        return;  // nobody can answer the miss: Engine::aeq_overflowed() arms it again
+    }
     if (r.rnr_wait || r.tlb_wait || now - r.last_progress_ns < t) {
         // progress since the timer was armed (or waiting on purpose): wait a full period more
         const uint64_t left = (r.rnr_wait || r.tlb_wait) ? t : t - (now - r.last_progress_ns);
@@ -452,9 +457,8 @@ bool Requester::transmit_one(Qp& qp) {
         const bool fills_card = e_.arbiter().in_flight() + qp.pmtu >= e_.arbiter().window(qp);
         // The end of a message asks unless a fetched WQE follows in this run: the ACK of a
         // later packet completes both (one ACK per kAckReqEvery packets when streaming).
-        const bool followed =
-            !info.last || (qp.state == kQpsRts && wi + 1 < r.pending.size() &&
-                           r.pending[wi + 1].local_err == 0);
+        const bool followed = !info.last || (qp.state == kQpsRts && wi + 1 < r.pending.size() &&
+                                             r.pending[wi + 1].local_err == 0);
         t.bth.ackreq = !followed || r.unasked + 1 >= kAckReqEvery || fills_window || paced ||
                        small_window || fills_card || r.force_ackreq;
         if (!w->inline_data.empty()) {

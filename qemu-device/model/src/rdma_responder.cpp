@@ -601,7 +601,9 @@ void Responder::schedule(Qp& qp) {
 
 void Responder::stall_for_tlb(Qp& qp) {
     qp.resp.tlb_wait = true;
-    e_.defer(qp, QpTimer::kRespTlb, kTlbRetryNs, [this](Qp& q) { tlb_resume(q); });
+    if (e_.miss_deliverable()) {
+        e_.defer(qp, QpTimer::kRespTlb, kTlbRetryNs, [this](Qp& q) { tlb_resume(q); });
+    }
 }
 
 void Responder::tlb_resume(Qp& qp) {

@@ -50,9 +50,13 @@ class EventRing {
     bool push(std::span<uint8_t> entry, bool fatal = false);
 
     // FAULT_INJECT.aeq_stall: the ring is treated as full.
-    void set_stalled(bool s) { stalled_ = s; }
-    // Called after an OVERFLOW entry was written (the TLB re-raises its pending misses).
+    void set_stalled(bool s);
+    // Called after an OVERFLOW entry was written (the TLB re-raises its pending misses), and
+    // when a ring that could not take events can again (enabled, or unstalled).
     void set_on_overflow(std::function<void()> fn) { on_overflow_ = std::move(fn); }
+    // An event pushed now would be written: the ring runs, is not stalled, and is not full with
+    // an OVERFLOW waiting for the driver to free a slot.
+    [[nodiscard]] bool can_deliver() const;
     // Called when a ring write failed (fatal RING_DMA; detail = low address bits).
     void set_on_dma_fault(std::function<void(uint64_t)> fn) { on_dma_fault_ = std::move(fn); }
 
@@ -72,6 +76,8 @@ class EventRing {
     bool write_overflow();
     void drop();
     void schedule_flush();
+    // From a register write: on_overflow_ runs from the timer (no DMA inside an MMIO handler).
+    void schedule_ready();
 
     const Kind kind_;
     const Config& config_;
@@ -89,6 +95,7 @@ class EventRing {
     uint32_t lost_since_overflow_ = 0;
     uint32_t first_lost_seq_ = 0;
     std::optional<EventQueue::Id> flush_;
+    std::optional<EventQueue::Id> ready_;  // on_overflow_ after the ring became usable
     std::function<void()> on_overflow_;
     std::function<void(uint64_t)> on_dma_fault_;
 };

@@ -64,8 +64,12 @@ class Engine {
     [[nodiscard]] Events& events() { return events_out_; }
     // The rdma block's completion event queue (CEQ_* registers).
     [[nodiscard]] EventRing& ceq() { return ceq_; }
-    // An AEQ OVERFLOW was written: the TLB raises its pending misses again.
-    void aeq_overflowed() { tlb_.reraise_pending(); }
+    // An AEQ OVERFLOW was written, or the AEQ can take events again: the TLB raises its pending
+    // misses again and the QPs that stopped retrying a missing page resume.
+    void aeq_overflowed();
+    // A miss event can reach the driver now; while not, a QP paused on a missing page waits
+    // without a retry timer (docs/admin-queue.md 4.3).
+    [[nodiscard]] bool miss_deliverable() { return events_out_.aeq().can_deliver(); }
     [[nodiscard]] Qp* qp(uint32_t qpn) const {
         return qpn < qps_.size() ? qps_[qpn].get() : nullptr;
     }
