@@ -128,8 +128,13 @@ class Harness {
     void wcore(uint32_t off, uint32_t v) { q_.wr32(rc::kOffset + off, v); }
     void wrdma(uint32_t off, uint32_t v) { q_.wr32(rr::kOffset + off, v); }
     // Programs the three rings as scenic.ko does at probe (and after an FLR): AQ polled, AEQ on
-    // the core vector, CEQ on the rdma vector.
+    // the core vector, CEQ on the rdma vector. Each ring is disabled first: the card ignores base
+    // and depth while a ring is enabled and keeps its indices, so re-creating rings without it
+    // leaves the card writing where this driver no longer looks.
     void setup_queues(unsigned aq, unsigned aeq, unsigned ceq) {
+        wcore(rc::kAqCfg, 0);
+        wcore(rc::kAeqCfg, 0);
+        wrdma(rr::kCeqCfg, 0);
         aq_log2_ = aq;
         aeq_log2_ = aeq;
         ceq_log2_ = ceq;

@@ -341,6 +341,15 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> seeds() {
     raw_aq.post_send(0, SCENIC_WQE_OP_WRITE, 1, {64}).peer(0).events().poll(0, true);
     raw_aq.reset().command(kOpQueryQp, {2}).events();
     add("raw-admin", raw_aq);
+
+    // A send that misses in the TLB (the second SGE is on a page the prologue left unfilled),
+    // then the driver re-creates its rings: it must find the miss on the new AEQ and fill it,
+    // and the card must go idle.
+    Seed recreate;
+    recreate.post_send(0, SCENIC_WQE_OP_WRITE, 1, {4096, 64}).timer();
+    recreate.raw(kOpAqSetup);
+    recreate.w.put<uint8_t>(0x35);  // AQ 32 entries, AEQ 64
+    add("recreate-after-miss", recreate);
     return out;
 }
 
