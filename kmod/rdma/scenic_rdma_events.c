@@ -211,7 +211,12 @@ static void scenic_rdma_resync_qp(struct scenic_rdma_dev *sdev,
 
 	if (qp->gsi || scenic_rdma_qp_hw_query(sdev, qp, &res, &state))
 		return;
-	if (state == IB_QPS_ERR && !READ_ONCE(qp->err_reported)) {
+	/*
+	 * last_err 0: the card raised no event for this ERR (a requester
+	 * error reported by its CQE, or a flush): none is due now either.
+	 */
+	if (state == IB_QPS_ERR && res.last_err &&
+	    !READ_ONCE(qp->err_reported)) {
 		ibdev_dbg(&sdev->ibdev, "QP %u in ERR after lost events\n",
 			  qp->qpn);
 		scenic_rdma_qp_event(qp, scenic_qp_err_to_ib_event(res.last_err));

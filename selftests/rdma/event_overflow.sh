@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# AEQ overflow, driver side (docs/admin-queue.md 4.3, 4.4; issue 16): node 1's card has
+# -device scenic,fault-inject=on. event_overflow (event_overflow.c) stalls node 1's AEQ (debugfs
+# inject_aeq_stall: the card drops and counts every event) while TLB misses (4 MiB transfers
+# both ways through node 1's MR), a responder QP error, a requester QP error and an SQ drain
+# happen, then un-stalls it. The driver must lose none of them: the transfers finish with the
+# right data, each due async event reaches the application once (and none that was not due),
+# aeq_overflows rises and the kernel log says so in one line per stall, without a splat. A
+# second stall holds a QP error alone (no TLB miss pending to push the OVERFLOW out).
+# Then a card fatal error while the AEQ is stalled: the driver still recovers by itself.
+. /selftests/rdma/lib.sh
+
+PORT=18790
+EO=/usr/bin/event_overflow
+
+# eo ARGS...: runs event_overflow (at most 150 s) and re-numbers its TAP lines into this
+# script's; the program's exit status.
+eo() {
+	timeout 150 $EO "$@" >/tmp/eo.out 2>&1
+	_eo_rc=$?
+	while IFS= read -r _l; do
+		case $_l in
+		"ok "*) tap_ok "${_l#ok * - }" ;;
+		"not ok "*) tap_fail "${_l#not ok * - }" "event_overflow" ;;
+		"#"*) echo "$_l" ;;
+		*) echo "# $_l" ;;
+		esac
+	done </tmp/eo.out
+	return $_eo_rc
+}
+# the program's own TAP lines: 17 on node 1, 4 on node 2
+if [ "$NODE" = 1 ]; then tap_plan 27; else tap_plan 5; fi
+addr_setup
+wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
+
+if [ "$NODE" = 2 ]; then
+	sync_peer eo-start 60
+	eo -s -d "$DEV" -p $PORT
+	rc=$?
+	tap_result "event_overflow (server) exits 0" "exit $rc" [ $rc = 0 ]
+	sync_peer eo-done 200
+	tap_done
+fi
+
+BDF=$(scenic_bdf)
+DBG=/sys/kernel/debug/scenic/$BDF
+LOST_RE='card events lost'
+BAD_RE='WARNING:|BUG:|Oops|Call Trace:|INFO: task .* blocked'
+ov0=$(rstat aeq_overflows)
+rs0=$(rstat event_resyncs)
+miss0=$(rstat tlb_misses)
+lines0=$(dmesg | wc -l)
+tap_result "inject_aeq_stall in debugfs (card with fault-inject=on)" "no $DBG/inject_aeq_stall" \
+	[ -w "$DBG/inject_aeq_stall" ]
+sync_peer eo-start 60
+eo -c "$PEER4" -d "$DEV" -p $PORT -S "$DBG/inject_aeq_stall" -H 2000
+rc=$?
+# the card un-stalled even if the program died
+echo 0 >"$DBG/inject_aeq_stall" 2>/dev/null
+tap_result "event_overflow (client) exits 0" "exit $rc" [ $rc = 0 ]
+ov1=$(rstat aeq_overflows)
+rs1=$(rstat event_resyncs)
+miss1=$(rstat tlb_misses)
+tap_diag "aeq_overflows $ov0 -> $ov1, event_resyncs $rs0 -> $rs1, tlb_misses $miss0 -> $miss1," \
+	"tlb_miss_dropped $(rstat tlb_miss_dropped), aeq_events $(rstat aeq_events)"
+tap_result "aeq_overflows rose ($ov0 -> $ov1)" "rdma statistic: no overflow counted" \
+	[ "${ov1:-0}" -gt "${ov0:-0}" ]
+tap_result "event_resyncs rose ($rs0 -> $rs1): the rdma driver resynchronised" \
+	"no rdma resync" [ "${rs1:-0}" -gt "${rs0:-0}" ]
+new=$(dmesg | tail -n +$((lines0 + 1)))
+echo "$new" | grep -i scenic | head -n 10 | sed 's/^/# dmesg: /'
+n=$(echo "$new" | grep -c "$LOST_RE")
+tap_result "dmesg: one line per stall says what happened ($n x '$LOST_RE')" \
+	"$(echo "$new" | grep "$LOST_RE" | tr '\n' ';' | cut -c 1-300)" [ "$n" = 2 ]
+tap_result "dmesg: no WARN, BUG, oops or call trace" \
+	"$(echo "$new" | grep -E "$BAD_RE" | head -n 3 | tr '\n' ';')" \
+	sh -c "! echo \"\$1\" | grep -qE '$BAD_RE'" - "$new"
+
+# A fatal error while the AEQ cannot take its CARD_FATAL entry: the card sets FATAL_STATUS
+# first and raises the vector; the driver must still recover (docs/admin-queue.md 4.3).
+rec0=$(dmesg | grep -c 'recovered from')
+idx0=$($RDMA dev show "$DEV" 2>/dev/null | awk -F: 'NR == 1 { print $1 }')
+echo 1 >"$DBG/inject_aeq_stall" && echo 1 >"$DBG/inject_fatal"
+tap_result "inject_aeq_stall 1 then inject_fatal 1" "write failed" [ $? = 0 ]
+wait_for 600 sh -c "[ \$(dmesg | grep -c 'recovered from') -gt $rec0 ]"
+tap_result "recovered by itself within 60 s: $(dmesg | grep 'recovered from' | tail -n 1 | cut -c 1-120)" \
+	"$(dmesg | grep -E 'card fault|recover' | tail -n 3 | tr '\n' ';')" \
+	sh -c "[ \$(dmesg | grep -c 'recovered from') -gt $rec0 ]"
+tap_result "the reset cleared the stall (inject_aeq_stall reads 0)" \
+	"reads $(cat "$DBG/inject_aeq_stall" 2>&1)" [ "$(cat "$DBG/inject_aeq_stall" 2>/dev/null)" = 0 ]
+wait_rdma
+idx1=$($RDMA dev show "$DEV" 2>/dev/null | awk -F: 'NR == 1 { print $1 }')
+tap_result "a new ib_device is up: $DEV index $idx0 -> ${idx1:-none}" "$($RDMA dev 2>&1 | tr '\n' ';')" \
+	[ -n "$idx1" -a "$idx1" != "$idx0" ]
+sync_peer eo-done 200
+tap_done
