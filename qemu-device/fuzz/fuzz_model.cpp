@@ -11,7 +11,8 @@
 //
 // Invariants after every input (a violation aborts, which libFuzzer reports as a crash):
 //  - no ASan / UBSan report (the build uses -fno-sanitize-recover);
-//  - the card goes idle: with no more input, its timer stops within kMaxDrainFires fires;
+//  - the card goes idle: with no more input, its timer stops within kMaxDrainFires fires,
+//    counting those run while the driver waits for its commands;
 //  - bounded state: the heap the card holds stays under kMaxHeapBytes at every step, and the
 //    driver's AEQ/CEQ drain ends (the rings are bounded);
 //  - the card is destroyed without leaks (LeakSanitizer).
@@ -48,6 +49,10 @@ using namespace scenic::test;  // kOp*, kAttr*, kQps*
 constexpr uint64_t kMaxDrainFires = 20000;
 constexpr size_t kMaxHeapBytes = 64u << 20;
 constexpr unsigned kMaxOps = 512;
+// The harness driver's command timeout (fires of the card's timer without a completion), and
+// the recoveries it attempts while draining.
+constexpr int kCmdWaitFires = 64;
+constexpr unsigned kMaxRecoveries = 4;
 
 // Guest RAM layout (offsets from FakeQemu::kRamBase), as a driver would allocate it.
 constexpr uint64_t kCqRing[2] = {0x1000, 0x2000};
@@ -107,6 +112,9 @@ class Harness {
             prologue();
         }
         for (unsigned n = 0; n < kMaxOps && !in_.empty(); ++n) {
+            if (dead_) {
+                recover();
+            }
             step(static_cast<Op>(in_.get<uint8_t>() % kOpCount));
             check_heap();
         }
@@ -114,12 +122,13 @@ class Harness {
         if (std::getenv("SCENIC_FUZZ_VERBOSE")) {
             std::fprintf(stderr,
                          "scenic fuzz: %u commands failed, %lu frames sent, %lu DMAs, %lu irqs, "
-                         "%lu fires, %lu blocked re-entries, %lu MSI on own BARs, QP2 state %u\n",
+                         "%lu fires, %lu blocked re-entries, %lu MSI on own BARs, %u recoveries, "
+                         "QP2 state %u\n",
                          failed_cmds_, static_cast<unsigned long>(q_.sent),
                          static_cast<unsigned long>(q_.dmas), static_cast<unsigned long>(q_.irqs),
                          static_cast<unsigned long>(q_.fires),
                          static_cast<unsigned long>(q_.blocked),
-                         static_cast<unsigned long>(q_.self_hits), qp_state(0));
+                         static_cast<unsigned long>(q_.self_hits), recoveries_, qp_state(0));
         }
     }
 
@@ -181,12 +190,18 @@ class Harness {
     }
     // Rings AQ_SQ_TAIL and runs the card's timer until a completion comes (the card never
     // executes inside the MMIO write); completions of earlier raw entries are taken on the way.
-    // Returns the last completion's status, 0xff if none came.
+    // Returns the last completion's status, 0xff if none came. No completion within
+    // kCmdWaitFires is this driver's command timeout: like scenic.ko it enters the dead state
+    // (commands fail at once without reaching the card) until it has reset the card.
     uint32_t submit(const Sqe& e, bool own) {
+        if (dead_) {
+            ++failed_cmds_;
+            return 0xff;
+        }
         put(e, own);
         wcore(rc::kAqSqTail, sq_tail_);
         int st = -1;
-        for (int i = 0; i < 64; ++i) {
+        for (int i = 0; i < kCmdWaitFires; ++i) {
             for (int k; (k = take()) >= 0;) {
                 st = k;
             }
@@ -200,7 +215,25 @@ class Harness {
             q_.fire_due();
         }
         failed_cmds_ += st != 0;
-        return st < 0 ? 0xff : static_cast<uint32_t>(st);
+        if (st < 0) {
+            dead_ = true;
+            return 0xff;
+        }
+        return static_cast<uint32_t>(st);
+    }
+    // scenic.ko's recovery (docs/admin-queue.md 8): soft reset, a function-level reset if
+    // FATAL_STATUS stays set, then the rings again and a NOP. The card's objects are gone;
+    // the QPs and CQs of the prologue are not re-created (applications reopen). A NOP that does
+    // not complete leaves the driver dead (a hostile MSI-X table may still aim at AQ_SQ_TAIL).
+    void recover() {
+        ++recoveries_;
+        dead_ = false;
+        wcore(rc::kCtrl, rc::kCtrlSoftReset.mask);
+        if ((q_.rd32(rc::kOffset + rc::kFatalStatus) & rc::kFatalStatusFatal.mask) != 0) {
+            q_.reset();
+        }
+        setup_queues(aq_log2_, aeq_log2_, ceq_log2_);
+        cmd(static_cast<uint32_t>(admin::AqOpcode::kNop), {});
     }
     uint32_t cmd(uint32_t op, std::span<const uint32_t> args) {
         return submit(encode_cmd(op, std::vector<uint32_t>(args.begin(), args.end())), true);
@@ -283,6 +316,9 @@ class Harness {
             }
             aeq_head_ = (aeq_head_ + 1) & 0xffff;
             wcore(rc::kAeqHead, aeq_head_);
+            if (ev.type() == static_cast<uint8_t>(admin::AeqType::kCardFatal)) {
+                dead_ = true;  // scenic.ko: recovery, which resets the card
+            }
             if (ev.type() == static_cast<uint8_t>(admin::AeqType::kTlbMiss)) {
                 const uint64_t va = ev.iova();
                 const uint64_t dma = va >= kVa && va - kVa < uint64_t{kUserPages} * 4096
@@ -784,10 +820,16 @@ class Harness {
             fail("the card's heap grew past 64 MiB");
         }
     }
-    // No more guest input: the driver keeps servicing events and CQs; the card must go idle.
+    // No more guest input: the driver keeps servicing events and CQs (and recovers the card
+    // when a command timed out or the card reported a fatal error); the card must go idle. The
+    // budget counts every fire, those run while the driver waits for a command too.
     void drain() {
         q_.fault_len = 0;
-        for (uint64_t n = 0; n < kMaxDrainFires; ++n) {
+        const uint64_t fires0 = q_.fires;
+        while (q_.fires - fires0 < kMaxDrainFires) {
+            if (dead_ && recoveries_ < kMaxRecoveries) {
+                recover();
+            }
             service_events();
             poll_cq(0, false);
             poll_cq(1, false);
@@ -807,6 +849,8 @@ class Harness {
     bool use_dbrec_ = true;
     bool hostile_status_ = false;
     unsigned failed_cmds_ = 0;
+    bool dead_ = false;
+    unsigned recoveries_ = 0;
     unsigned aq_log2_ = kAqLog2, aeq_log2_ = kAeqLog2, ceq_log2_ = kCeqLog2;
     uint32_t sq_tail_ = 0, cq_head_ = 0, aeq_head_ = 0, ceq_head_ = 0;
     uint16_t next_id_ = 0;

@@ -350,6 +350,17 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> seeds() {
     recreate.raw(kOpAqSetup);
     recreate.w.put<uint8_t>(0x35);  // AQ 32 entries, AEQ 64
     add("recreate-after-miss", recreate);
+
+    // A send that misses in the TLB, then a raw SQ entry with a stale phase halts the AQ
+    // (STALE_PHASE, CARD_FATAL AQ_PROTOCOL): the card keeps raising the miss, no TLB_FILL can
+    // complete, and the driver must recover the card (the timeout finding in docs/fuzzing.md).
+    Seed halt;
+    halt.post_send(0, SCENIC_WQE_OP_WRITE, 1, {4096, 64}).timer();
+    std::vector<uint8_t> stale(128, 0);
+    stale[2] = static_cast<uint8_t>(scenic::admin::AqOpcode::kNop);  // phase 0: stale
+    halt.raw(kOpSqeRaw);
+    halt.w.put<uint8_t>(1).bytes(stale);
+    add("halt-after-miss", halt);
     return out;
 }
 
