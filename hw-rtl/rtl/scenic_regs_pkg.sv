@@ -148,6 +148,12 @@ package scenic_regs_pkg;
   localparam int unsigned CORE_FAULT_INJECT_AEQ_STALL_MSB = 2;
   localparam int unsigned CORE_FAULT_INJECT_SWAP_IDS_LSB = 3;
   localparam int unsigned CORE_FAULT_INJECT_SWAP_IDS_MSB = 3;
+  localparam int unsigned CORE_FAULT_INJECT_HB_STALL_LSB = 4;
+  localparam int unsigned CORE_FAULT_INJECT_HB_STALL_MSB = 4;
+  localparam int unsigned CORE_FAULT_INJECT_LINK_DOWN_LSB = 5;
+  localparam int unsigned CORE_FAULT_INJECT_LINK_DOWN_MSB = 5;
+  localparam int unsigned CORE_FAULT_INJECT_STICKY_FATAL_LSB = 6;
+  localparam int unsigned CORE_FAULT_INJECT_STICKY_FATAL_MSB = 6;
 
   // Fallback path: the netdev function (paper section 7.1).
   localparam logic [31:0] ETH_BLK_TYPE = 32'h5c1c0002;

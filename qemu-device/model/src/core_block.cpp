@@ -59,7 +59,8 @@ CmdResult CoreBlock::exec(std::span<const uint8_t, kAqSqeBytes> entry,
 }
 
 uint32_t CoreBlock::heartbeat() {
-    if ((fatal_status_ & core::kFatalStatusFatal.mask) != 0) {
+    if ((fatal_status_ & core::kFatalStatusFatal.mask) != 0 ||
+        (fault_inject_ & core::kFaultInjectHbStall.mask) != 0) {
         return heartbeat_frozen_;  // the control sequencer stopped
     }
     return static_cast<uint32_t>((host_.now_ns() - heartbeat_epoch_ns_) / kHeartbeatNs);
@@ -114,7 +115,19 @@ void CoreBlock::write_fault_inject(uint32_t value) {
     if (!config_.fault_inject) {
         return;  // the card does not allow it: writes are ignored
     }
-    fault_inject_ = value & (core::kFaultInjectAqStall.mask | core::kFaultInjectAeqStall.mask);
+    const bool was_hb_stalled = (fault_inject_ & core::kFaultInjectHbStall.mask) != 0;
+    const bool hb_stall = (value & core::kFaultInjectHbStall.mask) != 0;
+    if (hb_stall && !was_hb_stalled) {
+        heartbeat_frozen_ = heartbeat();
+    }
+    fault_inject_ = value & kHeldBits;
+    if (was_hb_stalled && !hb_stall && (fatal_status_ & core::kFatalStatusFatal.mask) == 0) {
+        // counts on from the value it held
+        heartbeat_epoch_ns_ = host_.now_ns() - uint64_t{heartbeat_frozen_} * kHeartbeatNs;
+    }
+    if ((value & core::kFaultInjectLinkDown.mask) != 0) {
+        link_down_ = true;
+    }
     aq_.set_stalled((value & core::kFaultInjectAqStall.mask) != 0);
     aeq_.set_stalled((value & core::kFaultInjectAeqStall.mask) != 0);
     if ((value & core::kFaultInjectSwapIds.mask) != 0) {
@@ -126,6 +139,9 @@ void CoreBlock::write_fault_inject(uint32_t value) {
 }
 
 void CoreBlock::reset() {
+    // FAULT_INJECT.sticky_fatal: a fault that a soft reset cannot clear (an FLR can).
+    const bool keep_fatal =
+        soft_resetting_ && (fault_inject_ & core::kFaultInjectStickyFatal.mask) != 0;
     // A DMA self-test in flight is abandoned.
     if (dma_pending_) {
         events_.cancel(*dma_pending_);
@@ -145,11 +161,14 @@ void CoreBlock::reset() {
     }
     aq_.reset();
     aeq_.reset();
-    fatal_status_ = core::kFatalStatusDefault;
-    fatal_detail_ = core::kFatalDetailDefault;
+    if (!keep_fatal) {
+        fatal_status_ = core::kFatalStatusDefault;
+        fatal_detail_ = core::kFatalDetailDefault;
+        heartbeat_frozen_ = 0;
+    }
     heartbeat_epoch_ns_ = host_.now_ns();
-    heartbeat_frozen_ = 0;
-    fault_inject_ = core::kFaultInjectDefault;
+    fault_inject_ = keep_fatal ? core::kFaultInjectStickyFatal.mask : core::kFaultInjectDefault;
+    // link_down_ stays: no reset brings back a card that left the bus
 }
 
 uint32_t CoreBlock::read_reg(uint32_t offset) {
@@ -211,7 +230,9 @@ void CoreBlock::write_reg(uint32_t offset, uint32_t value) {
     switch (offset) {
         case core::kCtrl:
             if (value & core::kCtrlSoftReset.mask) {
+                soft_resetting_ = true;
                 soft_reset_();
+                soft_resetting_ = false;
             }
             break;
         case core::kScratch:

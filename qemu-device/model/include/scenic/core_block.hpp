@@ -14,6 +14,7 @@
 #include "scenic/event_queue.hpp"
 #include "scenic/event_ring.hpp"
 #include "scenic/host.hpp"
+#include "scenic/regs.hpp"
 
 namespace scenic {
 
@@ -36,6 +37,9 @@ class CoreBlock final : public Block {
     void raise_fatal(admin::FatalCode code, uint8_t block, uint32_t detail);
     // A LINK event for the eth driver.
     void link_event(bool up, uint16_t speed_gbps);
+    // FAULT_INJECT.link_down was written: the card is off the bus (Device: BAR reads all-ones,
+    // writes ignored, no DMA, no MSI-X) until the process ends.
+    [[nodiscard]] bool link_down() const { return link_down_; }
 
     void reset() override;
 
@@ -75,7 +79,13 @@ class CoreBlock final : public Block {
     uint32_t fatal_detail_ = 0;
     uint64_t heartbeat_epoch_ns_ = 0;
     uint32_t heartbeat_frozen_ = 0;
-    uint32_t fault_inject_ = 0;  // the rw bits (aq_stall, aeq_stall)
+    // The held (rw) bits of FAULT_INJECT.
+    static constexpr uint32_t kHeldBits =
+        regs::core::kFaultInjectAqStall.mask | regs::core::kFaultInjectAeqStall.mask |
+        regs::core::kFaultInjectHbStall.mask | regs::core::kFaultInjectStickyFatal.mask;
+    uint32_t fault_inject_ = 0;
+    bool link_down_ = false;
+    bool soft_resetting_ = false;  // reset() runs for CTRL.soft_reset, not an FLR
     std::optional<EventQueue::Id> fatal_event_;
 };
 

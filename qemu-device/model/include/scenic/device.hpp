@@ -40,12 +40,21 @@ class Device {
             ++reentries_;
             return 0;
         }
+        if (core_.link_down()) {
+            return size >= 8 ? ~uint64_t{0} : (uint64_t{1} << (size * 8)) - 1;  // as off the bus
+        }
         busy_ = true;
         const Unbusy unbusy{busy_};
         return bus_.read(offset, size);
     }
     void mmio_write(uint64_t offset, uint64_t value, unsigned size) {
-        enter([&] { bus_.write(offset, value, size); });
+        enter([&] {
+            if (core_.link_down()) {
+                return;
+            }
+            bus_.write(offset, value, size);
+            guard_.set_off_bus(core_.link_down());
+        });
     }
 
     // Function-level reset, power-on, or CORE.CTRL.soft_reset.
@@ -54,7 +63,11 @@ class Device {
     // The RDMA doorbell BAR (regs::kDbBar). Reads return 0.
     [[nodiscard]] static uint64_t db_size() { return RdmaBlock::db_size(); }
     void db_write(uint64_t offset, uint64_t value, unsigned size) {
-        enter([&] { rdma_.db_write(offset, value, size); });
+        enter([&] {
+            if (!core_.link_down()) {
+                rdma_.db_write(offset, value, size);
+            }
+        });
     }
 
     // The wire. Received frames pass the fault-injecting wire's rx rules (and the legacy

@@ -55,12 +55,15 @@ class BarGuardHost final : public Host {
     explicit BarGuardHost(Host& inner) : inner_(inner) {}
 
     bool dma_read(uint64_t addr, std::span<uint8_t> dst) override {
-        return !refuse(addr, dst.size()) && inner_.dma_read(addr, dst);
+        return !off_bus_ && !refuse(addr, dst.size()) && inner_.dma_read(addr, dst);
     }
     bool dma_write(uint64_t addr, std::span<const uint8_t> src) override {
-        return !refuse(addr, src.size()) && inner_.dma_write(addr, src);
+        return !off_bus_ && !refuse(addr, src.size()) && inner_.dma_write(addr, src);
     }
     void msix_notify(unsigned vector) override {
+        if (off_bus_) {
+            return;
+        }
         if (const auto a = inner_.msix_address(vector); a && refuse(*a, 4)) {
             return;
         }
@@ -79,6 +82,8 @@ class BarGuardHost final : public Host {
 
     // Accesses refused because they overlapped one of the card's BARs.
     [[nodiscard]] uint64_t refused() const { return refused_; }
+    // The card left the bus (FAULT_INJECT.link_down): every DMA fails, no MSI-X is sent.
+    void set_off_bus(bool off) { off_bus_ = off; }
 
   private:
     bool refuse(uint64_t addr, size_t len) {
@@ -103,6 +108,7 @@ class BarGuardHost final : public Host {
 
     Host& inner_;
     uint64_t refused_ = 0;
+    bool off_bus_ = false;
 };
 
 }  // namespace scenic

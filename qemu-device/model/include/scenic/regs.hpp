@@ -136,6 +136,9 @@ inline constexpr FieldDef kFaultInjectFatal{0, 0x00000001};
 inline constexpr FieldDef kFaultInjectAqStall{1, 0x00000002};
 inline constexpr FieldDef kFaultInjectAeqStall{2, 0x00000004};
 inline constexpr FieldDef kFaultInjectSwapIds{3, 0x00000008};
+inline constexpr FieldDef kFaultInjectHbStall{4, 0x00000010};
+inline constexpr FieldDef kFaultInjectLinkDown{5, 0x00000020};
+inline constexpr FieldDef kFaultInjectStickyFatal{6, 0x00000040};
 }  // namespace core
 
 // Fallback path: the netdev function (paper section 7.1).
