@@ -37,6 +37,7 @@ int scenic_aeq_init(struct scenic_dev *sdev)
 	aeq->log2_depth = ilog2(depth);
 	mutex_init(&aeq->lock);
 	mutex_init(&aeq->ops_lock);
+	spin_lock_init(&aeq->hist_lock);
 	aeq->ring = dma_alloc_coherent(&sdev->pdev->dev,
 				       depth * sizeof(*aeq->ring), &aeq->dma,
 				       GFP_KERNEL);
@@ -212,6 +213,68 @@ static void scenic_aeq_resync(struct scenic_dev *sdev, u32 lost)
 	mutex_unlock(&aeq->ops_lock);
 }
 
+/* The last SCENIC_AEQ_HISTORY events, kept across recoveries for the dump. */
+static void scenic_aeq_record(struct scenic_aeq *aeq,
+			      const struct scenic_aeqe *ev)
+{
+	struct scenic_aeq_hist h = {
+		.time_ns = ktime_get_real_ns(),
+		.seq = le32_to_cpu(ev->hdr.seq),
+		.type = ev->hdr.type,
+	};
+	const void *p = ev;
+	unsigned long flags;
+
+	switch (h.type) {
+	case SCENIC_AEQ_TYPE_LINK:
+		h.code = ((const struct scenic_aeqe_link *)p)->up &
+			 SCENIC_AEQE_LINK_UP_MASK;
+		h.obj = le16_to_cpu(((const struct scenic_aeqe_link *)p)->speed_gbps);
+		break;
+	case SCENIC_AEQ_TYPE_QP_ERROR:
+		h.code = ((const struct scenic_aeqe_qp_error *)p)->code;
+		h.obj = le32_to_cpu(((const struct scenic_aeqe_qp_error *)p)->qpn);
+		break;
+	case SCENIC_AEQ_TYPE_SQ_DRAINED:
+		h.obj = le32_to_cpu(((const struct scenic_aeqe_sq_drained *)p)->qpn);
+		break;
+	case SCENIC_AEQ_TYPE_CQ_ERROR:
+		h.code = ((const struct scenic_aeqe_cq_error *)p)->code;
+		h.obj = le32_to_cpu(((const struct scenic_aeqe_cq_error *)p)->cqn);
+		break;
+	case SCENIC_AEQ_TYPE_TLB_MISS:
+		h.obj = le32_to_cpu(((const struct scenic_aeqe_tlb_miss *)p)->key);
+		break;
+	case SCENIC_AEQ_TYPE_CARD_FATAL:
+		h.code = ((const struct scenic_aeqe_card_fatal *)p)->code;
+		h.obj = le32_to_cpu(((const struct scenic_aeqe_card_fatal *)p)->detail);
+		break;
+	case SCENIC_AEQ_TYPE_OVERFLOW:
+		h.obj = le32_to_cpu(((const struct scenic_aeqe_overflow *)p)->lost);
+		break;
+	}
+	spin_lock_irqsave(&aeq->hist_lock, flags);
+	aeq->hist[aeq->hist_next++ % SCENIC_AEQ_HISTORY] = h;
+	spin_unlock_irqrestore(&aeq->hist_lock, flags);
+}
+
+/* Copies the history, oldest first; returns the number of entries. */
+unsigned int scenic_aeq_history(struct scenic_dev *sdev,
+				struct scenic_aeq_hist *out, unsigned int max)
+{
+	struct scenic_aeq *aeq = &sdev->aeq;
+	unsigned int i, n, first;
+	unsigned long flags;
+
+	spin_lock_irqsave(&aeq->hist_lock, flags);
+	n = min3(aeq->hist_next, (unsigned int)SCENIC_AEQ_HISTORY, max);
+	first = aeq->hist_next - n;
+	for (i = 0; i < n; i++)
+		out[i] = aeq->hist[(first + i) % SCENIC_AEQ_HISTORY];
+	spin_unlock_irqrestore(&aeq->hist_lock, flags);
+	return n;
+}
+
 static void scenic_aeq_dispatch(struct scenic_dev *sdev,
 				const struct scenic_aeqe *ev)
 {
@@ -220,6 +283,7 @@ static void scenic_aeq_dispatch(struct scenic_dev *sdev,
 	u8 type = ev->hdr.type;
 	int f;
 
+	scenic_aeq_record(aeq, ev);
 	if (type == SCENIC_AEQ_TYPE_OVERFLOW) {
 		const struct scenic_aeqe_overflow *o = (const void *)ev;
 

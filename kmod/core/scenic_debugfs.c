@@ -9,6 +9,11 @@
  *	/ .aeq_stall. The card honours FAULT_INJECT only when it allows it
  *	(model: -device scenic,fault-inject=on); the stall knobs then read back
  *	what was written, otherwise the write fails with EOPNOTSUPP.
+ *   inject_hb_stall (read-write 0/1): FAULT_INJECT.hb_stall, HEARTBEAT stops
+ *   inject_sticky_fatal (read-write 0/1): FAULT_INJECT.sticky_fatal, a soft
+ *	reset leaves FATAL_STATUS set (only a function-level reset clears it)
+ *   inject_link_down (write 1): FAULT_INJECT.link_down, the card leaves the
+ *	bus for good (all-ones reads), as on a surprise removal
  */
 
 #include <linux/debugfs.h>
@@ -102,7 +107,12 @@ static int scenic_health_dbg_show(struct seq_file *s, void *unused)
 DEFINE_SHOW_ATTRIBUTE(scenic_health_dbg);
 
 #define SCENIC_INJECT_RW_BITS	(SCENIC_CORE_FAULT_INJECT_AQ_STALL_MASK | \
-				 SCENIC_CORE_FAULT_INJECT_AEQ_STALL_MASK)
+				 SCENIC_CORE_FAULT_INJECT_AEQ_STALL_MASK | \
+				 SCENIC_CORE_FAULT_INJECT_HB_STALL_MASK | \
+				 SCENIC_CORE_FAULT_INJECT_STICKY_FATAL_MASK)
+/* bits whose effect reads back: the held ones, and link_down (all-ones) */
+#define SCENIC_INJECT_CHECKED	(SCENIC_INJECT_RW_BITS | \
+				 SCENIC_CORE_FAULT_INJECT_LINK_DOWN_MASK)
 
 static int scenic_inject_get(struct scenic_dev *sdev, u32 mask, u64 *val)
 {
@@ -139,7 +149,7 @@ static int scenic_inject_set(struct scenic_dev *sdev, u32 mask, u64 val)
 		goto out;
 	scenic_wr(sdev->core, SCENIC_CORE_FAULT_INJECT, set);
 	/* a card that does not allow injection reads 0 */
-	if (held && val &&
+	if ((mask & SCENIC_INJECT_CHECKED) && val &&
 	    !(scenic_rd(sdev->core, SCENIC_CORE_FAULT_INJECT) & mask))
 		err = -EOPNOTSUPP;
 out:
@@ -195,6 +205,43 @@ static int scenic_inject_aeq_stall_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(scenic_inject_aeq_stall_fops, scenic_inject_aeq_stall_get,
 			 scenic_inject_aeq_stall_set, "%llu\n");
 
+static int scenic_inject_hb_stall_get(void *data, u64 *val)
+{
+	return scenic_inject_get(data, SCENIC_CORE_FAULT_INJECT_HB_STALL_MASK, val);
+}
+
+static int scenic_inject_hb_stall_set(void *data, u64 val)
+{
+	return scenic_inject_set(data, SCENIC_CORE_FAULT_INJECT_HB_STALL_MASK, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(scenic_inject_hb_stall_fops, scenic_inject_hb_stall_get,
+			 scenic_inject_hb_stall_set, "%llu\n");
+
+static int scenic_inject_sticky_fatal_get(void *data, u64 *val)
+{
+	return scenic_inject_get(data, SCENIC_CORE_FAULT_INJECT_STICKY_FATAL_MASK, val);
+}
+
+static int scenic_inject_sticky_fatal_set(void *data, u64 val)
+{
+	return scenic_inject_set(data, SCENIC_CORE_FAULT_INJECT_STICKY_FATAL_MASK, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(scenic_inject_sticky_fatal_fops,
+			 scenic_inject_sticky_fatal_get,
+			 scenic_inject_sticky_fatal_set, "%llu\n");
+
+static int scenic_inject_link_down_get(void *data, u64 *val)
+{
+	return scenic_inject_get(data, SCENIC_CORE_FAULT_INJECT_LINK_DOWN_MASK, val);
+}
+
+static int scenic_inject_link_down_set(void *data, u64 val)
+{
+	return scenic_inject_set(data, SCENIC_CORE_FAULT_INJECT_LINK_DOWN_MASK, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(scenic_inject_link_down_fops, scenic_inject_link_down_get,
+			 scenic_inject_link_down_set, "%llu\n");
+
 void scenic_debugfs_init(void)
 {
 	scenic_dbg_root = debugfs_create_dir(SCENIC_DRV_NAME, NULL);
@@ -224,6 +271,12 @@ void scenic_debugfs_add(struct scenic_dev *sdev)
 				   sdev, &scenic_inject_aq_stall_fops);
 	debugfs_create_file_unsafe("inject_aeq_stall", 0600, sdev->dbg_dir,
 				   sdev, &scenic_inject_aeq_stall_fops);
+	debugfs_create_file_unsafe("inject_hb_stall", 0600, sdev->dbg_dir,
+				   sdev, &scenic_inject_hb_stall_fops);
+	debugfs_create_file_unsafe("inject_sticky_fatal", 0600, sdev->dbg_dir,
+				   sdev, &scenic_inject_sticky_fatal_fops);
+	debugfs_create_file_unsafe("inject_link_down", 0600, sdev->dbg_dir,
+				   sdev, &scenic_inject_link_down_fops);
 }
 
 void scenic_debugfs_remove(struct scenic_dev *sdev)

@@ -28,6 +28,7 @@
 #define SCENIC_TRIGGER_NONE		0
 #define SCENIC_TRIGGER_RELOAD		0xf0
 #define SCENIC_TRIGGER_REQUEST		0xf1
+#define SCENIC_TRIGGER_REMOVED		0xf2
 
 struct scenic_health {
 	struct scenic_dev *sdev;
@@ -60,6 +61,7 @@ struct scenic_health {
 	u64 recoveries;
 	u64 recovery_failures;
 	u64 ignored;			/* faults while already down */
+	u64 flr_fallbacks;		/* our own function-level resets */
 	u32 last_recovery_ms;
 
 	/* heartbeat watch, poll work only */
@@ -77,9 +79,30 @@ static const struct {
 	{ .v = SCENIC_TRIGGER_NONE, .n = "none" },
 	{ .v = SCENIC_TRIGGER_RELOAD, .n = "devlink_reload" },
 	{ .v = SCENIC_TRIGGER_REQUEST, .n = "devlink_recover" },
+	{ .v = SCENIC_TRIGGER_REMOVED, .n = "removed" },
 };
 
 #undef SCENIC_FATAL_NAME
+
+#define SCENIC_AEQ_TYPE_NAME(val, name) { .v = (val), .n = (name) },
+static const struct {
+	u8 v;
+	const char *n;
+} scenic_aeq_type_names[] = {
+	SCENIC_AEQ_TYPE_VALUES(SCENIC_AEQ_TYPE_NAME)
+};
+
+#undef SCENIC_AEQ_TYPE_NAME
+
+static const char *scenic_aeq_type_name(u8 type)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(scenic_aeq_type_names); i++)
+		if (scenic_aeq_type_names[i].v == type)
+			return scenic_aeq_type_names[i].n;
+	return "unknown";
+}
 
 static const char *scenic_trigger_name(u8 code)
 {
@@ -123,6 +146,41 @@ static void scenic_health_enter_dead(struct scenic_health *h, u8 code,
 	scenic_aux_fatal(sdev);
 }
 
+/*
+ * All-ones reads of both FATAL_STATUS and HEARTBEAT: the card left the bus
+ * (surprise removal, link down). Nothing to recover: the device stays dead,
+ * with one log line, until it is removed. Called with h->lock held; true if
+ * the card is gone.
+ */
+static bool scenic_health_check_gone(struct scenic_health *h)
+{
+	struct scenic_dev *sdev = h->sdev;
+	bool ones = false;
+
+	if (h->gone)
+		return true;
+	/* also after a failed recovery (broken): the BAR is still mapped */
+	mutex_lock(&sdev->lock);
+	if (!sdev->in_reset)
+		ones = scenic_rd(sdev->core, SCENIC_CORE_FATAL_STATUS) == ~0u &&
+		       scenic_rd(sdev->core, SCENIC_CORE_HEARTBEAT) == ~0u;
+	mutex_unlock(&sdev->lock);
+	if (!ones)
+		return false;
+	h->gone = true;
+	h->faults++;
+	if (h->down) {
+		h->trigger = SCENIC_TRIGGER_REMOVED;
+	} else {
+		scenic_health_enter_dead(h, SCENIC_TRIGGER_REMOVED, 0);
+		/* enter_dead read all-ones, which decodes to nothing */
+		h->fatal_status = 0;
+		h->fatal_detail = 0;
+	}
+	dev_err(&sdev->pdev->dev, "card reads all-ones: it was removed or its link is down; the device stays dead until it is removed\n");
+	return true;
+}
+
 /* Soft reset, then the blocks and self-tests as after an FLR. */
 static int scenic_health_reset_card(struct scenic_health *h, bool was_reset,
 				    char *why, size_t len)
@@ -154,6 +212,7 @@ static int scenic_health_reset_card(struct scenic_health *h, bool was_reset,
 		dev_warn(&sdev->pdev->dev, "soft reset did not help (%s); trying a function-level reset\n",
 			 why);
 		h->self_reset = true;
+		h->flr_fallbacks++;
 		err = pci_try_reset_function(sdev->pdev);
 		h->self_reset = false;
 		if (err) {
@@ -187,7 +246,7 @@ static int scenic_health_recover_locked(struct scenic_health *h,
 	char why[192] = "";
 	int err;
 
-	if (h->gone)
+	if (scenic_health_check_gone(h))
 		return -ENODEV;
 	scenic_aux_del_func(sdev, SCENIC_FUNC_SCU);
 	scenic_aux_del_func(sdev, SCENIC_FUNC_RDMA);
@@ -284,6 +343,14 @@ static void scenic_health_fault_work(struct work_struct *work)
 		mutex_unlock(&h->lock);
 		return;
 	}
+	/* a timeout or a fatal read may be the first sign of a removed card */
+	if (scenic_health_check_gone(h)) {
+		mutex_unlock(&h->lock);
+		spin_lock_irq(&h->pending_lock);
+		h->pending_code = 0;
+		spin_unlock_irq(&h->pending_lock);
+		return;
+	}
 	h->faults++;
 	scenic_health_enter_dead(h, code, detail);
 	mutex_unlock(&h->lock);
@@ -326,13 +393,10 @@ static void scenic_health_poll(struct work_struct *work)
 	mutex_unlock(&sdev->lock);
 
 	if (st == ~0u && hb == ~0u) {
-		/* surprise removal: nothing to recover, stay dead */
+		/* the poll stops here: nothing to watch on a removed card */
 		mutex_lock(&h->lock);
-		if (!h->gone) {
-			h->gone = true;
-			scenic_health_enter_dead(h, SCENIC_TRIGGER_NONE, 0);
-			dev_err(&sdev->pdev->dev, "card reads all-ones: removed? The device stays dead until it is removed\n");
-		}
+		if (!h->stopping)
+			scenic_health_check_gone(h);
 		mutex_unlock(&h->lock);
 		return;
 	}
@@ -425,6 +489,7 @@ static void scenic_fmsg_counters(struct devlink_fmsg *fmsg,
 	devlink_fmsg_u64_pair_put(fmsg, "recovery_failures",
 				  h->recovery_failures);
 	devlink_fmsg_u64_pair_put(fmsg, "faults_while_down", h->ignored);
+	devlink_fmsg_u64_pair_put(fmsg, "flr_fallbacks", h->flr_fallbacks);
 	devlink_fmsg_u32_pair_put(fmsg, "last_recovery_ms",
 				  h->last_recovery_ms);
 }
@@ -479,13 +544,19 @@ static int scenic_health_dump(struct devlink_health_reporter *reporter,
 			      struct netlink_ext_ack *extack)
 {
 	struct scenic_health *h = devlink_health_reporter_priv(reporter);
+	struct scenic_aeq_hist *ev;
 	struct scenic_aq_hist *hist;
-	unsigned int i, n;
+	unsigned int i, n, nev;
 
 	hist = kcalloc(SCENIC_AQ_HISTORY, sizeof(*hist), GFP_KERNEL);
-	if (!hist)
+	ev = kcalloc(SCENIC_AEQ_HISTORY, sizeof(*ev), GFP_KERNEL);
+	if (!hist || !ev) {
+		kfree(hist);
+		kfree(ev);
 		return -ENOMEM;
+	}
 	n = scenic_aq_history(h->sdev, hist, SCENIC_AQ_HISTORY);
+	nev = scenic_aeq_history(h->sdev, ev, SCENIC_AEQ_HISTORY);
 
 	mutex_lock(&h->lock);
 	devlink_fmsg_string_pair_put(fmsg, "trigger",
@@ -512,6 +583,24 @@ static int scenic_health_dump(struct devlink_health_reporter *reporter,
 		devlink_fmsg_obj_nest_end(fmsg);
 	}
 	devlink_fmsg_arr_pair_nest_end(fmsg);
+
+	/* obj: qpn, cqn, key, fatal detail, lost count or link speed */
+	devlink_fmsg_arr_pair_nest_start(fmsg, "events");
+	for (i = 0; i < nev; i++) {
+		devlink_fmsg_obj_nest_start(fmsg);
+		devlink_fmsg_u64_pair_put(fmsg, "time_ns", ev[i].time_ns);
+		devlink_fmsg_u32_pair_put(fmsg, "seq", ev[i].seq);
+		devlink_fmsg_string_pair_put(fmsg, "type",
+					     scenic_aeq_type_name(ev[i].type));
+		devlink_fmsg_string_pair_put(fmsg, "code_name",
+					     ev[i].type == SCENIC_AEQ_TYPE_CARD_FATAL ?
+					     scenic_trigger_name(ev[i].code) : "-");
+		devlink_fmsg_u32_pair_put(fmsg, "code", ev[i].code);
+		devlink_fmsg_u32_pair_put(fmsg, "obj", ev[i].obj);
+		devlink_fmsg_obj_nest_end(fmsg);
+	}
+	devlink_fmsg_arr_pair_nest_end(fmsg);
+	kfree(ev);
 	kfree(hist);
 	return 0;
 }
@@ -622,6 +711,7 @@ void scenic_health_show(struct scenic_dev *sdev, struct seq_file *s)
 	seq_printf(s, "recoveries %llu\n", h->recoveries);
 	seq_printf(s, "recovery_failures %llu\n", h->recovery_failures);
 	seq_printf(s, "faults_while_down %llu\n", h->ignored);
+	seq_printf(s, "flr_fallbacks %llu\n", h->flr_fallbacks);
 	seq_printf(s, "last_recovery_ms %u\n", h->last_recovery_ms);
 	mutex_unlock(&h->lock);
 }

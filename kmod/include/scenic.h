@@ -116,6 +116,17 @@ struct scenic_aq {
 	unsigned int hist_next;
 };
 
+/* One AEQ event as the driver handled it (devlink health dump). */
+struct scenic_aeq_hist {
+	u64 time_ns;		/* ktime_get_real_ns() when handled */
+	u32 seq;
+	u32 obj;		/* qpn, cqn, key, detail, lost count, speed */
+	u8 type;		/* enum scenic_aeq_type */
+	u8 code;		/* QP/CQ error or fatal code, link up */
+};
+
+#define SCENIC_AEQ_HISTORY	32
+
 /**
  * struct scenic_aeq - the asynchronous event queue consumer (scenic_aeq.c)
  * @ring, @dma: the ring (coherent)
@@ -143,6 +154,9 @@ struct scenic_aeq {
 	atomic64_t overflows;
 	atomic64_t lost;
 	atomic64_t unknown;
+	spinlock_t hist_lock;	/* hist, hist_next */
+	struct scenic_aeq_hist hist[SCENIC_AEQ_HISTORY];
+	unsigned int hist_next;
 };
 
 enum scenic_func {
@@ -264,6 +278,8 @@ int scenic_aeq_start(struct scenic_dev *sdev, bool polling);
 void scenic_aeq_stop(struct scenic_dev *sdev);
 void scenic_aeq_set_irq(struct scenic_dev *sdev, bool on);
 void scenic_aeq_process(struct scenic_dev *sdev);
+unsigned int scenic_aeq_history(struct scenic_dev *sdev,
+				struct scenic_aeq_hist *out, unsigned int max);
 
 /* scenic_aux.c */
 int scenic_aux_init(struct scenic_dev *sdev);
