@@ -119,6 +119,35 @@ TEST(AsyncEvents, FatalEventTakesTheReservedSlot) {
     EXPECT_EQ(f.a0, static_cast<uint32_t>(admin::FatalCode::kInjected));
 }
 
+// FAULT_INJECT.aeq_stall drops events like a full ring; when it is released, the OVERFLOW the
+// card owes is written at once, even if no new event comes to push it out: a QP error lost in
+// the stall is otherwise never resynchronised (selftests/rdma/event_overflow.sh, second stall).
+TEST(AsyncEvents, UnstallWritesTheOverflowWithoutANewEvent) {
+    Node n(1, 0, 1, 0, "", /*fault_inject=*/true);
+    small_aeq(n);
+    n.dev.set_link(true);
+    n.aq.wc(core::kFaultInject, core::kFaultInjectAeqStall.mask);
+    n.dev.set_link(false);
+    n.dev.set_link(true);
+    n.dev.timer_fire();
+    EXPECT_EQ(n.aq.rc(core::kAeqLost), 2u);
+    ASSERT_EQ(n.aq.drain_aeq().size(), 1u) << "only the LINK before the stall";
+    n.dev.timer_fire();  // the HEAD write's flush runs while still stalled: nothing written
+    EXPECT_TRUE(n.aq.drain_aeq().empty());
+    n.host.irqs.clear();
+    n.aq.wc(core::kFaultInject, 0);
+    EXPECT_TRUE(n.aq.drain_aeq().empty()) << "no DMA inside the MMIO write";
+    n.dev.timer_fire();
+    const auto got = n.aq.drain_aeq();
+    ASSERT_EQ(got.size(), 1u);
+    const Node::Event ov = Node::decode_aeq(got[0]);
+    EXPECT_EQ(ov.type, kEvAeqOverflow);
+    EXPECT_EQ(ov.a0, 2u);  // both LINKs of the stall
+    EXPECT_EQ(ov.a1, 1u);  // the first of them
+    EXPECT_EQ(seq_of(got[0]), 3u);
+    EXPECT_EQ(std::ranges::count(n.host.irqs, regs::kVecCore), 1) << "the AEQ vector, once";
+}
+
 // A miss dropped while an OVERFLOW is pending is raised again right after that OVERFLOW is
 // written (not only at the requester's next retry).
 TEST(AsyncEvents, TlbMissReraisedAfterOverflow) {

@@ -47,7 +47,13 @@ void EventRing::set_stalled(bool s) {
     const bool before = can_deliver();
     stalled_ = s;
     if (!before && can_deliver()) {
-        schedule_ready();
+        // The OVERFLOW owed for the stall goes out now, not with the next event (which may never
+        // come); writing it resumes the paused QPs as schedule_ready() would.
+        if (overflow_pending_) {
+            schedule_flush();
+        } else {
+            schedule_ready();
+        }
     }
 }
 
@@ -174,9 +180,9 @@ bool EventRing::write_overflow() {
     }
     overflow_pending_ = false;
     lost_since_overflow_ = 0;
-    if (on_overflow_) {
-        on_overflow_();
-    }
+    // From the timer, never from here: write_overflow runs inside push(), and the callback
+    // raises events and resumes QPs, which would re-enter push() and the requester mid-lookup.
+    schedule_ready();
     return true;
 }
 
