@@ -32,7 +32,8 @@
  * page RDMA.MAX_QP + c to CQ c, SCENIC_DB_PAGE_SIZE bytes each, so that a page
  * mapped to a process holds only that process's doorbells.
  *
- * Memory keys: lkey/rkey = (MR index << 8) | tag; the card checks the whole key.
+ * Memory keys: lkey/rkey = (MR index << 8) | tag; the card checks the whole key
+ * and the access rights given at REG_MR and MODIFY_QP (enum scenic_access).
  * Translations are kept per 4 KiB page of the MR's iova range in the on-card
  * TLB; the driver fills them (TLB_FILL), the card raises a TLB_MISS event
  * when one is missing.
@@ -184,27 +185,6 @@ struct scenic_qp_dbrec {
 struct scenic_cq_dbrec {
 	__le32 ci;		/* as written to SCENIC_DB_CQ_CI */
 	__le32 reserved;
-};
-
-/*
- * MR access bits as the data path checks them; the same values as the
- * generated enum scenic_access (scenic_admin.h), which the admin commands
- * use.
- */
-#define SCENIC_MR_ACCESS_LOCAL_WRITE	0x01
-#define SCENIC_MR_ACCESS_REMOTE_WRITE	0x02
-#define SCENIC_MR_ACCESS_REMOTE_READ	0x04
-#define SCENIC_MR_ACCESS_REMOTE_ATOMIC	0x08
-
-/* ---- events (EVENT_POP) ---- */
-#define SCENIC_RDMA_EV_TYPE_SHIFT	28
-#define SCENIC_RDMA_EV_ID_MASK		0x0fffffffu
-enum scenic_rdma_event {
-	SCENIC_RDMA_EV_NONE = 0,
-	SCENIC_RDMA_EV_CQ = 1,		/* id cqn: an armed CQ got a completion */
-	SCENIC_RDMA_EV_QP_ERR = 2,	/* id qpn, arg0 ib_event_type (QP_FATAL, QP_ACCESS_ERR, SQ_DRAINED, ...) */
-	SCENIC_RDMA_EV_TLB_MISS = 3,	/* arg0 key, arg1/arg2 iova lo/hi (page aligned) */
-	SCENIC_RDMA_EV_CQ_ERR = 4,	/* id cqn: ring overrun */
 };
 
 #endif /* SCENIC_RDMA_H */

@@ -267,8 +267,8 @@ class Harness {
         v[5] = kRqPsn;
         v[6] = kPmtu;
         v[7] = 10u | 7u << 8 | 7u << 16 | 1u << 24;
-        v[8] = SCENIC_MR_ACCESS_REMOTE_WRITE | SCENIC_MR_ACCESS_REMOTE_READ |
-               SCENIC_MR_ACCESS_REMOTE_ATOMIC | 16u << 8 | 16u << 16;
+        v[8] = rdma::kAccessRemoteWrite | rdma::kAccessRemoteRead | rdma::kAccessRemoteAtomic |
+               16u << 8 | 16u << 16;
         const uint8_t dgid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 2};
         const uint8_t sgid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
         std::memcpy(&v[9], dgid, 16);
@@ -297,8 +297,8 @@ class Harness {
                  hi(bus(kRq[i])), kRqLog2, 0, 1, kPd, 0, lo(status), hi(status), lo(rec), hi(rec)});
             connect(i);
         }
-        const uint32_t all = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
-                             SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
+        const uint32_t all = rdma::kAccessLocalWrite | rdma::kAccessRemoteWrite |
+                             rdma::kAccessRemoteRead | rdma::kAccessRemoteAtomic;
         const uint64_t len = uint64_t{kUserPages} * 4096;
         cmd(kOpRegMr, {kKey, kPd, lo(kVa), hi(kVa), lo(len), hi(len), all});
         for (unsigned p = 0; p < kUserPages; p += 2) {  // half now, half through TLB misses

@@ -960,7 +960,7 @@ class ConformanceAccess : public Conformance, public ::testing::WithParamInterfa
 TEST_P(ConformanceAccess, B10_RemoteAccessErrorNakNothingWrittenBothErrEvent) {
     start();
     const uint64_t ro_va = Node::kVa + (2 << 20);
-    const uint32_t ro = p.b.reg_mr(ro_va, 8192, SCENIC_MR_ACCESS_REMOTE_READ);
+    const uint32_t ro = p.b.reg_mr(ro_va, 8192, rdma::kAccessRemoteRead);
     uint64_t va = kDst;
     uint32_t key = b_key;
     switch (GetParam()) {
@@ -1034,7 +1034,7 @@ TEST_F(Conformance, B10_ReadAndAtomicWithBadRkeyRemoteAccessError) {
     q.setup(kQa, kQb);
     const uint32_t ak = q.a.reg_mr(Node::kVa, 4096, kAll);
     const uint32_t rw =
-        q.b.reg_mr(Node::kVa, 4096, SCENIC_MR_ACCESS_REMOTE_WRITE | SCENIC_MR_ACCESS_REMOTE_READ);
+        q.b.reg_mr(Node::kVa, 4096, rdma::kAccessRemoteWrite | rdma::kAccessRemoteRead);
     put64(q.b, Node::kVa, 41);
     auto faa = make_wqe(SCENIC_WQE_OP_ATOMIC_FAA, {sge(Node::kVa, 8, ak)}, Node::kVa, rw);
     faa.compare_add = 1;
@@ -1059,10 +1059,10 @@ TEST_F(Conformance, B10_PermissionRevokedRtsToRtsWhileWritesStream) {
     p.after = [&](Dir d, const roce::ParsedPacket&) {
         if (d == Dir::kAtoB && ++delivered == 4) {
             // RTS -> RTS with the QP's REMOTE_WRITE taken away, WRITEs 5.. still on the wire.
-            EXPECT_EQ(p.b.modify(kQb, kAttrAccess,
-                                 {0, 0, 0, 0, 0, 0,
-                                  SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC}),
-                      0u);
+            EXPECT_EQ(
+                p.b.modify(kQb, kAttrAccess,
+                           {0, 0, 0, 0, 0, 0, rdma::kAccessRemoteRead | rdma::kAccessRemoteAtomic}),
+                0u);
         }
     };
     for (uint32_t i = 0; i < kN; ++i) {

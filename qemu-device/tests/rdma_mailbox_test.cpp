@@ -124,7 +124,7 @@ TEST(RdmaMailbox, MrAndTlbCommands) {
 TEST(RdmaMailbox, TlbFillPagesIsAllOrNothing) {
     RdmaPair p;
     p.setup();
-    const uint32_t all = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE;
+    const uint32_t all = rdma::kAccessLocalWrite | rdma::kAccessRemoteWrite;
     constexpr uint32_t kPages = 8;
     const uint32_t ak = p.a.reg_mr(Node::kVa, kPages * 4096, all);
     const uint32_t bk = p.b.reg_mr(Node::kVa, kPages * 4096, all, false);
@@ -215,7 +215,7 @@ TEST(RdmaMailbox, DeregRemovesTranslations) {
     // transfer misses (and is served once the driver fills the new ones).
     RdmaPair p;
     p.setup();
-    const uint32_t all = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE;
+    const uint32_t all = rdma::kAccessLocalWrite | rdma::kAccessRemoteWrite;
     const uint32_t ak = p.a.reg_mr(Node::kVa, 4096, all);
     const uint32_t bk = p.b.reg_mr(Node::kVa, 4096, all);
     ASSERT_EQ(p.b.cmd(kOpDeregMr, {bk}), 0u);
@@ -233,7 +233,7 @@ TEST(RdmaMailbox, DeregRemovesTranslations) {
 TEST(RdmaMailbox, SteeringFollowsCtrlEnable) {
     RdmaPair p;
     p.setup();
-    const uint32_t all = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE;
+    const uint32_t all = rdma::kAccessLocalWrite | rdma::kAccessRemoteWrite;
     const uint32_t ak = p.a.reg_mr(Node::kVa, 4096, all);
     const uint32_t bk = p.b.reg_mr(Node::kVa, 4096, all);
     p.b.w(rr::kCtrl, 0);  // B's RoCE frames take the fallback path (dropped there: no ring)

@@ -66,7 +66,7 @@ TEST_F(RdmaRecovery, BadRkeyIsRemoteAccessErrorAndNothingWritten) {
 }
 
 TEST_F(RdmaRecovery, OutOfBoundsAndMissingAccessAreRemoteAccessErrors) {
-    const uint32_t ro = p.b.reg_mr(Node::kVa + (2 << 20), 4096, SCENIC_MR_ACCESS_REMOTE_READ);
+    const uint32_t ro = p.b.reg_mr(Node::kVa + (2 << 20), 4096, rdma::kAccessRemoteRead);
     p.a.post_send(kQa,
                   make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8, a_key)}, Node::kVa + (2 << 20), ro));
     ASSERT_TRUE(p.run());
@@ -118,7 +118,7 @@ TEST_F(RdmaRecovery, BadLkeyIsLocalProtectionErrorWithNothingSent) {
     // A READ into memory without LOCAL_WRITE is refused the same way.
     RdmaPair q;
     q.setup(kQa, kQb);
-    const uint32_t ro = q.a.reg_mr(Node::kVa, 4096, SCENIC_MR_ACCESS_REMOTE_READ);
+    const uint32_t ro = q.a.reg_mr(Node::kVa, 4096, rdma::kAccessRemoteRead);
     const uint32_t bk = q.b.reg_mr(Node::kVa, 4096, kAll);
     q.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_READ, {sge(Node::kVa, 8, ro)}, Node::kVa, bk));
     ASSERT_TRUE(q.run());

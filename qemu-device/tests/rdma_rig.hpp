@@ -84,8 +84,8 @@ class RdmaHost final : public Host {
 };
 
 // MR access for tests that exercise every operation.
-inline constexpr uint32_t kAll = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE |
-                                 SCENIC_MR_ACCESS_REMOTE_READ | SCENIC_MR_ACCESS_REMOTE_ATOMIC;
+inline constexpr uint32_t kAll = rdma::kAccessLocalWrite | rdma::kAccessRemoteWrite |
+                                 rdma::kAccessRemoteRead | rdma::kAccessRemoteAtomic;
 
 struct QpAttrs {
     uint32_t pmtu = 1024;
@@ -93,8 +93,8 @@ struct QpAttrs {
     uint32_t retry_cnt = 7;
     uint32_t rnr_retry = 7;
     uint32_t min_rnr_timer = 1;  // 10 us
-    uint32_t access = SCENIC_MR_ACCESS_REMOTE_WRITE | SCENIC_MR_ACCESS_REMOTE_READ |
-                      SCENIC_MR_ACCESS_REMOTE_ATOMIC;
+    uint32_t access =
+        rdma::kAccessRemoteWrite | rdma::kAccessRemoteRead | rdma::kAccessRemoteAtomic;
     uint32_t max_rd_atomic = 16;
     uint32_t sq_psn = 0x100;
     uint32_t rq_psn = 0x200;

@@ -409,7 +409,7 @@ TEST(CosimSpeed, PrintsFramesPerSecond) {
         QpAttrs at;
         at.pmtu = 4096;
         p.setup(2, 3, at);
-        const uint32_t all = SCENIC_MR_ACCESS_LOCAL_WRITE | SCENIC_MR_ACCESS_REMOTE_WRITE;
+        const uint32_t all = rdma::kAccessLocalWrite | rdma::kAccessRemoteWrite;
         const uint32_t ka = p.a.reg_mr(Node::kVa, 1 << 20, all);
         const uint32_t kb = p.b.reg_mr(Node::kVa, 1 << 20, all);
         const auto t0 = std::chrono::steady_clock::now();

@@ -156,7 +156,7 @@ MemStatus Memory::scatter(std::span<const Sge> sgl, uint32_t pdn, uint64_t offse
     if (src.empty()) {
         return MemStatus::kOk;
     }
-    const MemStatus st = map_sgl(sgl, pdn, SCENIC_MR_ACCESS_LOCAL_WRITE, offset, src.size());
+    const MemStatus st = map_sgl(sgl, pdn, kAccessLocalWrite, offset, src.size());
     return st == MemStatus::kOk ? dma_out(src) : st;
 }
 
@@ -167,7 +167,7 @@ MemStatus Memory::prepare_scatter(std::span<const Sge> sgl, uint32_t pdn, uint64
     }
     // The scatter itself counts the hits: TLB_HITS stays one per page of data moved.
     probing_ = true;
-    const MemStatus st = map_sgl(sgl, pdn, SCENIC_MR_ACCESS_LOCAL_WRITE, offset, len);
+    const MemStatus st = map_sgl(sgl, pdn, kAccessLocalWrite, offset, len);
     probing_ = false;
     return st;
 }

@@ -331,7 +331,7 @@ bool Requester::fetch(Qp& qp) {
             return refuse(kWcLocQpOpErr);
         }
         uint64_t total = 0;
-        const uint32_t access = w.needs_response() ? SCENIC_MR_ACCESS_LOCAL_WRITE : 0;
+        const uint32_t access = w.needs_response() ? kAccessLocalWrite : 0;
         bool prot = false;
         for (unsigned i = 0; i < w.num_sge; ++i) {
             scenic_sge s{};

@@ -173,9 +173,8 @@ void Responder::remember(Qp& qp, const RdResource& r) {
 void Responder::replay_read(Qp& qp, const RdResource& r, uint32_t psn) {
     auto& s = qp.resp;
     // The memory may have been deregistered since: a replay is never an error of the QP.
-    if (r.length != 0 &&
-        ((qp.access & SCENIC_MR_ACCESS_REMOTE_READ) == 0 ||
-         !e_.mem().allowed(r.key, qp.pdn, r.va, r.length, SCENIC_MR_ACCESS_REMOTE_READ))) {
+    if (r.length != 0 && ((qp.access & kAccessRemoteRead) == 0 ||
+                          !e_.mem().allowed(r.key, qp.pdn, r.va, r.length, kAccessRemoteRead))) {
         ++e_.counters().dup_ignored;
         return;
     }
@@ -398,9 +397,9 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
     const auto len = static_cast<uint32_t>(pkt.payload.size());
     if (info.first) {
         const roce::Reth& reth = *pkt.transport.reth;
-        if (reth.dma_length != 0 && ((qp.access & SCENIC_MR_ACCESS_REMOTE_WRITE) == 0 ||
-                                     !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length,
-                                                       SCENIC_MR_ACCESS_REMOTE_WRITE))) {
+        if (reth.dma_length != 0 &&
+            ((qp.access & kAccessRemoteWrite) == 0 ||
+             !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length, kAccessRemoteWrite))) {
             nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
             return false;
         }
@@ -420,8 +419,8 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
         rnr_nak(qp);
         return false;
     }
-    if (!remote_access_ok(qp, e_.mem().write(s.write_key, qp.pdn, SCENIC_MR_ACCESS_REMOTE_WRITE,
-                                             s.write_va, pkt.payload))) {
+    if (!remote_access_ok(
+            qp, e_.mem().write(s.write_key, qp.pdn, kAccessRemoteWrite, s.write_va, pkt.payload))) {
         return false;
     }
     s.write_va += len;
@@ -445,9 +444,9 @@ bool Responder::do_read(Qp& qp, const roce::ParsedPacket& pkt) {
         nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
         return false;
     }
-    if (reth.dma_length != 0 && ((qp.access & SCENIC_MR_ACCESS_REMOTE_READ) == 0 ||
-                                 !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length,
-                                                   SCENIC_MR_ACCESS_REMOTE_READ))) {
+    if (reth.dma_length != 0 &&
+        ((qp.access & kAccessRemoteRead) == 0 ||
+         !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length, kAccessRemoteRead))) {
         nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
         return false;
     }
@@ -489,8 +488,8 @@ bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
         nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
         return false;
     }
-    if ((qp.access & SCENIC_MR_ACCESS_REMOTE_ATOMIC) == 0 ||
-        !e_.mem().allowed(ae.rkey, qp.pdn, ae.va, 8, SCENIC_MR_ACCESS_REMOTE_ATOMIC)) {
+    if ((qp.access & kAccessRemoteAtomic) == 0 ||
+        !e_.mem().allowed(ae.rkey, qp.pdn, ae.va, 8, kAccessRemoteAtomic)) {
         nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
         return false;
     }
@@ -498,8 +497,7 @@ bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
         return false;
     }
     std::array<uint8_t, 8> raw{};
-    MemStatus st =
-        e_.mem().read(ae.rkey, qp.pdn, SCENIC_MR_ACCESS_REMOTE_ATOMIC, ae.va, std::span(raw));
+    MemStatus st = e_.mem().read(ae.rkey, qp.pdn, kAccessRemoteAtomic, ae.va, std::span(raw));
     uint64_t orig = 0;
     if (st == MemStatus::kOk) {
         std::memcpy(&orig, raw.data(), raw.size());
@@ -507,7 +505,7 @@ bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
         const uint64_t next = cas ? (orig == ae.compare ? ae.swap_add : orig) : orig + ae.swap_add;
         if (next != orig) {
             std::memcpy(raw.data(), &next, raw.size());
-            st = e_.mem().write(ae.rkey, qp.pdn, SCENIC_MR_ACCESS_REMOTE_ATOMIC, ae.va,
+            st = e_.mem().write(ae.rkey, qp.pdn, kAccessRemoteAtomic, ae.va,
                                 std::span<const uint8_t>(raw));
         }
     }
@@ -666,8 +664,7 @@ bool Responder::send_job(Qp& qp, RespJob& job) {
     const bool first = job.sent == 0;
     const bool last = len == job.length - job.sent;
     payload_.resize(len);
-    switch (
-        e_.mem().read(job.key, qp.pdn, SCENIC_MR_ACCESS_REMOTE_READ, job.va + job.sent, payload_)) {
+    switch (e_.mem().read(job.key, qp.pdn, kAccessRemoteRead, job.va + job.sent, payload_)) {
         case MemStatus::kOk:
             break;
         case MemStatus::kMiss:

@@ -21,6 +21,12 @@ inline constexpr uint32_t kMaxCq = regs::rdma::kMaxCqDefault;
 inline constexpr uint32_t kMaxMr = regs::rdma::kMaxMrDefault;
 inline constexpr uint32_t kTlbEntries = regs::rdma::kTlbEntriesDefault;
 inline constexpr uint64_t kPageSize = uint64_t{1} << SCENIC_RDMA_PAGE_SHIFT;
+// Access bits of MRs and QPs as the data path checks them: the card's ACCESS_* codes (REG_MR,
+// MODIFY_QP).
+inline constexpr uint32_t kAccessLocalWrite = static_cast<uint32_t>(admin::Access::kLocalWrite);
+inline constexpr uint32_t kAccessRemoteWrite = static_cast<uint32_t>(admin::Access::kRemoteWrite);
+inline constexpr uint32_t kAccessRemoteRead = static_cast<uint32_t>(admin::Access::kRemoteRead);
+inline constexpr uint32_t kAccessRemoteAtomic = static_cast<uint32_t>(admin::Access::kRemoteAtomic);
 
 inline constexpr unsigned kMaxWqRingLog2 = 15;         // SQ / RQ: up to 32768 WQEs
 inline constexpr unsigned kMaxCqRingLog2 = 16;         // CQ: up to 65536 CQEs
@@ -146,7 +152,7 @@ struct Mr {
     uint32_t pdn = 0;
     uint64_t iova = 0;
     uint64_t length = 0;
-    uint32_t access = 0;  // SCENIC_MR_ACCESS_*
+    uint32_t access = 0;  // kAccess*
 };
 
 struct Cq {
