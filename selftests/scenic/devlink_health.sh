@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: MIT
 # devlink health reporter "card" and devlink reload under RDMA and Ethernet traffic (node 1's
 # card, -device scenic,fault-inject=on): show, diagnose; a second card fault within the grace
-# period is reported and not recovered (state error, dump with the trigger and the last
-# commands); `devlink health recover` and `devlink dev reload` bring the card back; then users
+# period is reported and not recovered (state error, dump with the trigger, the last commands
+# and the last AEQ events: the injected CARD_FATAL among them); `devlink health recover` and `devlink dev reload` bring the card back; then users
 # see what rec_after checks (docs/recovery.md).
 REC_NAME=dlhealth
 REC_PORT0=18650
 . "$(dirname "$0")/recover_lib.sh"
 
-if [ "$NODE" = 1 ]; then tap_plan 19; else tap_plan 4; fi
+if [ "$NODE" = 1 ]; then tap_plan 21; else tap_plan 4; fi
 rec_setup
 
 state() { $DEVLINK health show "$DL" reporter card 2>&1 | tr '\n' ' '; }
@@ -54,6 +54,18 @@ if [ "$NODE" = 1 ]; then
 	tap_diag "dump: $(echo "$d" | cut -c 1-400)"
 	tap_result "devlink health dump: trigger injected, fatal status, the last commands" "$d" \
 		sh -c "echo '$d' | grep -q 'trigger' && echo '$d' | grep -q injected && echo '$d' | grep -q commands && echo '$d' | grep -q opcode"
+	# the event history: every injected fatal of this test is a card_fatal event with code
+	# injected (5); node 1's card has had no other fault since the last dump was cleared
+	ev=$(echo "$d" | sed -n 's/.*events//p')
+	tap_diag "dump events: $(echo "$ev" | cut -c 1-600)"
+	nf=$(echo "$ev" | grep -o -E 'type:? card_fatal code_name:? injected code:? 5' | wc -l)
+	tap_result "devlink health dump: the last AEQ events, the injected fatal among them ($nf card_fatal injected)" \
+		"$(echo "$ev" | cut -c 1-300)" [ "$nf" -ge 1 ]
+	nl=$(echo "$ev" | grep -o -E 'type:? link' | wc -l)
+	nall=$(echo "$ev" | grep -o 'time_ns' | wc -l)
+	tap_result "devlink health dump: at most 32 events ($nall), with time, seq, type, code, object ($nl link)" \
+		"$(echo "$ev" | cut -c 1-300)" \
+		sh -c "[ $nall -ge 1 ] && [ $nall -le 32 ] && echo '$ev' | grep -q 'seq' && echo '$ev' | grep -q 'obj'"
 	r0=$(rec_count 'recovered from')
 	out=$($DEVLINK health recover "$DL" reporter card 2>&1)
 	rc=$?
