@@ -89,5 +89,35 @@ TEST(ContainmentTlb, MissWithAeqDisabledGoesIdleAndEnableResumes) {
     EXPECT_EQ(p.b.read_va(Node::kVa + 0x10000, 4096), p.a.read_va(Node::kVa, 4096));
 }
 
+// The OVERFLOW write's re-raise (the callback the engine installs) runs from the card's timer,
+// never inside the event write that wrote the OVERFLOW: there it raised misses (push() again)
+// and resumed QPs in the middle of a TLB lookup, which grew the pending-miss table under the
+// loop re-raising it (a use after free that the fuzzer found).
+TEST(ContainmentTlb, OverflowReraiseRunsFromTheTimer) {
+    Node n(1);
+    n.aq.setup_aeq(4);  // 16 entries
+    bool in_event = false;
+    int calls = 0;
+    int nested = 0;
+    n.dev.core().aeq().set_on_overflow([&] {
+        ++calls;
+        nested += in_event ? 1 : 0;
+    });
+    for (int i = 0; i < 20; ++i) {  // the 16th writes OVERFLOW in the reserved slot
+        in_event = true;
+        n.dev.set_link(i % 2 == 0);
+        in_event = false;
+    }
+    EXPECT_EQ(nested, 0) << "the re-raise ran inside the event write";
+    ASSERT_EQ(n.aq.drain_aeq().size(), 16u);
+    n.dev.timer_fire();  // the next OVERFLOW, then the re-raise
+    n.dev.timer_fire();
+    EXPECT_EQ(nested, 0);
+    EXPECT_GE(calls, 1) << "no re-raise after the OVERFLOW";
+    const auto got = n.aq.drain_aeq();
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(Node::decode_aeq(got[0]).type, kEvAeqOverflow);
+}
+
 }  // namespace
 }  // namespace scenic::test

@@ -76,7 +76,8 @@ class EventRing {
     bool write_overflow();
     void drop();
     void schedule_flush();
-    // From a register write: on_overflow_ runs from the timer (no DMA inside an MMIO handler).
+    // From a register write or an OVERFLOW write: on_overflow_ runs from the timer (no DMA inside
+    // an MMIO handler, no re-entry into push()).
     void schedule_ready();
 
     const Kind kind_;
