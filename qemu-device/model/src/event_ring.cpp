@@ -116,7 +116,9 @@ void EventRing::schedule_ready() {
     }
     ready_ = events_.schedule_in(0, [this] {
         ready_.reset();
-        if (can_deliver()) {
+        // With an OVERFLOW still owed, writing it schedules this again: re-raising before it
+        // only drops the misses or raises them twice.
+        if (can_deliver() && !overflow_pending_) {
             on_overflow_();
         }
     });
