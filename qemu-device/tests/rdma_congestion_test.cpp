@@ -425,8 +425,7 @@ TEST_F(RdmaCongestion, CnpForUnknownQpOrQpNotInRtsIsDroppedAndCounted) {
     EXPECT_EQ(p.a.r(regs::rdma::kCnpRcvd), 1u);
     EXPECT_EQ(query_cc(p.a, kQa).rate, 50'000'000u);
     EXPECT_EQ(p.a.cmd(kOpQueryQpCc, {77}), uint32_t{kStNotFound});
-    EXPECT_EQ(p.a.cmd(kOpQueryQpCc, {cc::kMaxQp}),
-              uint32_t{kStBadIndex});
+    EXPECT_EQ(p.a.cmd(kOpQueryQpCc, {cc::kMaxQp}), uint32_t{kStBadIndex});
 }
 
 }  // namespace

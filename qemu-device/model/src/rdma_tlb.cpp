@@ -74,9 +74,7 @@ std::optional<uint64_t> Tlb::lookup(uint32_t key, uint64_t page, bool count_hit)
     return std::nullopt;
 }
 
-bool Tlb::raise(uint32_t key, uint64_t page) {
-    return events_.tlb_miss(key, page);
-}
+bool Tlb::raise(uint32_t key, uint64_t page) { return events_.tlb_miss(key, page); }
 
 void Tlb::fill(uint32_t key, uint64_t page, uint64_t dma) {
     const uint64_t bvpn = bank_vpn(key, page >> SCENIC_RDMA_PAGE_SHIFT);
