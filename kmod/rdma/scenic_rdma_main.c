@@ -439,7 +439,7 @@ static void scenic_rdma_fatal(struct scenic_aux_dev *sadev)
 	rtnl_lock();
 	scenic_rdma_port_event(sdev);
 	rtnl_unlock();
-	ibdev_err(&sdev->ibdev, "card failure: all RDMA resources are lost; the device is created again once the card is recovered\n");
+	ibdev_err(&sdev->ibdev, "card failure: all RDMA resources are lost; a new device appears if the card recovers\n");
 }
 
 static const struct auxiliary_device_id scenic_rdma_id_table[] = {
