@@ -93,7 +93,7 @@ while :; do
 	[ $((off)) -ge 65536 ] && break
 done
 [ "$types" = " 0x5C1C0001 0x5C1C0002 0x5C1C0003 0x5C1C0004" ] && ok "block walk" || notok "block walk:$types"
-check "core version" 0x00010000 "$(rd $a+4)"
+check "core version" 0x00020000 "$(rd $a+4)"
 check "eth version" 0x00010000 "$(rd $a+0x1004)"
 check "core id (emulated, U55C)" 0x80000001 "$(rd $a+0x0c)"
 check "msix_vectors" 32 "$(rd $a+0x20)"
@@ -183,7 +183,7 @@ check "msix=off: irq_test refused" 1 "$(rd $b+0x2c)"
 # x-bad-block-version=on: the ETH block has major 0x7f.
 c=$(bar $C 0)
 check "bad block version" 0x007f0000 "$(rd $c+0x1004)"
-check "bad block version: core unchanged" 0x00010000 "$(rd $c+4)"
+check "bad block version: core unchanged" 0x00020000 "$(rd $c+4)"
 
 echo "1..$n"
 echo "SMOKE-RESULT fail=$fail"
