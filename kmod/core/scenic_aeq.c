@@ -197,7 +197,7 @@ static void scenic_aeq_resync(struct scenic_dev *sdev, u32 lost)
 
 	atomic64_inc(&aeq->overflows);
 	atomic64_add(lost, &aeq->lost);
-	dev_warn_ratelimited(&sdev->pdev->dev, "%u card events lost (AEQ full): resynchronising\n",
+	dev_warn_ratelimited(&sdev->pdev->dev, "%u card events lost (AEQ full or stalled): resynchronising\n",
 			     lost);
 	fs = scenic_rd(sdev->core, SCENIC_CORE_FATAL_STATUS);
 	if (fs != ~0U && (fs & SCENIC_CORE_FATAL_STATUS_FATAL_MASK)) {
