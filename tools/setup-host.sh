@@ -57,18 +57,20 @@ if [ ${#need[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
 fi
 
-# W=1 build check against the bookworm-backports 6.12 headers: the versioned package alone, so
-# that the guest kernel (the 6.1 linux-image-amd64) and the host headers stay as they are.
-if ! ls -d /usr/src/linux-headers-6.12*-amd64 >/dev/null 2>&1; then
+# The bookworm-backports 6.12 kernel: its headers for the W=1 build check and DKMS, its image
+# for the 6.12 guest lane (packaging/deb-vm-test.sh --kver 6.12). The versioned packages alone,
+# so that the 6.1 guest kernel (linux-image-amd64) and the host's default headers stay as they are.
+if ! ls -d /usr/src/linux-headers-6.12*-amd64 >/dev/null 2>&1 ||
+	! ls /boot/vmlinuz-6.12*-amd64 >/dev/null 2>&1; then
 	apt-get update -q
-	# The package the backports metapackage points at (that one is on the mirror).
+	# The packages the backports metapackages point at (those are on the mirror).
 	hdr=$(apt-cache show linux-headers-amd64/bookworm-backports 2>/dev/null |
 		sed -n 's/^Depends: \(linux-headers-[^ ,]*\).*/\1/p' | head -n 1)
 	if [ -n "$hdr" ]; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-			"$hdr/bookworm-backports"
+			"$hdr/bookworm-backports" "${hdr/headers/image}/bookworm-backports"
 	else
-		echo "setup-host: warning: no 6.12 headers in bookworm-backports" >&2
+		echo "setup-host: warning: no 6.12 kernel in bookworm-backports" >&2
 	fi
 fi
 echo "setup-host: ok"
