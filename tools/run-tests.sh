@@ -74,6 +74,10 @@ count packages packaging/build-packages.sh
 tally dkms packaging/dkms-check.sh
 count qemu-smoke qemu-device/tests/qemu-smoke.sh
 tally vm-selftests selftests/run-vm-tests
+# The kernel matrix and the packages in use: guests on bookworm-backports' 6.12 whose scenic
+# software comes only from the .debs above (DKMS builds the modules in the image): probe, FLR,
+# Ethernet, RDMA, perftest against rxe, conformance (packaging/README.md)
+tally deb-vm-6.12 packaging/deb-vm-test.sh --kver 6.12
 
 echo "=== test time: $(( $(date +%s) - start )) s"
 summary="$passed passed, $failed failed"
