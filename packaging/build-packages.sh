@@ -83,6 +83,31 @@ if [ $rpm = 1 ]; then
 		{ tail -n 30 "$log"; die "rpmbuild failed"; }
 	mv "$rt"/RPMS/*/*.rpm "$rt"/SRPMS/*.rpm "$out/"
 	rm -rf "$rt"
+	command -v rpmlint >/dev/null || die "needs rpmlint (make setup)"
+	echo "build-packages: rpmlint"
+	rpmlint -r "$top/packaging/rpm/scenic.rpmlintrc" "$out"/*.rpm >"$out/rpmlint.log" 2>&1 || true
+	summary=$(tail -n 1 "$out/rpmlint.log")
+	echo "build-packages: rpmlint: $summary"
+	grep -q ' 0 errors' <<<"$summary" ||
+		{ grep ': E: ' "$out/rpmlint.log"; die "rpmlint reported errors ($out/rpmlint.log)"; }
+	# Install and erase the binary RPMs in a private root: every listed file lands, none stays.
+	# --noscripts: the DKMS scriptlets are tested through the .debs (dkms-check.sh). The root's
+	# database (var/, root/.rpmdb with Debian's rpm) is not a package file.
+	r=$(mktemp -d)
+	bins=$(ls "$out"/*.rpm | grep -v '\.src\.rpm$')
+	rpm --root "$r" --initdb
+	rpm --root "$r" -i --force-debian --nodeps --noscripts $bins || die "rpm -i into a private root failed"
+	missing=0
+	for f in $(rpm -qlp $bins 2>/dev/null); do
+		[ -e "$r$f" ] || [ -L "$r$f" ] || { echo "build-packages: not installed: $f" >&2; missing=1; }
+	done
+	rpm --root "$r" -e --force-debian --nodeps --noscripts $(rpm -qp --qf '%{NAME} ' $bins) ||
+		die "rpm -e in the private root failed"
+	left=$(cd "$r" && find . \( -path ./var -o -path ./root/.rpmdb \) -prune -o -type f -print | head -n 5)
+	rm -rf "$r"
+	[ $missing = 0 ] || die "rpm -i left files of rpm -ql out"
+	[ -z "$left" ] || die "rpm -e left files: $left"
+	echo "build-packages: rpm install and erase in a private root: ok ($(wc -w <<<"$bins") packages)"
 fi
 rmdir "$work" 2>/dev/null || true
 ls -1 "$out"

@@ -46,7 +46,7 @@ pkgs=(
 	# RTL
 	verilator yosys
 	# packages (packaging/): Debian and RPM builds, lintian, the DKMS check
-	debhelper dh-dkms dkms lintian rpm
+	debhelper dh-dkms dkms lintian rpm rpmlint
 )
 need=()
 for p in "${pkgs[@]}"; do
