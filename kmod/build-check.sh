@@ -28,7 +28,7 @@ else
 	kdirs="$kdirs $k612"
 fi
 
-# sparse too, when it is installed (apt-get install sparse)
+# sparse too (tools/setup-host.sh installs it; skipped where it is missing)
 check=
 command -v sparse >/dev/null 2>&1 && check=C=2
 
