@@ -693,7 +693,7 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	 * Each move to SQD gets its own SQ_DRAINED. Cleared before the
 	 * command: the card may drain and raise the event before it returns.
 	 */
-	drained = next == IB_QPS_SQD && cur != IB_QPS_SQD &&
+	drained = next == IB_QPS_SQD &&
 		  test_and_clear_bit(SCENIC_RDMA_QP_EV_DRAINED, &qp->ev_flags);
 	err = scenic_rdma_cmd(sdev, &c);
 	if (err) {
