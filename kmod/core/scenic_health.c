@@ -127,7 +127,11 @@ static u32 scenic_health_rd(struct scenic_dev *sdev, u32 reg)
 
 /*
  * Step 1: the dead state. Commands fail at once, waiters get -EIO, the
- * functions stop touching the card. Called with h->lock held.
+ * functions stop touching the card, and the card stops touching host memory:
+ * bus mastering stays off until scenic_health_reset_card() has reset it, so
+ * engines user space still rings (doorbells are mapped) neither read WQEs nor
+ * write data, CQEs or events into memory the drivers are freeing. Called with
+ * h->lock held.
  */
 static void scenic_health_enter_dead(struct scenic_health *h, u8 code,
 				     u32 detail)
@@ -142,6 +146,7 @@ static void scenic_health_enter_dead(struct scenic_health *h, u8 code,
 	h->down_since = ktime_get();
 	h->fatal_status = scenic_health_rd(sdev, SCENIC_CORE_FATAL_STATUS);
 	h->fatal_detail = scenic_health_rd(sdev, SCENIC_CORE_FATAL_DETAIL);
+	pci_clear_master(sdev->pdev);
 	scenic_aq_set_dead(sdev);
 	scenic_aux_fatal(sdev);
 }
@@ -225,6 +230,8 @@ static int scenic_health_reset_card(struct scenic_health *h, bool was_reset,
 	if (err)
 		return err;
 
+	/* the card forgot its rings: it may master the bus again */
+	pci_set_master(sdev->pdev);
 	err = scenic_irq_selftest(sdev, why, len);
 	if (!err)
 		err = scenic_dma_selftest(sdev, why, len);
@@ -259,6 +266,7 @@ static int scenic_health_recover_locked(struct scenic_health *h,
 	/* eth stays bound: it re-creates its rings, or learns it stays down */
 	scenic_aux_reset_done(sdev, err);
 	if (err) {
+		pci_clear_master(sdev->pdev);	/* it stays dead */
 		h->recovery_failures++;
 		dev_err(dev, "recovery from %s failed: %s; the card stays down until `devlink dev reload` or `devlink health recover`\n",
 			scenic_trigger_name(h->trigger), why);

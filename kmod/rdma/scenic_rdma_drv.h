@@ -267,7 +267,23 @@ struct scenic_rdma_cq {
 	struct scenic_dma_buf ring;
 	struct scenic_dma_buf dbrec;	/* struct scenic_cq_dbrec */
 	struct rdma_user_mmap_entry *db_entry;
-	bool err_reported;	/* IB_EVENT_CQ_ERR was delivered */
+	unsigned long ev_flags;	/* SCENIC_RDMA_CQ_EV_*, atomic bit ops */
+};
+
+/*
+ * Async events delivered once (scenic_rdma_events.c): the AEQ handler and
+ * the resync work may both see one, so each path delivers only if its
+ * test_and_set_bit() found the bit clear.
+ */
+enum {
+	SCENIC_RDMA_CQ_EV_ERR,		/* IB_EVENT_CQ_ERR was delivered */
+};
+
+enum {
+	/* an error event was delivered (or the user asked for ERR) since RESET */
+	SCENIC_RDMA_QP_EV_ERR,
+	/* SQ_DRAINED was delivered since the last move to SQD or RESET */
+	SCENIC_RDMA_QP_EV_DRAINED,
 };
 
 struct scenic_rdma_qp {
@@ -287,10 +303,7 @@ struct scenic_rdma_qp {
 	/* attributes last set, for query_qp (ah_attr without its sgid_attr) */
 	struct ib_qp_attr attr;
 	struct scenic_gsi_qp *gsi;	/* QP1: the software GSI, not on the card */
-	/* an error event was delivered (or the user asked for ERR) since RESET */
-	bool err_reported;
-	/* SQ_DRAINED was delivered since the last move to SQD or RESET */
-	bool drained_reported;
+	unsigned long ev_flags;	/* SCENIC_RDMA_QP_EV_*, atomic bit ops */
 };
 
 /* A kernel address handle (the GSI's): RoCE v2 over IPv4. */

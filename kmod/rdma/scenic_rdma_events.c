@@ -33,6 +33,7 @@ MODULE_PARM_DESC(ceq_depth, "Completion event queue entries, a power of two 16..
 /* Entries handled before the consumer index is written back once. */
 #define SCENIC_RDMA_CEQ_BATCH	256
 
+/* IB_EVENT_CQ_ERR, once: the AEQ handler and the resync may both see it */
 static void scenic_rdma_cq_event(struct scenic_rdma_cq *cq,
 				 enum ib_event_type type)
 {
@@ -42,10 +43,17 @@ static void scenic_rdma_cq_event(struct scenic_rdma_cq *cq,
 		.event = type,
 	};
 
+	if (test_and_set_bit(SCENIC_RDMA_CQ_EV_ERR, &cq->ev_flags))
+		return;
 	if (cq->ibcq.event_handler)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }
 
+/*
+ * An error or SQ_DRAINED event, once per error and per move to SQD: an event
+ * raised after an AEQ overflow is both in the ring and visible to the
+ * resync's QUERY_QP, and the two run on different threads.
+ */
 static void scenic_rdma_qp_event(struct scenic_rdma_qp *qp,
 				 enum ib_event_type type)
 {
@@ -54,11 +62,11 @@ static void scenic_rdma_qp_event(struct scenic_rdma_qp *qp,
 		.element.qp = &qp->ibqp,
 		.event = type,
 	};
+	int bit = type == IB_EVENT_SQ_DRAINED ? SCENIC_RDMA_QP_EV_DRAINED :
+						SCENIC_RDMA_QP_EV_ERR;
 
-	if (type == IB_EVENT_SQ_DRAINED)
-		WRITE_ONCE(qp->drained_reported, true);
-	else
-		WRITE_ONCE(qp->err_reported, true);
+	if (test_and_set_bit(bit, &qp->ev_flags))
+		return;
 	if (qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
@@ -82,7 +90,6 @@ static void scenic_rdma_ev_cq(struct scenic_rdma_dev *sdev, u32 cqn,
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	} else {
 		ibdev_err_ratelimited(&sdev->ibdev, "CQ %u overrun\n", cqn);
-		cq->err_reported = true;
 		scenic_rdma_cq_event(cq, IB_EVENT_CQ_ERR);
 	}
 	xa_unlock(&sdev->cq_xa);
@@ -216,13 +223,13 @@ static void scenic_rdma_resync_qp(struct scenic_rdma_dev *sdev,
 	 * error reported by its CQE, or a flush): none is due now either.
 	 */
 	if (state == IB_QPS_ERR && res.last_err &&
-	    !READ_ONCE(qp->err_reported)) {
+	    !test_bit(SCENIC_RDMA_QP_EV_ERR, &qp->ev_flags)) {
 		ibdev_dbg(&sdev->ibdev, "QP %u in ERR after lost events\n",
 			  qp->qpn);
 		scenic_rdma_qp_event(qp, scenic_qp_err_to_ib_event(res.last_err));
 	}
 	if (FIELD_GET(SCENIC_ACQ_QUERY_QP_SQ_DRAINED_MASK, res.flags) &&
-	    !READ_ONCE(qp->drained_reported))
+	    !test_bit(SCENIC_RDMA_QP_EV_DRAINED, &qp->ev_flags))
 		scenic_rdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
@@ -235,13 +242,12 @@ static void scenic_rdma_resync_cq(struct scenic_rdma_dev *sdev,
 	};
 	struct scenic_acq_query_cq res;
 
-	if (cq->sw || cq->err_reported || scenic_rdma_cmd_res(sdev, &c, &res))
+	if (cq->sw || test_bit(SCENIC_RDMA_CQ_EV_ERR, &cq->ev_flags) ||
+	    scenic_rdma_cmd_res(sdev, &c, &res))
 		return;
 	if (FIELD_GET(SCENIC_ACQ_QUERY_CQ_OVERRUN_MASK,
-		      le32_to_cpu(res.flags))) {
-		cq->err_reported = true;
+		      le32_to_cpu(res.flags)))
 		scenic_rdma_cq_event(cq, IB_EVENT_CQ_ERR);
-	}
 }
 
 /*

@@ -628,6 +628,7 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	struct scenic_rdma_qp *qp = to_sqp(ibqp);
 	struct scenic_aq_modify_qp c = {};
 	enum ib_qp_state cur, next;
+	bool drained;
 	int err;
 
 	if (qp->gsi)
@@ -688,17 +689,28 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		atomic64_inc(&sdev->sw.bad_requests);
 		goto out;
 	}
+	/*
+	 * Each move to SQD gets its own SQ_DRAINED. Cleared before the
+	 * command: the card may drain and raise the event before it returns.
+	 */
+	drained = next == IB_QPS_SQD &&
+		  test_and_clear_bit(SCENIC_RDMA_QP_EV_DRAINED, &qp->ev_flags);
 	err = scenic_rdma_cmd(sdev, &c);
-	if (err)
+	if (err) {
+		if (drained)
+			set_bit(SCENIC_RDMA_QP_EV_DRAINED, &qp->ev_flags);
 		goto out;
+	}
 	/* RESET returned the card's indices to 0: the records follow */
 	if (next == IB_QPS_RESET)
 		memset(qp->dbrec.cpu_addr, 0, sizeof(struct scenic_qp_dbrec));
 	/* no error event for an ERR the user asked for (event resync) */
-	if (next == IB_QPS_RESET || next == IB_QPS_ERR)
-		WRITE_ONCE(qp->err_reported, next == IB_QPS_ERR);
-	if (next == IB_QPS_RESET || next == IB_QPS_SQD)
-		WRITE_ONCE(qp->drained_reported, false);
+	if (next == IB_QPS_ERR)
+		set_bit(SCENIC_RDMA_QP_EV_ERR, &qp->ev_flags);
+	if (next == IB_QPS_RESET) {
+		clear_bit(SCENIC_RDMA_QP_EV_ERR, &qp->ev_flags);
+		clear_bit(SCENIC_RDMA_QP_EV_DRAINED, &qp->ev_flags);
+	}
 	scenic_rdma_qp_save_attr(qp, attr, mask);
 out:
 	mutex_unlock(&qp->lock);

@@ -9,7 +9,8 @@
  *     4 MiB WRITE from node 2 into it, all beyond the part the driver prefills at reg_mr;
  *   - QP_ERROR on node 1's QP "rerr": node 2 WRITEs to it with a bad rkey (node 1 is the
  *     responder: IBV_EVENT_QP_ACCESS_ERR is due);
- *   - SQ_DRAINED on node 1's QP "sqd": moved RTS -> SQD with an empty SQ;
+ *   - SQ_DRAINED on node 1's QP "sqd": moved RTS -> SQD with an empty SQ (after the resync it
+ *     goes SQD -> RTS -> SQD again, AEQ running: a second SQ_DRAINED, and one only);
  *   - and a requester error on node 1's QP "lerr" (a WRITE to a bad rkey of node 2's): that one
  *     is reported by its completion (IBV_WC_REM_ACCESS_ERR) and by no async event.
  * After -H ms node 1 un-stalls the AEQ. The card then writes an OVERFLOW entry, the driver
@@ -463,6 +464,21 @@ static int client(int fd, const char *stall, int hold_ms)
 	    "QP states: data %s, rerr %s, lerr %s (want RTS, ERR, ERR)",
 	    state_str(qp_state(g.qp[QP_DATA])), state_str(qp_state(g.qp[QP_RERR])),
 	    state_str(qp_state(g.qp[QP_LERR])));
+
+	/* a second drain, AEQ running: SQD -> RTS -> SQD gets its own SQ_DRAINED, and one only */
+	if (sqd_ok) {
+		struct ibv_qp_attr rts = { .qp_state = IBV_QPS_RTS };
+
+		sqd_ok = ibv_modify_qp(g.qp[QP_SQD], &rts, IBV_QP_STATE) == 0 &&
+			 ibv_modify_qp(g.qp[QP_SQD], &a, IBV_QP_STATE) == 0;
+		t_end = now_ms() + 20000;
+		while (sqd_ok && now_ms() < t_end && g.events[QP_SQD][IBV_EVENT_SQ_DRAINED] < 2)
+			pump(20);
+		pump(500);	/* a duplicate would arrive now */
+	}
+	tap(sqd_ok && g.events[QP_SQD][IBV_EVENT_SQ_DRAINED] == 2 && events_total(QP_SQD) == 2,
+	    "QP sqd: SQD -> RTS -> SQD again: a second IBV_EVENT_SQ_DRAINED, two in all (got %s%s)",
+	    events_of(QP_SQD), sqd_ok ? "" : "; a modify failed");
 
 	/* second stall: a QP error alone */
 	if (stall_set(stall, 1))

@@ -4,10 +4,11 @@
 # -device scenic,fault-inject=on. event_overflow (event_overflow.c) stalls node 1's AEQ (debugfs
 # inject_aeq_stall: the card drops and counts every event) while TLB misses (4 MiB transfers
 # both ways through node 1's MR), a responder QP error, a requester QP error and an SQ drain
-# happen, then un-stalls it. The driver must lose none of them: the transfers finish with the
-# right data, each due async event reaches the application once (and none that was not due),
-# aeq_overflows rises and the kernel log says so in one line per stall, without a splat. A
-# second stall holds a QP error alone (no TLB miss pending to push the OVERFLOW out).
+# happen, then un-stalls it (then a second move to SQD gets its own SQ_DRAINED). The driver
+# must lose none of them: the transfers finish with the right data, each due async event
+# reaches the application once (and none that was not due), aeq_overflows rises and the kernel
+# log says so in one line per stall, without a splat. A second stall holds a QP error alone (no
+# TLB miss pending to push the OVERFLOW out).
 # Then a card fatal error while the AEQ is stalled: the driver still recovers by itself.
 . /selftests/rdma/lib.sh
 
@@ -29,8 +30,8 @@ eo() {
 	done </tmp/eo.out
 	return $_eo_rc
 }
-# the program's own TAP lines: 17 on node 1, 4 on node 2
-if [ "$NODE" = 1 ]; then tap_plan 27; else tap_plan 5; fi
+# the program's own TAP lines: 18 on node 1, 4 on node 2
+if [ "$NODE" = 1 ]; then tap_plan 28; else tap_plan 5; fi
 addr_setup
 wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
 

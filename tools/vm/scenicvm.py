@@ -79,6 +79,7 @@ class Node:
         self.port = None  # host UDP port of this node's end of the wire
         self.proc = None
         self.log_path = None
+        self.kmsg_path = os.devnull  # the guest's kernel log (second serial port)
         self.t_start = None
         self.t_ready = None
         self.guest_ready = None
@@ -192,6 +193,9 @@ def _qemu_cmd(qemu, kernel, initrd, node, nnodes, ports, opts):
     cmd = [qemu, "-name", f"node{node.num},debug-threads=on",  # vCPU threads: "CPU 0/TCG"
            "-machine", "q35", "-cpu", "max", "-m", str(opts.get("mem", 1024)),
            "-smp", "1", "-nographic", "-vga", "none", "-no-reboot", "-nic", "none",
+           # ttyS0: console and monitor on stdio (what -nographic gives alone); ttyS1: the
+           # guest's kernel log (guest/init), kept in a file even when the guest hangs
+           "-serial", "mon:stdio", "-serial", "file:" + node.kmsg_path,
            "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
            "-kernel", kernel, "-initrd", initrd, "-append", " ".join(append)]
     if node.nic != "none":
@@ -364,6 +368,7 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
     try:
         ports = _free_udp_ports(2)
         for n in nodes:
+            n.kmsg_path = os.path.join(log_dir, f"node{n.num}.kmsg")
             cmd = _qemu_cmd(qemu, kernel, initrd, n, len(nodes), ports, opts)
             n.port = ports[n.num - 1]
             n.log_path = os.path.join(log_dir, f"node{n.num}.log")
@@ -440,7 +445,8 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
                                             f"stopped with node 1 ({ready})"))
         elif n in timed_out:
             msgs.append(f"node{n.num}: TIMEOUT after {timeout} s ({ready}); last line: "
-                        f"{n.last_line.strip()[:160]!r}; log {rel}")
+                        f"{n.last_line.strip()[:160]!r}; log {rel}, kernel log "
+                        f"{os.path.relpath(n.kmsg_path, REPO)}")
             status = status or 124
         elif n.status is None:
             msgs.append(f"node{n.num}: QEMU exited ({n.exit_code}) without the end marker "
