@@ -45,6 +45,8 @@ static const u32 scenic_rdma_hw_regs[SCENIC_RDMA_NUM_HW_STATS] = {
 	SCENIC_RDMA_CC_RATE_CUTS,
 	SCENIC_RDMA_CEQ_LOST,
 	SCENIC_RDMA_RX_DROP_PKEY,
+	SCENIC_RDMA_LOOPBACK_FRAMES,
+	SCENIC_RDMA_LOOPBACK_DROPS,
 };
 
 enum scenic_rdma_sw_stat {
@@ -108,6 +110,8 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "cc_rate_cuts" },
 	{ .name = "ceq_lost" },
 	{ .name = "rx_drop_pkey" },
+	{ .name = "loopback_frames" },
+	{ .name = "loopback_drops" },
 	/* driver */
 	{ .name = "cmd_errors" },
 	{ .name = "events" },
