@@ -61,6 +61,7 @@ enum scenic_rdma_sw_stat {
 	SCENIC_SW_GSI_TX_ERRORS,
 	SCENIC_SW_GSI_RX,
 	SCENIC_SW_GSI_RX_DROPS,
+	SCENIC_SW_GSI_LOOPBACK,
 	SCENIC_SW_EVENT_RESYNCS,
 	SCENIC_SW_MEM_REFUSED,
 	SCENIC_SW_CEQ_OVERFLOWS,
@@ -124,6 +125,7 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "gsi_tx_errors" },
 	{ .name = "gsi_rx" },
 	{ .name = "gsi_rx_drops" },
+	{ .name = "gsi_loopback" },
 	{ .name = "event_resyncs" },
 	{ .name = "mem_refused" },
 	{ .name = "ceq_overflows" },
@@ -222,6 +224,7 @@ int scenic_rdma_get_hw_stats(struct ib_device *ibdev,
 	v[SCENIC_SW_GSI_TX_ERRORS] = atomic64_read(&sw->gsi_tx_errors);
 	v[SCENIC_SW_GSI_RX] = atomic64_read(&sw->gsi_rx);
 	v[SCENIC_SW_GSI_RX_DROPS] = atomic64_read(&sw->gsi_rx_drops);
+	v[SCENIC_SW_GSI_LOOPBACK] = atomic64_read(&sw->gsi_loopback);
 	v[SCENIC_SW_EVENT_RESYNCS] = atomic64_read(&sw->event_resyncs);
 	v[SCENIC_SW_MEM_REFUSED] = atomic64_read(&sw->mem_refused);
 	v[SCENIC_SW_CEQ_OVERFLOWS] = atomic64_read(&sw->ceq_overflows);
