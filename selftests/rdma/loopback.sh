@@ -50,7 +50,7 @@ port=18900
 for t in "ib_write_bw:-s 65536 -n 500" "ib_read_bw:-s 65536 -n 500" "ib_send_bw:-s 4096 -n 2000"; do
 	prog=${t%%:*}
 	args=${t#*:}
-	for try in 1 2; do
+	for _ in 1 2; do
 		port=$((port + 1))
 		P="timeout 300 /usr/bin/$prog -d $DEV -x $GIDX -p $port -N $args"
 		both "$P" "$P $ADDR4"
