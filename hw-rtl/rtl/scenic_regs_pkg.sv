@@ -348,6 +348,10 @@ package scenic_regs_pkg;
   localparam logic [31:0] RDMA_CC_RATE_CUTS_DEFAULT = 32'h00000000;
   localparam logic [11:0] RDMA_RX_DROP_PKEY = 12'h180;
   localparam logic [31:0] RDMA_RX_DROP_PKEY_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_LOOPBACK_FRAMES = 12'h1a0;
+  localparam logic [31:0] RDMA_LOOPBACK_FRAMES_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_LOOPBACK_DROPS = 12'h1a4;
+  localparam logic [31:0] RDMA_LOOPBACK_DROPS_DEFAULT = 32'h00000000;
 
   // Stream Compute Unit slots (paper section 5.3).
   localparam logic [31:0] SCU_BLK_TYPE = 32'h5c1c0004;

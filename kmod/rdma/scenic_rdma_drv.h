@@ -80,7 +80,7 @@ struct scenic_gsi_qp;
 #define SCENIC_PCI_DEVICE		0x5c01
 
 /* Card counter registers shown in `rdma statistic` (scenic_rdma_stats.c). */
-#define SCENIC_RDMA_NUM_HW_STATS	33
+#define SCENIC_RDMA_NUM_HW_STATS	35
 
 /* Driver-side counters, shown with the card's in `rdma statistic`. */
 struct scenic_rdma_sw_stats {
@@ -95,6 +95,7 @@ struct scenic_rdma_sw_stats {
 	atomic64_t gsi_tx_errors;	/* ... not sent (no route, no memory) */
 	atomic64_t gsi_rx;		/* QP1 datagrams delivered */
 	atomic64_t gsi_rx_drops;	/* malformed, bad ICRC, Q_Key, no WQE */
+	atomic64_t gsi_loopback;	/* sent to a SCENIC device of this host */
 	atomic64_t event_resyncs;	/* rescans after lost events */
 	atomic64_t ceq_overflows;	/* CEQ OVERFLOW entries */
 	atomic64_t tlb_miss_dropped;	/* miss queue full (the card re-raises) */

@@ -7,6 +7,10 @@
  * rxe does, checks them (BTH, DETH, ICRC) and completes them to QP1's receive
  * queue; sends are built here (IPv4, UDP, BTH, DETH, MAD, ICRC) and leave
  * through the IP stack, i.e. the card's netdev. RoCE v2 over IPv4 only.
+ * A datagram to an address of this host (the card's own GID, or another
+ * SCENIC card's in the same host) is handed to that device's receive path
+ * here, as the card turns RC traffic to its own GIDs around: the IP stack
+ * would loop it through lo, where the socket cannot tell the device.
  *
  * Also here: the kernel CQs (work completions in host memory) and the kernel
  * address handles QP1 needs.
@@ -22,6 +26,7 @@
 #include <linux/crc32.h>
 #include <linux/dma-direct.h>
 #include <linux/highmem.h>
+#include <linux/inetdevice.h>
 #include <linux/iommu.h>
 #include <linux/ip.h>
 #include <linux/mm.h>
@@ -447,6 +452,36 @@ static struct net_device *scenic_gsi_netdev(struct scenic_rdma_dev *sdev)
 	return ndev;
 }
 
+static void scenic_gsi_recv(struct scenic_rdma_dev *sdev, struct sk_buff *skb);
+
+/*
+ * @skb, a complete datagram to a local address: true when a SCENIC device
+ * owns that address and took it (delivered or dropped and counted there).
+ */
+static bool scenic_gsi_loopback(struct scenic_rdma_dev *sdev, struct net *net,
+				struct sk_buff *skb, __be32 daddr)
+{
+	struct scenic_rdma_dev *to;
+	struct net_device *dev;
+	bool taken = false;
+
+	/* as the UDP socket's receive: softirq-like, under RCU */
+	local_bh_disable();
+	rcu_read_lock();
+	dev = __ip_dev_find(net, daddr, false);
+	list_for_each_entry_rcu(to, &scenic_gsi_devs, gsi_node) {
+		if (dev && READ_ONCE(to->netdev) == dev) {
+			atomic64_inc(&sdev->sw.gsi_loopback);
+			scenic_gsi_recv(to, skb);
+			taken = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	local_bh_enable();
+	return taken;
+}
+
 /* IPv4 / UDP / BTH / DETH / payload / ICRC through the IP stack. */
 static int scenic_gsi_xmit(struct scenic_gsi_qp *gsi,
 			   const struct scenic_gsi_send *s, u32 psn)
@@ -528,6 +563,12 @@ static int scenic_gsi_xmit(struct scenic_gsi_qp *gsi,
 			scenic_gsi_icrc(skb->data,
 					skb->len - SCENIC_ICRC_BYTES));
 
+	/* to this host: the skb (and its route) belongs to the receiver now */
+	if (rt->rt_type == RTN_LOCAL &&
+	    scenic_gsi_loopback(sdev, net, skb, s->daddr)) {
+		err = 0;
+		goto out;
+	}
 	err = ip_local_out(net, NULL, skb);
 	if (err > 0)
 		err = net_xmit_errno(err);

@@ -45,6 +45,8 @@ static const u32 scenic_rdma_hw_regs[SCENIC_RDMA_NUM_HW_STATS] = {
 	SCENIC_RDMA_CC_RATE_CUTS,
 	SCENIC_RDMA_CEQ_LOST,
 	SCENIC_RDMA_RX_DROP_PKEY,
+	SCENIC_RDMA_LOOPBACK_FRAMES,
+	SCENIC_RDMA_LOOPBACK_DROPS,
 };
 
 enum scenic_rdma_sw_stat {
@@ -59,6 +61,7 @@ enum scenic_rdma_sw_stat {
 	SCENIC_SW_GSI_TX_ERRORS,
 	SCENIC_SW_GSI_RX,
 	SCENIC_SW_GSI_RX_DROPS,
+	SCENIC_SW_GSI_LOOPBACK,
 	SCENIC_SW_EVENT_RESYNCS,
 	SCENIC_SW_MEM_REFUSED,
 	SCENIC_SW_CEQ_OVERFLOWS,
@@ -108,6 +111,8 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "cc_rate_cuts" },
 	{ .name = "ceq_lost" },
 	{ .name = "rx_drop_pkey" },
+	{ .name = "loopback_frames" },
+	{ .name = "loopback_drops" },
 	/* driver */
 	{ .name = "cmd_errors" },
 	{ .name = "events" },
@@ -120,6 +125,7 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "gsi_tx_errors" },
 	{ .name = "gsi_rx" },
 	{ .name = "gsi_rx_drops" },
+	{ .name = "gsi_loopback" },
 	{ .name = "event_resyncs" },
 	{ .name = "mem_refused" },
 	{ .name = "ceq_overflows" },
@@ -218,6 +224,7 @@ int scenic_rdma_get_hw_stats(struct ib_device *ibdev,
 	v[SCENIC_SW_GSI_TX_ERRORS] = atomic64_read(&sw->gsi_tx_errors);
 	v[SCENIC_SW_GSI_RX] = atomic64_read(&sw->gsi_rx);
 	v[SCENIC_SW_GSI_RX_DROPS] = atomic64_read(&sw->gsi_rx_drops);
+	v[SCENIC_SW_GSI_LOOPBACK] = atomic64_read(&sw->gsi_loopback);
 	v[SCENIC_SW_EVENT_RESYNCS] = atomic64_read(&sw->event_resyncs);
 	v[SCENIC_SW_MEM_REFUSED] = atomic64_read(&sw->mem_refused);
 	v[SCENIC_SW_CEQ_OVERFLOWS] = atomic64_read(&sw->ceq_overflows);

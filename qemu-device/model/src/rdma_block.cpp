@@ -120,6 +120,10 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return c.cc_rate_cuts;
         case r::kRxDropPkey:
             return c.rx_drop_pkey;
+        case r::kLoopbackFrames:
+            return c.loopback_frames;
+        case r::kLoopbackDrops:
+            return c.loopback_drops;
         default:
             return 0;
     }

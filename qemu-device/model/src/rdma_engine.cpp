@@ -60,7 +60,8 @@ Engine::Engine(const Config& config, Host& host, EventQueue& events, EventRing& 
       comp_(*this),
       resp_(*this),
       cc_(*this),
-      arb_(*this) {}
+      arb_(*this),
+      loop_(config, events, cnt_, [this](std::span<const uint8_t> f) { receive(f); }) {}
 
 Engine::~Engine() = default;
 
@@ -75,6 +76,7 @@ void Engine::reset() {
     tlb_.reset();
     ceq_.reset();
     arb_.reset();
+    loop_.reset();
     cnt_ = {};
 }
 
@@ -85,9 +87,14 @@ size_t Engine::send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload
     if (!built.ok()) {
         return 0;  // only reachable with an inconsistent context; never sends garbage
     }
-    host_.eth_send(built.frame);
+    const size_t len = built.frame.size();
     ++cnt_.tx_pkts;
-    return built.frame.size();
+    if (loop_.ours(qp.path)) {
+        loop_.push(std::move(built.frame));
+    } else {
+        host_.eth_send(built.frame);
+    }
+    return len;
 }
 
 void Engine::defer(Qp& target, QpTimer kind, uint64_t delay_ns, std::function<void(Qp&)> fn) {

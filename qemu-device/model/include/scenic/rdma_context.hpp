@@ -137,6 +137,8 @@ struct Counters {
     uint32_t ecn_ce_rcvd = 0;
     uint32_t cc_rate_cuts = 0;
     uint32_t rx_drop_pkey = 0;
+    uint32_t loopback_frames = 0;  // frames to the card itself, turned around (rdma_loopback)
+    uint32_t loopback_drops = 0;   // ... dropped: the loopback queue was full
     // Not registers (no slot in the map): kept for tests and the report.
     uint32_t db_ignored = 0;    // doorbell writes (or records) at unknown offsets / sizes / objects
     uint32_t dbrec_reads = 0;   // doorbell records read from host memory (scenic_qp/cq_dbrec)

@@ -8,6 +8,7 @@
 //   Completer  ACK / NAK / response processing, send completions (rdma_completer)
 //   Responder  request execution, ACK / NAK / READ responses (rdma_responder)
 //   Congestion DCQCN: CNPs for CE-marked requests, rate cuts, pacing (rdma_congestion)
+//   Loopback   frames to the card's own MAC / GIDs turn around to the RX path (rdma_loopback)
 // This file: the QP table, admin commands (rdma_commands.cpp), doorbells, RX dispatch, QP state
 // changes with flush, and frame transmission.
 #pragma once
@@ -29,6 +30,7 @@
 #include "scenic/rdma_context.hpp"
 #include "scenic/rdma_cq.hpp"
 #include "scenic/rdma_events.hpp"
+#include "scenic/rdma_loopback.hpp"
 #include "scenic/rdma_memory.hpp"
 #include "scenic/rdma_requester.hpp"
 #include "scenic/rdma_responder.hpp"
@@ -83,11 +85,13 @@ class Engine {
     Responder& responder() { return resp_; }
     Congestion& congestion() { return cc_; }
     TxArbiter& arbiter() { return arb_; }
+    [[nodiscard]] const Loopback& loopback() const { return loop_; }
     [[nodiscard]] uint32_t arbiter_in_flight() const { return arb_.in_flight(); }
     [[nodiscard]] uint64_t now() { return host_.now_ns(); }
 
-    // Builds and sends one packet of qp (BTH dest_qp, pkey, path filled in here). Returns the
-    // frame's length (0: not sent).
+    // Builds and sends one packet of qp (BTH dest_qp, pkey, path filled in here): to the wire,
+    // or through the loopback when the path leads to the card itself. Returns the frame's
+    // length (0: not sent).
     size_t send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload);
     // Runs fn(qp) after delay_ns if the QP still exists then (same generation), in the QP's
     // slot of that kind: an event of the same kind still pending is cancelled.
@@ -175,6 +179,7 @@ class Engine {
     Responder resp_;
     Congestion cc_;
     TxArbiter arb_;
+    Loopback loop_;
     std::vector<std::unique_ptr<Qp>> qps_ = std::vector<std::unique_ptr<Qp>>(kMaxQp);
     std::vector<std::unique_ptr<Qp>> retired_;  // destroyed, freed by collect()
     uint64_t next_generation_ = 1;

@@ -328,6 +328,10 @@ inline constexpr uint32_t kCcRateCuts = 0x178;  // ro
 inline constexpr uint32_t kCcRateCutsDefault = 0x00000000;
 inline constexpr uint32_t kRxDropPkey = 0x180;  // ro
 inline constexpr uint32_t kRxDropPkeyDefault = 0x00000000;
+inline constexpr uint32_t kLoopbackFrames = 0x1a0;  // ro
+inline constexpr uint32_t kLoopbackFramesDefault = 0x00000000;
+inline constexpr uint32_t kLoopbackDrops = 0x1a4;  // ro
+inline constexpr uint32_t kLoopbackDropsDefault = 0x00000000;
 }  // namespace rdma
 
 // Stream Compute Unit slots (paper section 5.3).
