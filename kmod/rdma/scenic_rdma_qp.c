@@ -130,6 +130,9 @@ static int scenic_rdma_qp_check_cmd(struct scenic_rdma_dev *sdev,
 	return 0;
 }
 
+/* The largest SQ + RQ + doorbell record put in one buffer and mapping */
+#define SCENIC_QP_ONE_MAP_MAX	(PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
+
 /* @view: @len bytes at @off of @buf; it owns nothing (never released) */
 static void scenic_dma_buf_view(struct scenic_dma_buf *view,
 				const struct scenic_dma_buf *buf, size_t off,
@@ -178,7 +181,14 @@ static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
 	struct ib_ucontext *uctx = &suctx->ibucontext;
 	int err;
 
-	if (one_map) {
+	/*
+	 * Only while the one buffer stays a cheap allocation: large rings
+	 * keep their own buffers (the response then says so).
+	 */
+	if (one_map &&
+	    PAGE_ALIGN((size_t)qp->sq_entries * SCENIC_SQ_WQE_BYTES) +
+	    PAGE_ALIGN((size_t)qp->rq_entries * SCENIC_RQ_WQE_BYTES) +
+	    PAGE_SIZE <= SCENIC_QP_ONE_MAP_MAX) {
 		err = scenic_rdma_qp_alloc_rings(sdev, suctx, qp, resp);
 		if (err)
 			return err;

@@ -145,7 +145,9 @@ enum {
 	 * Put the SQ, the RQ and the doorbell record behind one mmap key
 	 * (SCENIC_CREATE_QP_RESP_COMP_MASK_ONE_MAP): one mmap() and one
 	 * munmap() per QP instead of three. Only when the ucontext response
-	 * announced SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_QP_ONE_MAP.
+	 * announced SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_QP_ONE_MAP. The
+	 * kernel may still map them separately (large rings): the response's
+	 * comp_mask says which.
 	 */
 	SCENIC_CREATE_QP_CMD_COMP_MASK_ONE_MAP = 1 << 1,
 };
