@@ -295,6 +295,11 @@ struct scenic_rdma_qp {
 	struct scenic_dma_buf rq;
 	struct scenic_dma_buf status;
 	struct scenic_dma_buf dbrec;	/* struct scenic_qp_dbrec */
+	/*
+	 * One map: SQ, RQ and dbrec are views into this buffer (they own
+	 * nothing); unused (cpu_addr NULL) otherwise.
+	 */
+	struct scenic_dma_buf rings;
 	struct rdma_user_mmap_entry *db_entry;
 	u32 sq_entries;
 	u32 rq_entries;

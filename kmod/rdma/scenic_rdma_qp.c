@@ -93,7 +93,8 @@ static int scenic_rdma_qp_check_cmd(struct scenic_rdma_dev *sdev,
 	struct ib_device *ibdev = &sdev->ibdev;
 	int err;
 
-	if (cmd->comp_mask & ~SCENIC_CREATE_QP_CMD_COMP_MASK_SCU) {
+	if (cmd->comp_mask & ~(SCENIC_CREATE_QP_CMD_COMP_MASK_SCU |
+			       SCENIC_CREATE_QP_CMD_COMP_MASK_ONE_MAP)) {
 		ibdev_dbg(ibdev, "create_qp: unknown comp_mask 0x%x\n",
 			  cmd->comp_mask);
 		return -EINVAL;
@@ -129,43 +130,104 @@ static int scenic_rdma_qp_check_cmd(struct scenic_rdma_dev *sdev,
 	return 0;
 }
 
+/* The largest SQ + RQ + doorbell record put in one buffer and mapping */
+#define SCENIC_QP_ONE_MAP_MAX	(PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
+
+/* @view: @len bytes at @off of @buf; it owns nothing (never released) */
+static void scenic_dma_buf_view(struct scenic_dma_buf *view,
+				const struct scenic_dma_buf *buf, size_t off,
+				size_t len)
+{
+	*view = (struct scenic_dma_buf){
+		.cpu_addr = (u8 *)buf->cpu_addr + off,
+		.dma_addr = buf->dma_addr + off,
+		.size = len,
+	};
+}
+
+/*
+ * SQ, RQ and doorbell record in one coherent buffer behind one mmap key:
+ * one allocation, one mapping entry, one mmap() in the provider.
+ */
+static int scenic_rdma_qp_alloc_rings(struct scenic_rdma_dev *sdev,
+				      struct scenic_rdma_ucontext *suctx,
+				      struct scenic_rdma_qp *qp,
+				      struct scenic_ibv_create_qp_resp *resp)
+{
+	size_t sq = PAGE_ALIGN((size_t)qp->sq_entries * SCENIC_SQ_WQE_BYTES);
+	size_t rq = PAGE_ALIGN((size_t)qp->rq_entries * SCENIC_RQ_WQE_BYTES);
+	int err;
+
+	BUILD_BUG_ON(sizeof(struct scenic_qp_dbrec) > PAGE_SIZE);
+	err = scenic_dma_buf_alloc(sdev, suctx, &qp->rings, sq + rq + PAGE_SIZE);
+	if (err)
+		return err;
+	err = scenic_dma_buf_expose(sdev, &suctx->ibucontext, &qp->rings,
+				    SCENIC_MMAP_DMA_RW, &resp->sq_mmap_key);
+	if (err)
+		return err;
+	scenic_dma_buf_view(&qp->sq, &qp->rings, 0, sq);
+	scenic_dma_buf_view(&qp->rq, &qp->rings, sq, rq);
+	scenic_dma_buf_view(&qp->dbrec, &qp->rings, sq + rq, PAGE_SIZE);
+	resp->comp_mask |= SCENIC_CREATE_QP_RESP_COMP_MASK_ONE_MAP;
+	return 0;
+}
+
 static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
 				     struct scenic_rdma_ucontext *suctx,
-				     struct scenic_rdma_qp *qp,
+				     struct scenic_rdma_qp *qp, bool one_map,
 				     struct scenic_ibv_create_qp_resp *resp)
 {
 	struct ib_ucontext *uctx = &suctx->ibucontext;
 	int err;
 
-	err = scenic_dma_buf_alloc(sdev, suctx, &qp->sq,
-				   (size_t)qp->sq_entries * SCENIC_SQ_WQE_BYTES);
-	if (err)
-		return err;
-	err = scenic_dma_buf_alloc(sdev, suctx, &qp->rq,
-				   (size_t)qp->rq_entries * SCENIC_RQ_WQE_BYTES);
-	if (err)
-		return err;
+	/*
+	 * Only while the one buffer stays a cheap allocation: large rings
+	 * keep their own buffers (the response then says so).
+	 */
+	if (one_map &&
+	    PAGE_ALIGN((size_t)qp->sq_entries * SCENIC_SQ_WQE_BYTES) +
+	    PAGE_ALIGN((size_t)qp->rq_entries * SCENIC_RQ_WQE_BYTES) +
+	    PAGE_SIZE <= SCENIC_QP_ONE_MAP_MAX) {
+		err = scenic_rdma_qp_alloc_rings(sdev, suctx, qp, resp);
+		if (err)
+			return err;
+	} else {
+		err = scenic_dma_buf_alloc(sdev, suctx, &qp->sq,
+					   (size_t)qp->sq_entries *
+					   SCENIC_SQ_WQE_BYTES);
+		if (err)
+			return err;
+		err = scenic_dma_buf_alloc(sdev, suctx, &qp->rq,
+					   (size_t)qp->rq_entries *
+					   SCENIC_RQ_WQE_BYTES);
+		if (err)
+			return err;
+		err = scenic_dma_buf_alloc(sdev, suctx, &qp->dbrec,
+					   sizeof(struct scenic_qp_dbrec));
+		if (err)
+			return err;
+		err = scenic_dma_buf_expose(sdev, uctx, &qp->sq,
+					    SCENIC_MMAP_DMA_RW,
+					    &resp->sq_mmap_key);
+		if (err)
+			return err;
+		err = scenic_dma_buf_expose(sdev, uctx, &qp->rq,
+					    SCENIC_MMAP_DMA_RW,
+					    &resp->rq_mmap_key);
+		if (err)
+			return err;
+		err = scenic_dma_buf_expose(sdev, uctx, &qp->dbrec,
+					    SCENIC_MMAP_DMA_RW,
+					    &resp->dbrec_mmap_key);
+		if (err)
+			return err;
+	}
 	err = scenic_dma_buf_alloc(sdev, suctx, &qp->status, SCENIC_RDMA_STATUS_BYTES);
-	if (err)
-		return err;
-	err = scenic_dma_buf_alloc(sdev, suctx, &qp->dbrec,
-				   sizeof(struct scenic_qp_dbrec));
-	if (err)
-		return err;
-	err = scenic_dma_buf_expose(sdev, uctx, &qp->sq, SCENIC_MMAP_DMA_RW,
-				    &resp->sq_mmap_key);
-	if (err)
-		return err;
-	err = scenic_dma_buf_expose(sdev, uctx, &qp->rq, SCENIC_MMAP_DMA_RW,
-				    &resp->rq_mmap_key);
 	if (err)
 		return err;
 	err = scenic_dma_buf_expose(sdev, uctx, &qp->status,
 				    SCENIC_MMAP_DMA_RO, &resp->cnt_mmap_key);
-	if (err)
-		return err;
-	err = scenic_dma_buf_expose(sdev, uctx, &qp->dbrec, SCENIC_MMAP_DMA_RW,
-				    &resp->dbrec_mmap_key);
 	if (err)
 		return err;
 	resp->comp_mask |= SCENIC_CREATE_QP_RESP_COMP_MASK_DBREC;
@@ -188,6 +250,13 @@ static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
 static void scenic_rdma_qp_free_bufs(struct scenic_rdma_dev *sdev,
 				     struct scenic_rdma_qp *qp)
 {
+	if (qp->rings.cpu_addr) {
+		/* views into rings: nothing of their own to free */
+		memset(&qp->dbrec, 0, sizeof(qp->dbrec));
+		memset(&qp->rq, 0, sizeof(qp->rq));
+		memset(&qp->sq, 0, sizeof(qp->sq));
+	}
+	scenic_dma_buf_release(sdev, &qp->rings);
 	scenic_dma_buf_release(sdev, &qp->dbrec);
 	scenic_dma_buf_release(sdev, &qp->status);
 	scenic_dma_buf_release(sdev, &qp->rq);
@@ -257,7 +326,10 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	qp->qpn = id;
 	mutex_init(&qp->lock);
 
-	err = scenic_rdma_qp_alloc_bufs(sdev, suctx, qp, &resp);
+	err = scenic_rdma_qp_alloc_bufs(sdev, suctx, qp,
+					cmd.comp_mask &
+					SCENIC_CREATE_QP_CMD_COMP_MASK_ONE_MAP,
+					&resp);
 	if (err)
 		goto err_bufs;
 

@@ -236,6 +236,7 @@ int scenic_rdma_alloc_ucontext(struct ib_ucontext *uctx,
 				"alloc_ucontext"))
 		return -EINVAL;
 
+	resp.comp_mask = SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_QP_ONE_MAP;
 	resp.cmds_supp_udata_mask = SCENIC_USER_CMDS_SUPP_UDATA_QUERY_DEVICE |
 				    SCENIC_USER_CMDS_SUPP_UDATA_CREATE_CQ |
 				    SCENIC_USER_CMDS_SUPP_UDATA_CREATE_QP;

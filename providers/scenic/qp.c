@@ -16,6 +16,13 @@
 
 static void qp_unmap(struct scenic_qp *qp, uint32_t pg_sz)
 {
+	if (qp->rings_map) {
+		/* SQ, RQ and dbrec are inside it */
+		munmap(qp->rings_map, qp->rings_map_size);
+		qp->rings_map = NULL;
+		qp->sq_map = qp->rq_map = NULL;
+		qp->dbrec = NULL;
+	}
 	if (qp->dbrec)
 		munmap(qp->dbrec, pg_sz);
 	qp->dbrec = NULL;
@@ -35,9 +42,15 @@ static int qp_map(struct scenic_context *ctx, struct scenic_qp *qp,
 		  uint32_t sq_bytes, uint32_t rq_bytes)
 {
 	bool with_dbrec = resp->comp_mask & SCENIC_CREATE_QP_RESP_COMP_MASK_DBREC;
+	bool one_map = resp->comp_mask & SCENIC_CREATE_QP_RESP_COMP_MASK_ONE_MAP;
 	int fd = ctx->ibvctx.context.cmd_fd;
 
 	if (resp->sq_mmap_size < sq_bytes || resp->rq_mmap_size < rq_bytes ||
+	    (one_map && (!with_dbrec || !ctx->qp_one_map ||
+			 resp->sq_mmap_size % ctx->pg_sz ||
+			 resp->rq_mmap_size % ctx->pg_sz ||
+			 resp->sq_mmap_size > SIZE_MAX / 4 ||
+			 resp->rq_mmap_size > SIZE_MAX / 4)) ||
 	    resp->sq_db_off > ctx->pg_sz - 4 || resp->rq_db_off > ctx->pg_sz - 4 ||
 	    (resp->sq_db_off & 3) || (resp->rq_db_off & 3) ||
 	    resp->cnt_off > ctx->pg_sz - sizeof(struct scenic_qp_status) ||
@@ -51,16 +64,31 @@ static int qp_map(struct scenic_context *ctx, struct scenic_qp *qp,
 	}
 
 	qp->sq_map_size = resp->sq_mmap_size;
-	qp->sq_map = scenic_map_or_null(qp->sq_map_size, PROT_READ | PROT_WRITE, fd,
-				 resp->sq_mmap_key);
 	qp->rq_map_size = resp->rq_mmap_size;
-	qp->rq_map = scenic_map_or_null(qp->rq_map_size, PROT_READ | PROT_WRITE, fd,
-				 resp->rq_mmap_key);
+	if (one_map) {
+		qp->rings_map_size = resp->sq_mmap_size + resp->rq_mmap_size + ctx->pg_sz;
+		qp->rings_map = scenic_map_or_null(qp->rings_map_size,
+						   PROT_READ | PROT_WRITE, fd,
+						   resp->sq_mmap_key);
+		if (qp->rings_map) {
+			uint8_t *base = qp->rings_map;
+
+			qp->sq_map = base;
+			qp->rq_map = base + resp->sq_mmap_size;
+			qp->dbrec = (struct scenic_qp_dbrec *)
+				(base + resp->sq_mmap_size + resp->rq_mmap_size);
+		}
+	} else {
+		qp->sq_map = scenic_map_or_null(qp->sq_map_size, PROT_READ | PROT_WRITE,
+						fd, resp->sq_mmap_key);
+		qp->rq_map = scenic_map_or_null(qp->rq_map_size, PROT_READ | PROT_WRITE,
+						fd, resp->rq_mmap_key);
+		if (with_dbrec)
+			qp->dbrec = scenic_map_or_null(ctx->pg_sz, PROT_READ | PROT_WRITE,
+						       fd, resp->dbrec_mmap_key);
+	}
 	qp->db_page = scenic_map_or_null(ctx->pg_sz, PROT_WRITE, fd, resp->db_mmap_key);
 	qp->cnt_page = scenic_map_or_null(ctx->pg_sz, PROT_READ, fd, resp->cnt_mmap_key);
-	if (with_dbrec)
-		qp->dbrec = scenic_map_or_null(ctx->pg_sz, PROT_READ | PROT_WRITE, fd,
-					resp->dbrec_mmap_key);
 	if (!qp->sq_map || !qp->rq_map || !qp->db_page || !qp->cnt_page ||
 	    (with_dbrec && !qp->dbrec)) {
 		int err = errno;
@@ -193,6 +221,8 @@ struct ibv_qp *scenic_create_qp_common(struct ibv_context *ibvctx,
 	sq_bytes = qp->sq.wqe_cnt * SCENIC_SQ_WQE_BYTES;
 	rq_bytes = qp->rq.wqe_cnt * SCENIC_RQ_WQE_BYTES;
 	cmd.drv.comp_mask = SCENIC_CREATE_QP_CMD_COMP_MASK_SCU;
+	if (ctx->qp_one_map)
+		cmd.drv.comp_mask |= SCENIC_CREATE_QP_CMD_COMP_MASK_ONE_MAP;
 	cmd.drv.sq_ring_size = sq_bytes;
 	cmd.drv.rq_ring_size = rq_bytes;
 	cmd.drv.scu_index = scu_index;

@@ -83,6 +83,13 @@ static const struct verbs_context_ops scenic_verbs = {
 	.req_notify_cq = scenic_req_notify_cq,
 };
 
+static bool scenic_env_is_zero(const char *name)
+{
+	const char *val = getenv(name);
+
+	return val && !strcmp(val, "0");
+}
+
 /*
  * Keep the kernel's limits. The rings' formats are fixed by
  * uapi/scenic_rdma.h: a kernel announcing other sizes (0 means "not said")
@@ -96,6 +103,9 @@ static int scenic_take_limits(struct scenic_context *ctx,
 	bool cqe_ok = !k->cqe_size || k->cqe_size == SCENIC_CQE_BYTES;
 
 	ctx->cmds_supp_udata_mask = k->cmds_supp_udata_mask;
+	/* SCENIC_QP_ONE_MAP=0: three maps per QP as before (for comparisons) */
+	ctx->qp_one_map = (k->comp_mask & SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_QP_ONE_MAP) &&
+			  !scenic_env_is_zero("SCENIC_QP_ONE_MAP");
 	ctx->max_sq_wr = k->max_sq_wr;
 	ctx->max_rq_wr = k->max_rq_wr;
 	ctx->max_sq_sge = k->max_sq_sge;

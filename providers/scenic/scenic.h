@@ -39,6 +39,7 @@ struct scenic_context {
 	uint32_t cnt_size;
 	uint32_t device_caps;	/* enum scenic_query_device_caps */
 	uint32_t pg_sz;
+	bool qp_one_map;	/* create_qp takes COMP_MASK_ONE_MAP */
 };
 
 struct scenic_qp;
@@ -67,6 +68,8 @@ struct scenic_qp {
 	pthread_spinlock_t rq_lock;
 	struct scenic_sq sq;
 	struct scenic_rq rq;
+	void *rings_map;	/* one map: SQ, RQ and dbrec; or NULL */
+	size_t rings_map_size;
 	void *sq_map;
 	size_t sq_map_size;
 	void *rq_map;

@@ -64,8 +64,13 @@ enum scenic_ibv_user_cmds_supp_udata {
 	SCENIC_USER_CMDS_SUPP_UDATA_CREATE_QP = 1 << 2,
 };
 
+enum {
+	/* create_qp takes SCENIC_CREATE_QP_CMD_COMP_MASK_ONE_MAP */
+	SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_QP_ONE_MAP = 1 << 0,
+};
+
 struct scenic_ibv_alloc_ucontext_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;	/* SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_* */
 	__u32 cmds_supp_udata_mask;
 	__u32 max_sq_wr;
 	__u32 max_rq_wr;
@@ -136,6 +141,15 @@ struct scenic_ibv_create_cq_resp {
 enum {
 	/* scu_index is valid; without it the kernel uses SCU 0 */
 	SCENIC_CREATE_QP_CMD_COMP_MASK_SCU = 1 << 0,
+	/*
+	 * Put the SQ, the RQ and the doorbell record behind one mmap key
+	 * (SCENIC_CREATE_QP_RESP_COMP_MASK_ONE_MAP): one mmap() and one
+	 * munmap() per QP instead of three. Only when the ucontext response
+	 * announced SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_QP_ONE_MAP. The
+	 * kernel may still map them separately (large rings): the response's
+	 * comp_mask says which.
+	 */
+	SCENIC_CREATE_QP_CMD_COMP_MASK_ONE_MAP = 1 << 1,
 };
 
 struct scenic_ibv_create_qp {
@@ -154,6 +168,13 @@ enum {
 	 * ring a doorbell only when the status page's db_skip asks for it
 	 */
 	SCENIC_CREATE_QP_RESP_COMP_MASK_DBREC = 1 << 0,
+	/*
+	 * sq_mmap_key maps sq_mmap_size + rq_mmap_size + one page, read-write:
+	 * the SQ at 0, the RQ at sq_mmap_size, the doorbell record at
+	 * sq_mmap_size + rq_mmap_size (both sizes are multiples of the page
+	 * size); rq_mmap_key and dbrec_mmap_key are 0. Set with DBREC.
+	 */
+	SCENIC_CREATE_QP_RESP_COMP_MASK_ONE_MAP = 1 << 1,
 };
 
 struct scenic_ibv_create_qp_resp {
