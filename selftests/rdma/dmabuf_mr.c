@@ -366,6 +366,7 @@ int main(int argc, char **argv)
 		serve(&n, sock);
 	} else {
 		static const uint64_t lens[] = { 1, 4095, 4096, 3 * 4096 + 17, 65536 + 5, 1 << 20 };
+		struct cmd quit = { .op = CMD_QUIT };
 		uint64_t seed = 10;
 
 		for (unsigned int i = 0; i < sizeof(lens) / sizeof(lens[0]); i++, seed += 2) {
@@ -375,7 +376,8 @@ int main(int argc, char **argv)
 			write_read(&n, sock, &peer, lens[i], 333, B_OFF + 11 * i,
 				   (2u << 20) + 4096 - 1, true, seed + 100);
 		}
-		call(sock, CMD_QUIT, 0, 0, 0);
+		/* no answer: the server leaves its loop */
+		xfer(sock, &quit, sizeof(quit), true);
 	}
 	close(sock);
 out:
