@@ -3,8 +3,9 @@
 # Guests whose scenic software comes only from the built .debs: the image gets the packages'
 # files through packaging/deb-root.sh (dpkg into the image root, DKMS builds the modules for the
 # guest kernel), nothing from kmod/ or build/provider/. Then the selftests: probe and FLR, ping
-# and iperf, devinfo, pingpong, verify and perftest, perftest against rxe, RC conformance
-# (five boots; perftest runs run-vm-tests' short --smoke list).
+# and iperf, devinfo, pingpong, verify, perftest and dma-buf MRs (dmabuf_mr: WRITE/READ into
+# udmabufs on 6.12, only the refusals on 6.1), perftest against rxe, RC conformance (five boots;
+# perftest runs run-vm-tests' short --smoke list).
 #
 #   packaging/deb-vm-test.sh [--kver KVER] [DIR]
 #
@@ -35,4 +36,4 @@ echo "deb-vm-test: guest kernel ${kver:-the default of tools/vm/mkimage}, image 
 exec "$top/selftests/run-vm-tests" --smoke \
 	--boot scenic --boot eth --boot rdma --boot rdma-interop --boot rdma-conform \
 	--only probe --only flr --only ping --only iperf --only devinfo --only pingpong \
-	--only verify --only perftest --only conform
+	--only verify --only perftest --only conform --only dmabuf_mr

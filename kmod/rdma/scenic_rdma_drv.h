@@ -509,6 +509,17 @@ int scenic_rdma_dereg_any_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				      u64 length, u64 iova, int access,
 				      struct ib_udata *udata);
+#ifdef SCENIC_HAVE_REG_DMABUF_ATTRS
+struct ib_mr *scenic_rdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					     u64 length, u64 iova, int fd,
+					     int access,
+					     struct uverbs_attr_bundle *attrs);
+#else
+struct ib_mr *scenic_rdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					     u64 length, u64 iova, int fd,
+					     int access,
+					     struct ib_udata *udata);
+#endif
 int scenic_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void scenic_rdma_tlb_miss(struct scenic_rdma_dev *sdev, u32 key, u64 iova);
 int scenic_rdma_tlb_fill(struct scenic_rdma_dev *sdev, u32 key, u64 iova,

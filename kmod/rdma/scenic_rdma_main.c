@@ -49,6 +49,7 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.fill_res_cq_entry = scenic_rdma_fill_res_cq_entry,
 	.fill_res_qp_entry = scenic_rdma_fill_res_qp_entry,
 	.reg_user_mr = scenic_rdma_reg_user_mr,
+	.reg_user_mr_dmabuf = scenic_rdma_reg_user_mr_dmabuf,
 	.req_notify_cq = scenic_rdma_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, scenic_rdma_ah, ibah),

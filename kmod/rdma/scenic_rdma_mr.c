@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * SCENIC SmartNIC: scenic_rdma.ko memory regions and the on-card TLB (paper
- * section 7.2). reg_user_mr pins the pages, records the DMA address of every
- * 4 KiB page of the iova range, registers the MR with the card and prefills
- * part of the TLB; the rest comes on the card's TLB_MISS events. User space
- * never sees a DMA address.
+ * section 7.2). reg_user_mr pins the pages (reg_user_mr_dmabuf has the
+ * dma-buf's exporter pin them), records the DMA address of every 4 KiB page
+ * of the iova range, registers the MR with the card and prefills part of the
+ * TLB; the rest comes on the card's TLB_MISS events. User space never sees a
+ * DMA address.
  */
 
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "scenic_rdma_drv.h"
 
@@ -129,9 +131,50 @@ static void scenic_mr_put(struct scenic_rdma_mr *mr)
 		complete(&mr->released);
 }
 
-struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
-				      u64 length, u64 iova, int access,
-				      struct ib_udata *udata)
+/*
+ * The checks both registration verbs share: @start is the user address or
+ * the offset into the dma-buf. A refusal is counted.
+ */
+static int scenic_mr_check(struct ib_pd *ibpd, u64 start, u64 length,
+			   u64 iova, int access, struct ib_udata *udata)
+{
+	struct scenic_rdma_dev *sdev = to_sdev(ibpd->device);
+
+	if (access & ~SCENIC_MR_IB_ACCESS) {
+		ibdev_dbg(ibpd->device, "reg_mr: access flags 0x%x not supported\n",
+			  access & ~SCENIC_MR_IB_ACCESS);
+		atomic64_inc(&sdev->sw.bad_requests);
+		return -EOPNOTSUPP;
+	}
+	if (!length || length > SCENIC_RDMA_MAX_MR_SIZE ||
+	    iova + length < iova) {
+		ibdev_dbg(ibpd->device, "reg_mr: length %llu at iova 0x%llx (1..%llu)\n",
+			  length, iova, SCENIC_RDMA_MAX_MR_SIZE);
+		atomic64_inc(&sdev->sw.bad_requests);
+		return -EINVAL;
+	}
+	if (start + length < start) {
+		ibdev_dbg(ibpd->device, "reg_mr: address 0x%llx + length %llu wraps\n",
+			  start, length);
+		atomic64_inc(&sdev->sw.bad_requests);
+		return -EINVAL;
+	}
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(ibpd->device, "reg_mr: unknown command bytes\n");
+		atomic64_inc(&sdev->sw.bad_requests);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Registers the pinned @umem with the card as an MR at @iova. Takes @umem
+ * over: it is released on failure.
+ */
+static struct ib_mr *scenic_mr_register(struct ib_pd *ibpd,
+					struct ib_umem *umem, u64 length,
+					u64 iova, int access)
 {
 	struct scenic_rdma_dev *sdev = to_sdev(ibpd->device);
 	struct scenic_aq_reg_mr reg = { .hdr.opcode = SCENIC_AQ_OP_REG_MR };
@@ -142,69 +185,25 @@ struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	unsigned long prefill;
 	int err, id;
 
-	if (scenic_rdma_dead(sdev))
-		return ERR_PTR(-EIO);
-	access &= ~IB_ACCESS_OPTIONAL;
-	if (access & ~SCENIC_MR_IB_ACCESS) {
-		ibdev_dbg(ibpd->device, "reg_mr: access flags 0x%x not supported\n",
-			  access & ~SCENIC_MR_IB_ACCESS);
-		err = -EOPNOTSUPP;
-		goto bad;
-	}
-	if (!length || length > SCENIC_RDMA_MAX_MR_SIZE ||
-	    iova + length < iova) {
-		ibdev_dbg(ibpd->device, "reg_mr: length %llu at iova 0x%llx (1..%llu)\n",
-			  length, iova, SCENIC_RDMA_MAX_MR_SIZE);
-		err = -EINVAL;
-		goto bad;
-	}
-	if (start + length < start) {
-		ibdev_dbg(ibpd->device, "reg_mr: address 0x%llx + length %llu wraps\n",
-			  start, length);
-		err = -EINVAL;
-		goto bad;
-	}
-	/*
-	 * More than the RAM can never be pinned; trying would run the guest
-	 * out of memory before ib_umem_get() gives up (CAP_IPC_LOCK skips
-	 * RLIMIT_MEMLOCK).
-	 */
-	if (length > ((u64)totalram_pages() << PAGE_SHIFT)) {
-		atomic64_inc(&sdev->sw.mem_refused);
-		ibdev_dbg(ibpd->device, "reg_mr: %llu bytes, more than the RAM\n",
-			  length);
-		return ERR_PTR(-ENOMEM);
-	}
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		ibdev_dbg(ibpd->device, "reg_mr: unknown command bytes\n");
-		err = -EINVAL;
-		goto bad;
-	}
-
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_umem;
+	}
 	refcount_set(&mr->users, 1);
 	init_completion(&mr->released);
 	mr->iova = iova;
 	mr->length = length;
 	mr->first_page = iova & ~(u64)(SCENIC_TLB_PAGE - 1);
+	mr->umem = umem;
 
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		ibdev_dbg(ibpd->device, "reg_mr: cannot pin %llu bytes at 0x%llx (%d)\n",
-			  length, start, err);
-		goto err_free;
-	}
 	/* 4 KiB translations need iova and address at the same page offset */
 	if (!ib_umem_find_best_pgsz(mr->umem, SCENIC_TLB_PAGE, iova)) {
-		ibdev_dbg(ibpd->device, "reg_mr: iova 0x%llx and address 0x%llx differ in their 4 KiB page offset\n",
-			  iova, start);
+		ibdev_dbg(ibpd->device, "reg_mr: iova 0x%llx and address 0x%lx differ in their 4 KiB page offset\n",
+			  iova, umem->address);
 		atomic64_inc(&sdev->sw.bad_requests);
 		err = -EINVAL;
-		goto err_umem;
+		goto err_free;
 	}
 	err = scenic_mr_collect_pages(sdev, mr);
 	if (err)
@@ -256,14 +255,93 @@ err_ida:
 	ida_free(&sdev->mr_ida, mr->index);
 err_pages:
 	kvfree(mr->pages);
-err_umem:
-	ib_umem_release(mr->umem);
 err_free:
 	kfree(mr);
+err_umem:
+	ib_umem_release(umem);
 	return ERR_PTR(err);
-bad:
-	atomic64_inc(&sdev->sw.bad_requests);
-	return ERR_PTR(err);
+}
+
+struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
+				      u64 length, u64 iova, int access,
+				      struct ib_udata *udata)
+{
+	struct scenic_rdma_dev *sdev = to_sdev(ibpd->device);
+	struct ib_umem *umem;
+	int err;
+
+	if (scenic_rdma_dead(sdev))
+		return ERR_PTR(-EIO);
+	access &= ~IB_ACCESS_OPTIONAL;
+	err = scenic_mr_check(ibpd, start, length, iova, access, udata);
+	if (err)
+		return ERR_PTR(err);
+	/*
+	 * More than the RAM can never be pinned; trying would run the guest
+	 * out of memory before ib_umem_get() gives up (CAP_IPC_LOCK skips
+	 * RLIMIT_MEMLOCK).
+	 */
+	if (length > ((u64)totalram_pages() << PAGE_SHIFT)) {
+		atomic64_inc(&sdev->sw.mem_refused);
+		ibdev_dbg(ibpd->device, "reg_mr: %llu bytes, more than the RAM\n",
+			  length);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		ibdev_dbg(ibpd->device, "reg_mr: cannot pin %llu bytes at 0x%llx (%ld)\n",
+			  length, start, PTR_ERR(umem));
+		return ERR_CAST(umem);
+	}
+	return scenic_mr_register(ibpd, umem, length, iova, access);
+}
+
+/*
+ * dma-buf memory (a GPU's, or a udmabuf): the exporter pins it for the MR's
+ * life, since the card cannot stop its DMA when asked to by move_notify.
+ * The DMA addresses come from the exporter's mapping for this device, then
+ * take the same TLB path as user memory.
+ */
+#ifdef SCENIC_HAVE_REG_DMABUF_ATTRS
+struct ib_mr *scenic_rdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					     u64 length, u64 iova, int fd,
+					     int access,
+					     struct uverbs_attr_bundle *attrs)
+#else
+struct ib_mr *scenic_rdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					     u64 length, u64 iova, int fd,
+					     int access,
+					     struct ib_udata *udata)
+#endif
+{
+#ifdef SCENIC_HAVE_REG_DMABUF_ATTRS
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
+#endif
+	struct scenic_rdma_dev *sdev = to_sdev(ibpd->device);
+	struct ib_umem_dmabuf *umem_dmabuf;
+	int err;
+
+	if (scenic_rdma_dead(sdev))
+		return ERR_PTR(-EIO);
+	access &= ~IB_ACCESS_OPTIONAL;
+	err = scenic_mr_check(ibpd, offset, length, iova, access, udata);
+	if (err)
+		return ERR_PTR(err);
+
+	umem_dmabuf = ib_umem_dmabuf_get_pinned(ibpd->device, offset, length,
+						fd, access);
+	if (IS_ERR(umem_dmabuf)) {
+		err = PTR_ERR(umem_dmabuf);
+		/* not a dma-buf fd, or a range outside the buffer */
+		if (err == -EBADF || err == -EINVAL)
+			atomic64_inc(&sdev->sw.bad_requests);
+		ibdev_dbg(ibpd->device, "reg_dmabuf_mr: fd %d, %llu bytes at offset %llu (%d)\n",
+			  fd, length, offset, err);
+		return ERR_PTR(err);
+	}
+	return scenic_mr_register(ibpd, &umem_dmabuf->umem, length, iova,
+				  access);
 }
 
 int scenic_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)

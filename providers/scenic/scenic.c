@@ -79,6 +79,7 @@ static const struct verbs_context_ops scenic_verbs = {
 	.query_device_ex = scenic_query_device_ex,
 	.query_port = scenic_query_port,
 	.query_qp = scenic_query_qp,
+	.reg_dmabuf_mr = scenic_reg_dmabuf_mr,
 	.reg_mr = scenic_reg_mr,
 	.req_notify_cq = scenic_req_notify_cq,
 };

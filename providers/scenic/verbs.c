@@ -106,6 +106,32 @@ struct ibv_mr *scenic_reg_mr(struct ibv_pd *ibvpd, void *addr, size_t len,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * dma-buf memory: the kernel takes the pages from the exporter, the card
+ * sees them through the same TLB as any MR. No driver data either way.
+ */
+struct ibv_mr *scenic_reg_dmabuf_mr(struct ibv_pd *ibvpd, uint64_t offset,
+				    size_t len, uint64_t iova, int fd,
+				    int access)
+{
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_reg_dmabuf_mr(ibvpd, offset, len, iova, fd, access, vmr);
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
 int scenic_dereg_mr(struct verbs_mr *vmr)
 {
 	int err;

@@ -14,6 +14,9 @@ struct ibv_pd *scenic_alloc_pd(struct ibv_context *ibvctx);
 int scenic_dealloc_pd(struct ibv_pd *ibvpd);
 struct ibv_mr *scenic_reg_mr(struct ibv_pd *ibvpd, void *addr, size_t len,
 			     uint64_t hca_va, int access);
+struct ibv_mr *scenic_reg_dmabuf_mr(struct ibv_pd *ibvpd, uint64_t offset,
+				    size_t len, uint64_t iova, int fd,
+				    int access);
 int scenic_dereg_mr(struct verbs_mr *vmr);
 
 struct ibv_cq *scenic_create_cq(struct ibv_context *ibvctx, int ncqe,

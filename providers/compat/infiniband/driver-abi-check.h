@@ -59,6 +59,7 @@ SCENIC_ABI_OFF(verbs_context_ops, post_send, 440);
 SCENIC_ABI_OFF(verbs_context_ops, query_device_ex, 464);
 SCENIC_ABI_OFF(verbs_context_ops, query_port, 480);
 SCENIC_ABI_OFF(verbs_context_ops, query_qp, 488);
+SCENIC_ABI_OFF(verbs_context_ops, reg_dmabuf_mr, 536);
 SCENIC_ABI_OFF(verbs_context_ops, reg_mr, 544);
 SCENIC_ABI_OFF(verbs_context_ops, req_notify_cq, 552);
 SCENIC_ABI_OFF(verbs_context_ops, unimport_pd, 600);
