@@ -86,6 +86,12 @@ std::vector<Reg> all_registers() {
         {"scu.version", scu::kOffset + kBlkVersion, scu::kVersion},
         {"scu.next", scu::kOffset + kBlkNext, scu::kNext},
         {"scu.num_slots", scu::kOffset + scu::kNumSlots, scu::kNumSlotsDefault},
+        {"scu.iface_version", scu::kOffset + scu::kIfaceVersion, scu::kIfaceVersionDefault},
+        {"scu.max_image", scu::kOffset + scu::kMaxImage, scu::kMaxImageDefault},
+        {"scu.reconfig_us", scu::kOffset + scu::kReconfigUs, scu::kReconfigUsDefault},
+        {"scu.csr_window", scu::kOffset + scu::kCsrWindow, scu::kCsrWindowDefault},
+        {"scu.slot_busy", scu::kOffset + scu::kSlotBusy, scu::kSlotBusyDefault},
+        {"scu.slot_loaded", scu::kOffset + scu::kSlotLoaded, scu::kSlotLoadedDefault},
     };
 }
 

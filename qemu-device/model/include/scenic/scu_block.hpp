@@ -19,7 +19,20 @@ class ScuBlock final : public Block {
 
   protected:
     uint32_t read_reg(uint32_t offset) override {
-        return offset == regs::scu::kNumSlots ? regs::scu::kNumSlotsDefault : 0;
+        switch (offset) {
+            case regs::scu::kNumSlots:
+                return regs::scu::kNumSlotsDefault;
+            case regs::scu::kIfaceVersion:
+                return regs::scu::kIfaceVersionDefault;
+            case regs::scu::kMaxImage:
+                return regs::scu::kMaxImageDefault;
+            case regs::scu::kReconfigUs:
+                return regs::scu::kReconfigUsDefault;
+            case regs::scu::kCsrWindow:
+                return regs::scu::kCsrWindowDefault;
+            default:
+                return 0;
+        }
     }
     void write_reg(uint32_t /*offset*/, uint32_t /*value*/) override {}
 };
