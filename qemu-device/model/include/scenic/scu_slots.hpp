@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "scenic/admin.hpp"
+#include "scenic/admin_queue.hpp"
 #include "scenic/scu_registry.hpp"
 #include "scenic/scu_slot.hpp"
 
@@ -57,6 +58,14 @@ class SlotManager {
     uint64_t csr_window_read(uint64_t offset, unsigned size);
     void csr_window_write(uint64_t offset, uint64_t value, unsigned size);
 
+    // The admin commands SCU_LOAD / UNLOAD / QUERY_SLOT / BIND_PD (scu_commands.cpp).
+    CmdResult command(std::span<const uint8_t, kAqSqeBytes> entry,
+                      std::span<uint8_t, kAqResultBytes> result);
+    // Commands refused, by aq_status.
+    [[nodiscard]] uint64_t refused(admin::AqStatus s) const {
+        return refused_[static_cast<size_t>(s) % refused_.size()];
+    }
+
     [[nodiscard]] const SlotCounters& counters(unsigned slot) const {
         return slots_.at(slot)->counters();
     }
@@ -77,6 +86,7 @@ class SlotManager {
     SlotEnv env_;
     Registry registry_;
     std::vector<std::unique_ptr<Slot>> slots_;
+    std::array<uint64_t, 16> refused_{};
 };
 
 }  // namespace scenic::scu
