@@ -239,8 +239,8 @@ enum scenic_scu_status {
 	/* The image is larger than SCU.MAX_IMAGE or smaller than its header. aq_status BAD_ARG. */
 	SCENIC_SCU_STATUS_TOO_LARGE = 0x03,
 	/*
-	 * Magic, format version, header size, CRC, payload bounds, reserved bytes or data width
-	 * refused. aq_status BAD_ARG.
+	 * Magic, format version, header size, CRC-32, reserved bytes, payload bounds, data
+	 * width or the payload's SHA-256 refused. aq_status BAD_ARG.
 	 */
 	SCENIC_SCU_STATUS_BAD_IMAGE = 0x04,
 	/*

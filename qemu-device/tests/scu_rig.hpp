@@ -16,6 +16,7 @@
 #include "scenic/event_queue.hpp"
 #include "scenic/scu_image.hpp"
 #include "scenic/scu_slots.hpp"
+#include "scenic/sha256.hpp"
 
 namespace scenic::test {
 
@@ -49,6 +50,8 @@ inline std::vector<uint8_t> make_scu_image(uint32_t kind, uint16_t version,
     put(scu::image::kPayloadOffset, scu::kImageHeaderBytes, 4);
     put(scu::image::kPayloadSize, payload.size(), 8);
     std::copy(payload.begin(), payload.end(), img.begin() + scu::kImageHeaderBytes);
+    const Sha256Digest h = sha256(payload);
+    std::copy(h.begin(), h.end(), img.begin() + scu::image::kSha256);
     fix_scu_image_crc(img);
     return img;
 }

@@ -121,6 +121,8 @@ TEST_F(ScuSlots, BadHeadersRefusedAndOldScuKeepsRunning) {
         {"data width", scu::image::kDataW + 1, 4, true, ScuStatus::kBadImage},
         {"interface major", scu::image::kIface + 2, 2, true, ScuStatus::kBadIface},
         {"interface minor newer", scu::image::kIface, 1, true, ScuStatus::kBadIface},
+        {"payload hash", scu::kImageHeaderBytes + 3, 0x55, false, ScuStatus::kBadImage},
+        {"header hash", scu::image::kSha256 + 31, 0x55, true, ScuStatus::kBadImage},
         {"unknown kind", scu::image::kKind, 9, true, ScuStatus::kUnknownKind},
         {"unknown kind version", scu::image::kKindVersion, 2, true, ScuStatus::kUnknownKind},
     };

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "scenic/sha256.hpp"
+
 namespace scenic::scu {
 
 namespace {
@@ -52,6 +54,10 @@ admin::ScuStatus parse_image(std::span<const uint8_t> b, uint32_t max_bytes, uin
     const uint64_t psize = le<uint64_t>(b, image::kPayloadSize);
     if (poff < hsize || (poff & 7) != 0 || poff > b.size() || psize > b.size() - poff ||
         le<uint32_t>(b, image::kDataW) != kDataWidth) {
+        return ScuStatus::kBadImage;
+    }
+    const Sha256Digest want = sha256(b.subspan(poff, static_cast<size_t>(psize)));
+    if (!std::equal(want.begin(), want.end(), b.begin() + image::kSha256)) {
         return ScuStatus::kBadImage;
     }
     const uint32_t iface = le<uint32_t>(b, image::kIface);

@@ -47,9 +47,8 @@ struct ImageInfo {
 };
 
 // Checks size (TOO_LARGE against max_bytes), then magic, format, header size, CRC-32, reserved
-// bytes, payload bounds and data width (BAD_IMAGE), then the interface version against the
-// card's (BAD_IFACE). The kind is the caller's (the registry). The payload's SHA-256 is not
-// checked yet (docs/scu.md, status).
+// bytes, payload bounds, data width and the payload's SHA-256 (BAD_IMAGE), then the interface
+// version against the card's (BAD_IFACE). The kind is the caller's (the registry).
 admin::ScuStatus parse_image(std::span<const uint8_t> bytes, uint32_t max_bytes,
                              uint32_t card_iface, ImageInfo& out);
 
