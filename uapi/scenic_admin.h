@@ -223,6 +223,85 @@ enum scenic_modify_qp_attr {
 	X(SCENIC_MODIFY_QP_ATTR_MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic") \
 	X(SCENIC_MODIFY_QP_ATTR_AV, "av")
 
+/*
+ * Why the card refused an SCU command or how a reconfiguration ended:
+ * SCU_QUERY_SLOT.last_refusal and the SCU event (docs/scu.md 5). The completion carries the
+ * aq_status named with each value.
+ */
+enum scenic_scu_status {
+	SCENIC_SCU_STATUS_OK = 0x00,	/* Done. */
+	/*
+	 * Slot out of range, or slot 0 (fixed passthrough) for LOAD / UNLOAD / BIND_PD.
+	 * aq_status BAD_INDEX.
+	 */
+	SCENIC_SCU_STATUS_BAD_SLOT = 0x01,
+	SCENIC_SCU_STATUS_BUSY = 0x02,	/* The slot is reconfiguring. aq_status BUSY. */
+	/* The image is larger than SCU.MAX_IMAGE or smaller than its header. aq_status BAD_ARG. */
+	SCENIC_SCU_STATUS_TOO_LARGE = 0x03,
+	/*
+	 * Magic, format version, header size, CRC-32, reserved bytes, payload bounds, data
+	 * width or the payload's SHA-256 refused. aq_status BAD_ARG.
+	 */
+	SCENIC_SCU_STATUS_BAD_IMAGE = 0x04,
+	/*
+	 * Slot interface major differs, or its minor is newer than the card's. aq_status
+	 * BAD_ARG.
+	 */
+	SCENIC_SCU_STATUS_BAD_IFACE = 0x05,
+	/* No implementation of (kind, kind version) on this card. aq_status BAD_ARG. */
+	SCENIC_SCU_STATUS_UNKNOWN_KIND = 0x06,
+	/* The image could not be read from host memory. aq_status DMA_ERROR. */
+	SCENIC_SCU_STATUS_DMA_ERROR = 0x07,
+};
+
+/* X(ENUMERATOR, "name") for every value of enum scenic_scu_status */
+#define SCENIC_SCU_STATUS_VALUES(X) \
+	X(SCENIC_SCU_STATUS_OK, "ok") \
+	X(SCENIC_SCU_STATUS_BAD_SLOT, "bad_slot") \
+	X(SCENIC_SCU_STATUS_BUSY, "busy") \
+	X(SCENIC_SCU_STATUS_TOO_LARGE, "too_large") \
+	X(SCENIC_SCU_STATUS_BAD_IMAGE, "bad_image") \
+	X(SCENIC_SCU_STATUS_BAD_IFACE, "bad_iface") \
+	X(SCENIC_SCU_STATUS_UNKNOWN_KIND, "unknown_kind") \
+	X(SCENIC_SCU_STATUS_DMA_ERROR, "dma_error")
+
+/* A slot's state (SCU_QUERY_SLOT.state). */
+enum scenic_scu_slot_state {
+	SCENIC_SCU_SLOT_STATE_RUNNING = 0x00,	/* Packets flow through the slot's SCU. */
+	/* Reserved: the slot's QPs finish their messages before a load. */
+	SCENIC_SCU_SLOT_STATE_DRAINING = 0x01,
+	/* Reconfiguring: the slot's packets are held, not dropped; CSR reads return all-ones. */
+	SCENIC_SCU_SLOT_STATE_LOADING = 0x02,
+	/* Reserved: a reconfiguration failed (fault injection). */
+	SCENIC_SCU_SLOT_STATE_FAILED = 0x03,
+};
+
+/* X(ENUMERATOR, "name") for every value of enum scenic_scu_slot_state */
+#define SCENIC_SCU_SLOT_STATE_VALUES(X) \
+	X(SCENIC_SCU_SLOT_STATE_RUNNING, "running") \
+	X(SCENIC_SCU_SLOT_STATE_DRAINING, "draining") \
+	X(SCENIC_SCU_SLOT_STATE_LOADING, "loading") \
+	X(SCENIC_SCU_SLOT_STATE_FAILED, "failed")
+
+/* The `kind` of an SCU AEQ event. */
+enum scenic_scu_event_kind {
+	/* A LOAD or UNLOAD ended; scu_status says how, info the pause in microseconds. */
+	SCENIC_SCU_EVENT_KIND_RECONFIGURED = 0x01,
+	/*
+	 * The SCU's memory port was refused; info = the first refused request's mem status.
+	 * Once until the slot's faults are read (SCU_QUERY_SLOT).
+	 */
+	SCENIC_SCU_EVENT_KIND_FAULT = 0x02,
+	/* An interrupt line of the slot rose; info = the pending lines. */
+	SCENIC_SCU_EVENT_KIND_INTERRUPT = 0x03,
+};
+
+/* X(ENUMERATOR, "name") for every value of enum scenic_scu_event_kind */
+#define SCENIC_SCU_EVENT_KIND_VALUES(X) \
+	X(SCENIC_SCU_EVENT_KIND_RECONFIGURED, "reconfigured") \
+	X(SCENIC_SCU_EVENT_KIND_FAULT, "fault") \
+	X(SCENIC_SCU_EVENT_KIND_INTERRUPT, "interrupt")
+
 /* Admin command opcodes. */
 enum scenic_aq_opcode {
 	SCENIC_AQ_OP_NOP = 0x01,	/* Tests, and a liveness probe after recovery. */
@@ -240,6 +319,13 @@ enum scenic_aq_opcode {
 	SCENIC_AQ_OP_DEREG_MR = 0x21,	/* Deregister a memory region and drop its TLB entries. */
 	/* Write translations of an MR's pages, direct or from an indirect table. */
 	SCENIC_AQ_OP_TLB_FILL = 0x22,
+	/* Check an SCU image and start reconfiguring a slot with it. */
+	SCENIC_AQ_OP_SCU_LOAD = 0x60,
+	/* Return a slot to the built-in passthrough (a reconfiguration). */
+	SCENIC_AQ_OP_SCU_UNLOAD = 0x61,
+	SCENIC_AQ_OP_SCU_QUERY_SLOT = 0x62,	/* A slot's state, running SCU and bound PD. */
+	/* Bind a slot's memory port to a PD, or unbind it. */
+	SCENIC_AQ_OP_SCU_BIND_PD = 0x63,
 };
 
 /* X(ENUMERATOR, "name") for every value of enum scenic_aq_opcode */
@@ -255,7 +341,11 @@ enum scenic_aq_opcode {
 	X(SCENIC_AQ_OP_QUERY_QP_CC, "query_qp_cc") \
 	X(SCENIC_AQ_OP_REG_MR, "reg_mr") \
 	X(SCENIC_AQ_OP_DEREG_MR, "dereg_mr") \
-	X(SCENIC_AQ_OP_TLB_FILL, "tlb_fill")
+	X(SCENIC_AQ_OP_TLB_FILL, "tlb_fill") \
+	X(SCENIC_AQ_OP_SCU_LOAD, "scu_load") \
+	X(SCENIC_AQ_OP_SCU_UNLOAD, "scu_unload") \
+	X(SCENIC_AQ_OP_SCU_QUERY_SLOT, "scu_query_slot") \
+	X(SCENIC_AQ_OP_SCU_BIND_PD, "scu_bind_pd")
 
 /* AEQ entry types. */
 enum scenic_aeq_type {
@@ -265,7 +355,7 @@ enum scenic_aeq_type {
 	SCENIC_AEQ_TYPE_CQ_ERROR = 0x04,	/* rdma: IB_EVENT_CQ_ERR. */
 	SCENIC_AEQ_TYPE_TLB_MISS = 0x05,	/* rdma: fill from the pinned MR. */
 	SCENIC_AEQ_TYPE_CARD_FATAL = 0x06,	/* core: recovery. */
-	/* Reserved for the SCU work (slot interrupt, slot fault). */
+	/* scu: a slot was reconfigured, its memory port faulted or an interrupt line rose. */
 	SCENIC_AEQ_TYPE_SCU = 0x07,
 	/* Events were dropped: resynchronise (docs/admin-queue.md 4.4). */
 	SCENIC_AEQ_TYPE_OVERFLOW = 0x7f,
@@ -576,6 +666,80 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_tlb_fill) == 128);
 #define SCENIC_AQ_TLB_FILL_INDIRECT_MASK 0x1U
 #define SCENIC_AQ_TLB_FILL_INDIRECT_SHIFT 0
 
+/* SCU_LOAD request: the image is one DMA-contiguous buffer (docs/scu.md 5). */
+struct scenic_aq_scu_load {
+	struct scenic_aq_sqe_hdr hdr;
+	__u8 slot;	/* 0x08 */
+	__u8 reserved_0x09[7];
+	__le64 image_addr;	/* 0x10 */
+	__le32 image_len;	/* 0x18 */
+	__u8 reserved_0x1c[100];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_load) == 128);
+
+/* SCU_LOAD and SCU_UNLOAD result; the end of the reconfiguration comes as an SCU event. */
+struct scenic_acq_scu_load {
+	struct scenic_aq_cqe_hdr hdr;
+	__u8 scu_status;	/* 0x08 */
+	__u8 reserved_0x09[3];
+	__le32 kind;	/* 0x0c */
+	__le32 reconfig_us;	/* 0x10 */
+	__u8 reserved_0x14[12];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_acq_scu_load) == 32);
+
+/* SCU_UNLOAD request: the slot gets the built-in passthrough. */
+struct scenic_aq_scu_unload {
+	struct scenic_aq_sqe_hdr hdr;
+	__u8 slot;	/* 0x08 */
+	__u8 reserved_0x09[119];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_unload) == 128);
+
+/* SCU_QUERY_SLOT request. */
+struct scenic_aq_scu_query_slot {
+	struct scenic_aq_sqe_hdr hdr;
+	__u8 slot;	/* 0x08 */
+	__u8 reserved_0x09[119];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_query_slot) == 128);
+
+/* SCU_QUERY_SLOT result. */
+struct scenic_acq_scu_query_slot {
+	struct scenic_aq_cqe_hdr hdr;
+	__u8 state;	/* 0x08 */
+	__u8 last_refusal;	/* 0x09 */
+	__u8 flags;	/* 0x0a */
+	__u8 reserved_0x0b[1];
+	__le16 kind_version;	/* 0x0c */
+	__u8 reserved_0x0e[2];
+	__le32 kind;	/* 0x10 */
+	__le32 pdn;	/* 0x14 */
+	__le64 build_id;	/* 0x18 */
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_acq_scu_query_slot) == 32);
+#define SCENIC_ACQ_SCU_QUERY_SLOT_PD_BOUND_MASK 0x1U
+#define SCENIC_ACQ_SCU_QUERY_SLOT_PD_BOUND_SHIFT 0
+
+/* SCU_BIND_PD request: the PD the slot's memory port acts in. */
+struct scenic_aq_scu_bind_pd {
+	struct scenic_aq_sqe_hdr hdr;
+	__u8 slot;	/* 0x08 */
+	__u8 flags;	/* 0x09 */
+	__u8 reserved_0x0a[2];
+	__le32 pdn;	/* 0x0c */
+	__u8 reserved_0x10[112];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_bind_pd) == 128);
+#define SCENIC_AQ_SCU_BIND_PD_UNBIND_MASK 0x1U
+#define SCENIC_AQ_SCU_BIND_PD_UNBIND_SHIFT 0
+
 /* Header of every AEQ entry. */
 struct scenic_aeqe_hdr {
 	__u8 type;	/* 0x00 */
@@ -672,6 +836,19 @@ struct scenic_aeqe_overflow {
 
 SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aeqe_overflow) == 32);
 
+/* SCU event. */
+struct scenic_aeqe_scu {
+	struct scenic_aeqe_hdr hdr;
+	__u8 slot;	/* 0x10 */
+	__u8 kind;	/* 0x11 */
+	__u8 scu_status;	/* 0x12 */
+	__u8 reserved_0x13[1];
+	__le32 info;	/* 0x14 */
+	__le64 count;	/* 0x18 */
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aeqe_scu) == 32);
+
 /* CEQ entry. */
 struct scenic_ceqe {
 	__u8 flags_type;	/* 0x00 phase, type */
@@ -698,7 +875,11 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(SCENIC_AQ_OP_QUERY_QP_CC, query_qp_cc, aq_query_qp_cc, acq_query_qp_cc) \
 	X(SCENIC_AQ_OP_REG_MR, reg_mr, aq_reg_mr, aq_cqe) \
 	X(SCENIC_AQ_OP_DEREG_MR, dereg_mr, aq_dereg_mr, aq_cqe) \
-	X(SCENIC_AQ_OP_TLB_FILL, tlb_fill, aq_tlb_fill, aq_cqe)
+	X(SCENIC_AQ_OP_TLB_FILL, tlb_fill, aq_tlb_fill, aq_cqe) \
+	X(SCENIC_AQ_OP_SCU_LOAD, scu_load, aq_scu_load, acq_scu_load) \
+	X(SCENIC_AQ_OP_SCU_UNLOAD, scu_unload, aq_scu_unload, acq_scu_load) \
+	X(SCENIC_AQ_OP_SCU_QUERY_SLOT, scu_query_slot, aq_scu_query_slot, acq_scu_query_slot) \
+	X(SCENIC_AQ_OP_SCU_BIND_PD, scu_bind_pd, aq_scu_bind_pd, aq_cqe)
 
 /* X(TYPE, name, entry struct) for every AEQ entry type */
 #define SCENIC_AEQ_EVENTS(X) \
@@ -708,7 +889,7 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(SCENIC_AEQ_TYPE_CQ_ERROR, cq_error, aeqe_cq_error) \
 	X(SCENIC_AEQ_TYPE_TLB_MISS, tlb_miss, aeqe_tlb_miss) \
 	X(SCENIC_AEQ_TYPE_CARD_FATAL, card_fatal, aeqe_card_fatal) \
-	X(SCENIC_AEQ_TYPE_SCU, scu, aeqe) \
+	X(SCENIC_AEQ_TYPE_SCU, scu, aeqe_scu) \
 	X(SCENIC_AEQ_TYPE_OVERFLOW, overflow, aeqe_overflow)
 
 /* X(TYPE, name, entry struct) for every CEQ entry type */
@@ -867,6 +1048,46 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aq_tlb_fill, iova, iova, 0x10, 8, 0xffffffffffffffffULL) \
 	X(aq_tlb_fill, table_addr, table_addr, 0x18, 8, 0xffffffffffffffffULL) \
 	X(aq_tlb_fill, page, page, 0x20, 96, 0xffffffffffffffffULL) \
+	X(aq_scu_load, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_scu_load, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_scu_load, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_scu_load, slot, slot, 0x08, 1, 0xffU) \
+	X(aq_scu_load, image_addr, image_addr, 0x10, 8, 0xffffffffffffffffULL) \
+	X(aq_scu_load, image_len, image_len, 0x18, 4, 0xffffffffU) \
+	X(acq_scu_load, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(acq_scu_load, hdr.status, status, 0x02, 1, 0xffU) \
+	X(acq_scu_load, hdr.flags, phase, 0x03, 1, SCENIC_AQ_CQE_HDR_PHASE_MASK) \
+	X(acq_scu_load, hdr.syndrome, syndrome, 0x04, 2, 0xffffU) \
+	X(acq_scu_load, hdr.sq_head, sq_head, 0x06, 2, 0xffffU) \
+	X(acq_scu_load, scu_status, scu_status, 0x08, 1, 0xffU) \
+	X(acq_scu_load, kind, kind, 0x0c, 4, 0xffffffffU) \
+	X(acq_scu_load, reconfig_us, reconfig_us, 0x10, 4, 0xffffffffU) \
+	X(aq_scu_unload, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_scu_unload, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_scu_unload, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_scu_unload, slot, slot, 0x08, 1, 0xffU) \
+	X(aq_scu_query_slot, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_scu_query_slot, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_scu_query_slot, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_scu_query_slot, slot, slot, 0x08, 1, 0xffU) \
+	X(acq_scu_query_slot, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(acq_scu_query_slot, hdr.status, status, 0x02, 1, 0xffU) \
+	X(acq_scu_query_slot, hdr.flags, phase, 0x03, 1, SCENIC_AQ_CQE_HDR_PHASE_MASK) \
+	X(acq_scu_query_slot, hdr.syndrome, syndrome, 0x04, 2, 0xffffU) \
+	X(acq_scu_query_slot, hdr.sq_head, sq_head, 0x06, 2, 0xffffU) \
+	X(acq_scu_query_slot, state, state, 0x08, 1, 0xffU) \
+	X(acq_scu_query_slot, last_refusal, last_refusal, 0x09, 1, 0xffU) \
+	X(acq_scu_query_slot, flags, pd_bound, 0x0a, 1, SCENIC_ACQ_SCU_QUERY_SLOT_PD_BOUND_MASK) \
+	X(acq_scu_query_slot, kind_version, kind_version, 0x0c, 2, 0xffffU) \
+	X(acq_scu_query_slot, kind, kind, 0x10, 4, 0xffffffffU) \
+	X(acq_scu_query_slot, pdn, pdn, 0x14, 4, 0xffffffffU) \
+	X(acq_scu_query_slot, build_id, build_id, 0x18, 8, 0xffffffffffffffffULL) \
+	X(aq_scu_bind_pd, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_scu_bind_pd, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_scu_bind_pd, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_scu_bind_pd, slot, slot, 0x08, 1, 0xffU) \
+	X(aq_scu_bind_pd, flags, unbind, 0x09, 1, SCENIC_AQ_SCU_BIND_PD_UNBIND_MASK) \
+	X(aq_scu_bind_pd, pdn, pdn, 0x0c, 4, 0xffffffffU) \
 	X(aeqe_hdr, type, type, 0x00, 1, 0xffU) \
 	X(aeqe_hdr, flags, phase, 0x01, 1, SCENIC_AEQE_HDR_PHASE_MASK) \
 	X(aeqe_hdr, seq, seq, 0x04, 4, 0xffffffffU) \
@@ -919,6 +1140,15 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aeqe_overflow, hdr.timestamp_ns, timestamp_ns, 0x08, 8, 0xffffffffffffffffULL) \
 	X(aeqe_overflow, lost, lost, 0x10, 4, 0xffffffffU) \
 	X(aeqe_overflow, first_lost_seq, first_lost_seq, 0x14, 4, 0xffffffffU) \
+	X(aeqe_scu, hdr.type, type, 0x00, 1, 0xffU) \
+	X(aeqe_scu, hdr.flags, phase, 0x01, 1, SCENIC_AEQE_HDR_PHASE_MASK) \
+	X(aeqe_scu, hdr.seq, seq, 0x04, 4, 0xffffffffU) \
+	X(aeqe_scu, hdr.timestamp_ns, timestamp_ns, 0x08, 8, 0xffffffffffffffffULL) \
+	X(aeqe_scu, slot, slot, 0x10, 1, 0xffU) \
+	X(aeqe_scu, kind, kind, 0x11, 1, 0xffU) \
+	X(aeqe_scu, scu_status, scu_status, 0x12, 1, 0xffU) \
+	X(aeqe_scu, info, info, 0x14, 4, 0xffffffffU) \
+	X(aeqe_scu, count, count, 0x18, 8, 0xffffffffffffffffULL) \
 	X(ceqe, flags_type, phase, 0x00, 1, SCENIC_CEQE_PHASE_MASK) \
 	X(ceqe, flags_type, type, 0x00, 1, SCENIC_CEQE_TYPE_MASK) \
 	X(ceqe, cqn, cqn, 0x04, 4, 0xffffffffU)

@@ -188,8 +188,10 @@ TEST(FormatLayout, TypedViewsAndTables) {
 
     std::map<uint8_t, std::string> ops;
     for (const auto& c : admin::kCommands) ops[c.opcode] = std::string(c.name);
-    EXPECT_EQ(ops.size(), 12u);
+    EXPECT_EQ(ops.size(), 16u);
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_TLB_FILL), "tlb_fill");
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_LOAD), "scu_load");
+    EXPECT_EQ(sizeof(struct scenic_aeqe_scu), admin::AeqeScu<>::kSize);
     EXPECT_EQ(sizeof(struct scenic_aq_tlb_fill), admin::AqTlbFill<>::kSize);
     EXPECT_EQ(sizeof(struct scenic_aeqe_overflow), admin::AeqeOverflow<>::kSize);
     EXPECT_EQ(sizeof(struct scenic_ceqe), 8u);

@@ -34,11 +34,15 @@ Device::Device(const Config& config, Host& host)
       core_(
           config_, guard_, events_, [this] { do_reset(); },
           [this](std::span<const uint8_t, kAqSqeBytes> e, std::span<uint8_t, kAqResultBytes> r) {
-              return rdma_.engine().command(e, r);
+              // The SCU opcode group goes to the slots, everything else to the RDMA engine.
+              const uint8_t op = admin::AqSqeHdr<const uint8_t>(e.first<8>()).opcode();
+              return ScuBlock::is_scu_opcode(op) ? scu_.command(e, r)
+                                                 : rdma_.engine().command(e, r);
           }),
       eth_(config_, tx_host_, events_),
       rdma_(config_, tx_host_, events_, core_.aeq(),
-            [this](bool en) { eth_.set_roce_steering(en); }) {
+            [this](bool en) { eth_.set_roce_steering(en); }),
+      scu_(guard_, events_, core_.aeq(), rdma_.engine().mem()) {
     core_.aeq().set_on_overflow([this] { rdma_.engine().aeq_overflowed(); });
     eth_.set_roce_sink([this](std::span<const uint8_t> frame) { return rdma_.receive(frame); });
     bus_.attach(core_);

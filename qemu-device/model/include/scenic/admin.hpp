@@ -171,6 +171,34 @@ enum class ModifyQpAttr : uint16_t {
     kAv = 0x1000,
 };
 
+// Why the card refused an SCU command or how a reconfiguration ended: SCU_QUERY_SLOT.last_refusal
+// and the SCU event (docs/scu.md 5). The completion carries the aq_status named with each value.
+enum class ScuStatus : uint8_t {
+    kOk = 0x00,
+    kBadSlot = 0x01,
+    kBusy = 0x02,
+    kTooLarge = 0x03,
+    kBadImage = 0x04,
+    kBadIface = 0x05,
+    kUnknownKind = 0x06,
+    kDmaError = 0x07,
+};
+
+// A slot's state (SCU_QUERY_SLOT.state).
+enum class ScuSlotState : uint8_t {
+    kRunning = 0x00,
+    kDraining = 0x01,
+    kLoading = 0x02,
+    kFailed = 0x03,
+};
+
+// The `kind` of an SCU AEQ event.
+enum class ScuEventKind : uint8_t {
+    kReconfigured = 0x01,
+    kFault = 0x02,
+    kInterrupt = 0x03,
+};
+
 // Admin command opcodes.
 enum class AqOpcode : uint8_t {
     kNop = 0x01,
@@ -185,6 +213,10 @@ enum class AqOpcode : uint8_t {
     kRegMr = 0x20,
     kDeregMr = 0x21,
     kTlbFill = 0x22,
+    kScuLoad = 0x60,
+    kScuUnload = 0x61,
+    kScuQuerySlot = 0x62,
+    kScuBindPd = 0x63,
 };
 
 // AEQ entry types.
@@ -2284,6 +2316,586 @@ inline constexpr std::array<FieldDef, 9> kAqTlbFillFields{{
      }},
 }};
 
+// SCU_LOAD request: the image is one DMA-contiguous buffer (docs/scu.md 5).
+template <typename Byte = uint8_t>
+class AqScuLoad {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_scu_load";
+    constexpr explicit AqScuLoad(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint8_t slot() const { return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0); }
+    constexpr void set_slot(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint64_t image_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_image_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 16, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+    constexpr uint32_t image_len() const {
+        return detail::get<uint32_t, Byte>(b_, 24, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_image_len(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 24, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 6> kAqScuLoadFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuLoad<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuLoad<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuLoad<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuLoad<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuLoad<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuLoad<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"slot", "slot", 8, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuLoad<const uint8_t>(e.first<128>()).slot();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuLoad<>(e.first<128>()).set_slot(static_cast<uint8_t>(v));
+     }},
+    {"image_addr", "image_addr", 16, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuLoad<const uint8_t>(e.first<128>()).image_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuLoad<>(e.first<128>()).set_image_addr(static_cast<uint64_t>(v));
+     }},
+    {"image_len", "image_len", 24, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuLoad<const uint8_t>(e.first<128>()).image_len();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuLoad<>(e.first<128>()).set_image_len(static_cast<uint32_t>(v));
+     }},
+}};
+
+// SCU_LOAD and SCU_UNLOAD result; the end of the reconfiguration comes as an SCU event.
+template <typename Byte = uint8_t>
+class AcqScuLoad {
+  public:
+    static constexpr std::size_t kSize = 32;
+    static constexpr std::string_view kName = "acq_scu_load";
+    constexpr explicit AcqScuLoad(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t status() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint16_t syndrome() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_syndrome(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint16_t sq_head() const {
+        return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_sq_head(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 6, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t scu_status() const {
+        return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0);
+    }
+    constexpr void set_scu_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint32_t kind() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_kind(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t reconfig_us() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_reconfig_us(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 8> kAcqScuLoadFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuLoad<const uint8_t>(e.first<32>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuLoad<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"status", "hdr.status", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuLoad<const uint8_t>(e.first<32>()).status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuLoad<>(e.first<32>()).set_status(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuLoad<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuLoad<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"syndrome", "hdr.syndrome", 4, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuLoad<const uint8_t>(e.first<32>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuLoad<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v));
+     }},
+    {"sq_head", "hdr.sq_head", 6, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuLoad<const uint8_t>(e.first<32>()).sq_head();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuLoad<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v));
+     }},
+    {"scu_status", "scu_status", 8, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuLoad<const uint8_t>(e.first<32>()).scu_status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuLoad<>(e.first<32>()).set_scu_status(static_cast<uint8_t>(v));
+     }},
+    {"kind", "kind", 12, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuLoad<const uint8_t>(e.first<32>()).kind();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuLoad<>(e.first<32>()).set_kind(static_cast<uint32_t>(v));
+     }},
+    {"reconfig_us", "reconfig_us", 16, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuLoad<const uint8_t>(e.first<32>()).reconfig_us();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuLoad<>(e.first<32>()).set_reconfig_us(static_cast<uint32_t>(v));
+     }},
+}};
+
+// SCU_UNLOAD request: the slot gets the built-in passthrough.
+template <typename Byte = uint8_t>
+class AqScuUnload {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_scu_unload";
+    constexpr explicit AqScuUnload(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint8_t slot() const { return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0); }
+    constexpr void set_slot(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 4> kAqScuUnloadFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuUnload<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuUnload<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuUnload<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuUnload<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuUnload<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuUnload<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"slot", "slot", 8, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuUnload<const uint8_t>(e.first<128>()).slot();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuUnload<>(e.first<128>()).set_slot(static_cast<uint8_t>(v));
+     }},
+}};
+
+// SCU_QUERY_SLOT request.
+template <typename Byte = uint8_t>
+class AqScuQuerySlot {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_scu_query_slot";
+    constexpr explicit AqScuQuerySlot(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint8_t slot() const { return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0); }
+    constexpr void set_slot(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 4> kAqScuQuerySlotFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuQuerySlot<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuQuerySlot<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuQuerySlot<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuQuerySlot<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuQuerySlot<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuQuerySlot<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"slot", "slot", 8, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuQuerySlot<const uint8_t>(e.first<128>()).slot();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuQuerySlot<>(e.first<128>()).set_slot(static_cast<uint8_t>(v));
+     }},
+}};
+
+// SCU_QUERY_SLOT result.
+template <typename Byte = uint8_t>
+class AcqScuQuerySlot {
+  public:
+    static constexpr std::size_t kSize = 32;
+    static constexpr std::string_view kName = "acq_scu_query_slot";
+    constexpr explicit AcqScuQuerySlot(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t status() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint16_t syndrome() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_syndrome(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint16_t sq_head() const {
+        return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_sq_head(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 6, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t state() const { return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0); }
+    constexpr void set_state(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t last_refusal() const {
+        return detail::get<uint8_t, Byte>(b_, 9, uint8_t{0xff}, 0);
+    }
+    constexpr void set_last_refusal(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 9, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t pd_bound() const {
+        return detail::get<uint8_t, Byte>(b_, 10, uint8_t{0x1}, 0);
+    }
+    constexpr void set_pd_bound(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 10, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint16_t kind_version() const {
+        return detail::get<uint16_t, Byte>(b_, 12, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_kind_version(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 12, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint32_t kind() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_kind(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t pdn() const {
+        return detail::get<uint32_t, Byte>(b_, 20, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_pdn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 20, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint64_t build_id() const {
+        return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_build_id(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 24, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 12> kAcqScuQuerySlotFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"status", "hdr.status", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_status(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"syndrome", "hdr.syndrome", 4, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v));
+     }},
+    {"sq_head", "hdr.sq_head", 6, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).sq_head();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v));
+     }},
+    {"state", "state", 8, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).state();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_state(static_cast<uint8_t>(v));
+     }},
+    {"last_refusal", "last_refusal", 9, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).last_refusal();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_last_refusal(static_cast<uint8_t>(v));
+     }},
+    {"pd_bound", "flags", 10, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).pd_bound();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_pd_bound(static_cast<uint8_t>(v));
+     }},
+    {"kind_version", "kind_version", 12, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).kind_version();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_kind_version(static_cast<uint16_t>(v));
+     }},
+    {"kind", "kind", 16, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).kind();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_kind(static_cast<uint32_t>(v));
+     }},
+    {"pdn", "pdn", 20, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).pdn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_pdn(static_cast<uint32_t>(v));
+     }},
+    {"build_id", "build_id", 24, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQuerySlot<const uint8_t>(e.first<32>()).build_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQuerySlot<>(e.first<32>()).set_build_id(static_cast<uint64_t>(v));
+     }},
+}};
+
+// SCU_BIND_PD request: the PD the slot's memory port acts in.
+template <typename Byte = uint8_t>
+class AqScuBindPd {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_scu_bind_pd";
+    constexpr explicit AqScuBindPd(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint8_t slot() const { return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0); }
+    constexpr void set_slot(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t unbind() const { return detail::get<uint8_t, Byte>(b_, 9, uint8_t{0x1}, 0); }
+    constexpr void set_unbind(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 9, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t pdn() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_pdn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 6> kAqScuBindPdFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuBindPd<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuBindPd<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuBindPd<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuBindPd<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuBindPd<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuBindPd<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"slot", "slot", 8, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuBindPd<const uint8_t>(e.first<128>()).slot();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuBindPd<>(e.first<128>()).set_slot(static_cast<uint8_t>(v));
+     }},
+    {"unbind", "flags", 9, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuBindPd<const uint8_t>(e.first<128>()).unbind();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuBindPd<>(e.first<128>()).set_unbind(static_cast<uint8_t>(v));
+     }},
+    {"pdn", "pdn", 12, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuBindPd<const uint8_t>(e.first<128>()).pdn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuBindPd<>(e.first<128>()).set_pdn(static_cast<uint32_t>(v));
+     }},
+}};
+
 // Header of every AEQ entry.
 template <typename Byte = uint8_t>
 class AeqeHdr {
@@ -3059,6 +3671,131 @@ inline constexpr std::array<FieldDef, 6> kAeqeOverflowFields{{
      }},
 }};
 
+// SCU event.
+template <typename Byte = uint8_t>
+class AeqeScu {
+  public:
+    static constexpr std::size_t kSize = 32;
+    static constexpr std::string_view kName = "aeqe_scu";
+    constexpr explicit AeqeScu(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xff}, 0); }
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 0, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 1, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 1, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t seq() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint64_t timestamp_ns() const {
+        return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_timestamp_ns(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 8, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+    constexpr uint8_t slot() const { return detail::get<uint8_t, Byte>(b_, 16, uint8_t{0xff}, 0); }
+    constexpr void set_slot(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 16, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t kind() const { return detail::get<uint8_t, Byte>(b_, 17, uint8_t{0xff}, 0); }
+    constexpr void set_kind(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 17, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t scu_status() const {
+        return detail::get<uint8_t, Byte>(b_, 18, uint8_t{0xff}, 0);
+    }
+    constexpr void set_scu_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 18, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint32_t info() const {
+        return detail::get<uint32_t, Byte>(b_, 20, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_info(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 20, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint64_t count() const {
+        return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_count(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 24, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 9> kAeqeScuFields{{
+    {"type", "hdr.type", 0, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeScu<const uint8_t>(e.first<32>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeScu<>(e.first<32>()).set_type(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 1, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeScu<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeScu<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"seq", "hdr.seq", 4, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeScu<const uint8_t>(e.first<32>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeScu<>(e.first<32>()).set_seq(static_cast<uint32_t>(v));
+     }},
+    {"timestamp_ns", "hdr.timestamp_ns", 8, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeScu<const uint8_t>(e.first<32>()).timestamp_ns();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeScu<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v));
+     }},
+    {"slot", "slot", 16, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeScu<const uint8_t>(e.first<32>()).slot();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeScu<>(e.first<32>()).set_slot(static_cast<uint8_t>(v));
+     }},
+    {"kind", "kind", 17, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeScu<const uint8_t>(e.first<32>()).kind();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeScu<>(e.first<32>()).set_kind(static_cast<uint8_t>(v));
+     }},
+    {"scu_status", "scu_status", 18, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeScu<const uint8_t>(e.first<32>()).scu_status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeScu<>(e.first<32>()).set_scu_status(static_cast<uint8_t>(v));
+     }},
+    {"info", "info", 20, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeScu<const uint8_t>(e.first<32>()).info();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeScu<>(e.first<32>()).set_info(static_cast<uint32_t>(v));
+     }},
+    {"count", "count", 24, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeScu<const uint8_t>(e.first<32>()).count();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeScu<>(e.first<32>()).set_count(static_cast<uint64_t>(v));
+     }},
+}};
+
 // CEQ entry.
 template <typename Byte = uint8_t>
 class Ceqe {
@@ -3110,7 +3847,7 @@ inline constexpr std::array<FieldDef, 3> kCeqeFields{{
      }},
 }};
 
-inline constexpr std::array<StructDef, 30> kStructs{{
+inline constexpr std::array<StructDef, 37> kStructs{{
     {"aq_sqe_hdr", 8, kAqSqeHdrFields},
     {"aq_cqe_hdr", 8, kAqCqeHdrFields},
     {"aq_sqe", 128, kAqSqeFields},
@@ -3131,6 +3868,12 @@ inline constexpr std::array<StructDef, 30> kStructs{{
     {"aq_reg_mr", 128, kAqRegMrFields},
     {"aq_dereg_mr", 128, kAqDeregMrFields},
     {"aq_tlb_fill", 128, kAqTlbFillFields},
+    {"aq_scu_load", 128, kAqScuLoadFields},
+    {"acq_scu_load", 32, kAcqScuLoadFields},
+    {"aq_scu_unload", 128, kAqScuUnloadFields},
+    {"aq_scu_query_slot", 128, kAqScuQuerySlotFields},
+    {"acq_scu_query_slot", 32, kAcqScuQuerySlotFields},
+    {"aq_scu_bind_pd", 128, kAqScuBindPdFields},
     {"aeqe_hdr", 16, kAeqeHdrFields},
     {"aeqe", 32, kAeqeFields},
     {"aeqe_link", 32, kAeqeLinkFields},
@@ -3140,10 +3883,11 @@ inline constexpr std::array<StructDef, 30> kStructs{{
     {"aeqe_tlb_miss", 32, kAeqeTlbMissFields},
     {"aeqe_card_fatal", 32, kAeqeCardFatalFields},
     {"aeqe_overflow", 32, kAeqeOverflowFields},
+    {"aeqe_scu", 32, kAeqeScuFields},
     {"ceqe", 8, kCeqeFields},
 }};
 
-inline constexpr std::array<CommandDef, 12> kCommands{{
+inline constexpr std::array<CommandDef, 16> kCommands{{
     {0x01, "nop", "aq_nop", "acq_nop"},
     {0x10, "create_cq", "aq_create_cq", "aq_cqe"},
     {0x11, "destroy_cq", "aq_destroy_cq", "aq_cqe"},
@@ -3156,6 +3900,10 @@ inline constexpr std::array<CommandDef, 12> kCommands{{
     {0x20, "reg_mr", "aq_reg_mr", "aq_cqe"},
     {0x21, "dereg_mr", "aq_dereg_mr", "aq_cqe"},
     {0x22, "tlb_fill", "aq_tlb_fill", "aq_cqe"},
+    {0x60, "scu_load", "aq_scu_load", "acq_scu_load"},
+    {0x61, "scu_unload", "aq_scu_unload", "acq_scu_load"},
+    {0x62, "scu_query_slot", "aq_scu_query_slot", "acq_scu_query_slot"},
+    {0x63, "scu_bind_pd", "aq_scu_bind_pd", "aq_cqe"},
 }};
 
 }  // namespace scenic::admin

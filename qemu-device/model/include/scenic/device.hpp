@@ -108,6 +108,7 @@ class Device {
     [[nodiscard]] const EthBlock& eth() const { return eth_; }
     [[nodiscard]] RdmaBlock& rdma() { return rdma_; }
     [[nodiscard]] CoreBlock& core() { return core_; }
+    [[nodiscard]] ScuBlock& scu() { return scu_; }
     // The last WireFaults::kLogRecords injected faults, oldest first.
     [[nodiscard]] const std::deque<wire::FaultRecord>& wire_fault_log() const {
         return wire_.log();

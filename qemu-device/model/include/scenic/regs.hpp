@@ -337,12 +337,24 @@ inline constexpr uint32_t kLoopbackDropsDefault = 0x00000000;
 // Stream Compute Unit slots (paper section 5.3).
 namespace scu {
 inline constexpr uint32_t kType = 0x5c1c0004;
-inline constexpr uint32_t kVersion = 0x00010000;
+inline constexpr uint32_t kVersion = 0x00010001;
 inline constexpr uint32_t kOffset = 0x3000;
 inline constexpr uint32_t kSize = 0x1000;
 inline constexpr uint32_t kNext = 0x0000;
 inline constexpr uint32_t kNumSlots = 0x0c;  // ro
 inline constexpr uint32_t kNumSlotsDefault = 0x00000010;
+inline constexpr uint32_t kIfaceVersion = 0x10;  // ro
+inline constexpr uint32_t kIfaceVersionDefault = 0x00010000;
+inline constexpr uint32_t kMaxImage = 0x14;  // ro
+inline constexpr uint32_t kMaxImageDefault = 0x00100000;
+inline constexpr uint32_t kReconfigUs = 0x20;  // ro
+inline constexpr uint32_t kReconfigUsDefault = 0x00001f40;
+inline constexpr uint32_t kCsrWindow = 0x24;  // ro
+inline constexpr uint32_t kCsrWindowDefault = 0x00001003;
+inline constexpr uint32_t kSlotBusy = 0x28;  // ro
+inline constexpr uint32_t kSlotBusyDefault = 0x00000000;
+inline constexpr uint32_t kSlotLoaded = 0x2c;  // ro
+inline constexpr uint32_t kSlotLoadedDefault = 0x00000000;
 }  // namespace scu
 
 }  // namespace scenic::regs

@@ -1,27 +1,60 @@
 // SPDX-License-Identifier: MIT
-// SCU block: the Stream Compute Unit slots. Only its identity for now.
+// SCU block: the Stream Compute Unit slots' registers (docs/scu.md 3) and the slot manager
+// behind them, wired to the card: the admin commands, the AEQ for SCU events, and the RDMA
+// engine's MR table and TLB for the slots' memory ports.
 #pragma once
 
 #include <cstdint>
+#include <span>
 
+#include "scenic/admin_queue.hpp"
 #include "scenic/block.hpp"
+#include "scenic/event_ring.hpp"
+#include "scenic/rdma_memory.hpp"
 #include "scenic/regs.hpp"
+#include "scenic/scu_slots.hpp"
 
 namespace scenic {
 
 class ScuBlock final : public Block {
   public:
-    ScuBlock()
-        : Block({regs::scu::kType, regs::scu::kVersion, regs::scu::kOffset, regs::scu::kSize,
-                 regs::scu::kNext}) {}
+    ScuBlock(Host& host, EventQueue& events, EventRing& aeq, rdma::Memory& mem);
+    ScuBlock(const ScuBlock&) = delete;
+    ScuBlock& operator=(const ScuBlock&) = delete;
 
-    void reset() override {}
+    void reset() override { slots_.reset(); }
+
+    // An admin command of the SCU opcode group (0x60..0x7f).
+    static bool is_scu_opcode(uint8_t op) { return op >= 0x60 && op <= 0x7f; }
+    CmdResult command(std::span<const uint8_t, kAqSqeBytes> entry,
+                      std::span<uint8_t, kAqResultBytes> result) {
+        return slots_.command(entry, result);
+    }
+    [[nodiscard]] scu::SlotManager& slots() { return slots_; }
 
   protected:
-    uint32_t read_reg(uint32_t offset) override {
-        return offset == regs::scu::kNumSlots ? regs::scu::kNumSlotsDefault : 0;
-    }
+    uint32_t read_reg(uint32_t offset) override;
     void write_reg(uint32_t /*offset*/, uint32_t /*value*/) override {}
+
+  private:
+    // The RDMA engine's MR table and TLB as the slots' memory ports see them.
+    class RdmaMemory final : public scu::CardMemory {
+      public:
+        explicit RdmaMemory(rdma::Memory& mem) : mem_(mem) {}
+        [[nodiscard]] std::optional<scu::MrInfo> mr(uint32_t key) const override;
+        scu::MemStatus read(uint32_t key, uint32_t pdn, uint64_t iova,
+                            std::span<uint8_t> dst) override;
+        scu::MemStatus write(uint32_t key, uint32_t pdn, uint64_t iova,
+                             std::span<const uint8_t> src) override;
+
+      private:
+        rdma::Memory& mem_;
+    };
+    void push_event(const scu::Event& e);
+
+    EventRing& aeq_;
+    RdmaMemory mem_;
+    scu::SlotManager slots_;
 };
 
 }  // namespace scenic

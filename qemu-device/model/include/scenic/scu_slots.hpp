@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// The card's SCU slots (docs/scu.md 3, 5): slot 0 is the fixed passthrough, slots 1..N-1 hold
+// the passthrough after reset and after an unload and take any image the registry knows. Loads,
+// unloads, queries and PD binding as the admin commands ask for them (scu_commands.cpp), the
+// CSR windows as BAR3 will map them, and the SCU AEQ events.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "scenic/admin.hpp"
+#include "scenic/admin_queue.hpp"
+#include "scenic/scu_registry.hpp"
+#include "scenic/scu_slot.hpp"
+
+namespace scenic::scu {
+
+struct SlotManagerConfig {
+    unsigned num_slots = 16;
+    uint64_t reconfig_ns = 8'000'000;  // device property scu-reconfig-us (8 ms, the paper's)
+    uint32_t max_image = 1U << 20;
+    uint32_t iface = 0x00010000;  // slot interface 1.0
+};
+
+// What a query returns (SCU_QUERY_SLOT).
+struct SlotInfo {
+    admin::ScuSlotState state{};
+    uint32_t kind = 0;
+    uint16_t kind_version = 0;
+    uint64_t build_id = 0;
+    std::optional<uint32_t> pdn;
+    admin::ScuStatus last_refusal{};
+};
+
+class SlotManager {
+  public:
+    SlotManager(const SlotManagerConfig& cfg, const SlotEnv& env,
+                Registry registry = Registry::builtin());
+
+    [[nodiscard]] unsigned num_slots() const { return static_cast<unsigned>(slots_.size()); }
+
+    // Reconfiguration from an image already in card memory. Everything is checked before the
+    // slot changes; the end comes as a RECONFIGURED event after reconfig_ns.
+    admin::ScuStatus load(unsigned slot, std::span<const uint8_t> image);
+    admin::ScuStatus unload(unsigned slot);
+    [[nodiscard]] std::optional<SlotInfo> query(unsigned slot);
+    admin::ScuStatus bind_pd(unsigned slot, std::optional<uint32_t> pdn);
+
+    // The datapath into a slot (steering is the caller's).
+    bool submit(unsigned slot, Dir d, const Meta& m, std::span<const uint8_t> data);
+
+    // BAR3: 64 KiB per slot, 64-bit registers, 32-bit halves allowed. Outside a slot or
+    // misaligned: reads all-ones, writes ignored.
+    uint64_t csr_window_read(uint64_t offset, unsigned size);
+    void csr_window_write(uint64_t offset, uint64_t value, unsigned size);
+
+    // The admin commands SCU_LOAD / UNLOAD / QUERY_SLOT / BIND_PD (scu_commands.cpp).
+    CmdResult command(std::span<const uint8_t, kAqSqeBytes> entry,
+                      std::span<uint8_t, kAqResultBytes> result);
+    // Commands refused, by aq_status.
+    [[nodiscard]] uint64_t refused(admin::AqStatus s) const {
+        return refused_[static_cast<size_t>(s) % refused_.size()];
+    }
+
+    [[nodiscard]] const SlotCounters& counters(unsigned slot) const {
+        return slots_.at(slot)->counters();
+    }
+    [[nodiscard]] Slot& slot(unsigned i) { return *slots_.at(i); }
+    [[nodiscard]] uint32_t busy_mask() const;
+    [[nodiscard]] uint32_t loaded_mask() const;
+    [[nodiscard]] const SlotManagerConfig& config() const { return cfg_; }
+
+    // Card reset: every slot back to the passthrough, counters and bindings cleared.
+    void reset();
+
+  private:
+    admin::ScuStatus refuse(unsigned slot, admin::ScuStatus s);
+    [[nodiscard]] ImageInfo passthrough_info() const;
+    admin::ScuStatus reconfigure(unsigned slot, const ImageInfo& info);
+
+    SlotManagerConfig cfg_;
+    SlotEnv env_;
+    Registry registry_;
+    std::vector<std::unique_ptr<Slot>> slots_;
+    std::array<uint64_t, 16> refused_{};
+};
+
+}  // namespace scenic::scu

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+#include "scenic/scu_slot.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+namespace scenic::scu {
+
+using admin::ScuSlotState;
+
+Slot::Slot(unsigned index, const SlotEnv& env, std::unique_ptr<Scu> scu)
+    : index_(index), env_(env), scu_(std::move(scu)) {}
+
+Slot::~Slot() {
+    if (load_timer_) {
+        env_.events.cancel(*load_timer_);
+    }
+    if (scu_timer_) {
+        env_.events.cancel(*scu_timer_);
+    }
+}
+
+bool Slot::can_accept(Dir d, size_t len) const {
+    const auto i = static_cast<unsigned>(d);
+    return fifo_[i].size() < kFifoPackets && fifo_bytes_[i] + len <= kFifoBytes;
+}
+
+bool Slot::submit(Dir d, const Meta& m, std::span<const uint8_t> data) {
+    const auto i = static_cast<unsigned>(d);
+    if (!can_accept(d, data.size())) {
+        ++cnt_.fifo_drops[i];
+        return false;
+    }
+    ++cnt_.pkts_in[i];
+    cnt_.bytes_in[i] += data.size();
+    Meta meta = m;
+    meta.dir = d;
+    meta.len = static_cast<uint16_t>(data.size());
+    fifo_[i].push_back({meta, {data.begin(), data.end()}});
+    fifo_bytes_[i] += data.size();
+    pump(d);
+    return true;
+}
+
+void Slot::pump(Dir d) {
+    // An output that comes back into this slot (loopback) only queues: the outer loop sends it,
+    // so the order per direction holds.
+    if (pumping_) {
+        return;
+    }
+    pumping_ = true;
+    const auto i = static_cast<unsigned>(d);
+    while (state_ == ScuSlotState::kRunning && !fifo_[i].empty() && scu_->ready(d)) {
+        Packet p = std::move(fifo_[i].front());
+        fifo_[i].pop_front();
+        fifo_bytes_[i] -= p.data.size();
+        inflight_[i].push_back(p.meta);
+        scu_->push(d, p.meta, p.data);
+    }
+    pumping_ = false;
+}
+
+void Slot::emit(Dir d, std::span<const uint8_t> data, bool drop) {
+    const auto i = static_cast<unsigned>(d);
+    if (inflight_[i].empty()) {
+        ++cnt_.violations;  // more out than in: the 1:1 rule
+        return;
+    }
+    const Meta m = inflight_[i].front();
+    inflight_[i].pop_front();
+    // RDMA packets keep their length and TX cannot drop them (docs/scu.md 2.1).
+    if (m.src == kSrcRdma && (data.size() != m.len || (drop && d == Dir::kTx))) {
+        ++cnt_.violations;
+        return;
+    }
+    ++cnt_.pkts_out[i];
+    cnt_.bytes_out[i] += data.size();
+    if (drop) {
+        ++cnt_.scu_drops;
+    }
+    if (env_.out) {
+        env_.out(index_, d, m, data, drop);
+    }
+}
+
+void Slot::raise_irq(unsigned line) {
+    if (line >= kIrqLines) {
+        ++cnt_.violations;
+        return;
+    }
+    ++cnt_.irqs;
+    const uint32_t bit = 1U << line;
+    if ((irq_pending_ & bit) != 0) {
+        return;  // edges coalesce while the line is pending
+    }
+    irq_pending_ |= bit;
+    if (env_.event) {
+        env_.event({index_, admin::ScuEventKind::kInterrupt, admin::ScuStatus::kOk, irq_pending_,
+                    cnt_.irqs});
+    }
+}
+
+uint32_t Slot::take_irqs() { return std::exchange(irq_pending_, 0); }
+
+MemStatus Slot::check(uint32_t key, uint64_t iova, uint64_t len, bool write) {
+    if (!pdn_) {
+        return MemStatus::kKeyPd;
+    }
+    const std::optional<MrInfo> mr = env_.mem.mr(key);
+    if (!mr || mr->pdn != *pdn_) {
+        return MemStatus::kKeyPd;
+    }
+    if (len == 0 || len > kMaxMemLen || iova < mr->iova || iova - mr->iova > mr->length ||
+        len > mr->length - (iova - mr->iova)) {
+        return MemStatus::kBounds;
+    }
+    if (write && (mr->access & static_cast<uint32_t>(admin::Access::kLocalWrite)) == 0) {
+        return MemStatus::kBounds;
+    }
+    return MemStatus::kOk;
+}
+
+void Slot::fault(MemStatus s) {
+    ++cnt_.mem_faults;
+    if (fault_reported_) {
+        return;  // once until the state is read
+    }
+    fault_reported_ = true;
+    if (env_.event) {
+        env_.event({index_, admin::ScuEventKind::kFault, admin::ScuStatus::kOk,
+                    static_cast<uint32_t>(s), cnt_.mem_faults});
+    }
+}
+
+MemStatus Slot::mem_read(uint32_t key, uint64_t iova, std::span<uint8_t> dst) {
+    MemStatus s = check(key, iova, dst.size(), false);
+    if (s == MemStatus::kOk) {
+        s = env_.mem.read(key, *pdn_, iova, dst);
+    }
+    if (s == MemStatus::kOk) {
+        cnt_.mem_rd_bytes += dst.size();
+    } else if (s != MemStatus::kRetry) {
+        fault(s);
+    }
+    return s;
+}
+
+MemStatus Slot::mem_write(uint32_t key, uint64_t iova, std::span<const uint8_t> src) {
+    MemStatus s = check(key, iova, src.size(), true);
+    if (s == MemStatus::kOk) {
+        s = env_.mem.write(key, *pdn_, iova, src);
+    }
+    if (s == MemStatus::kOk) {
+        cnt_.mem_wr_bytes += src.size();
+    } else if (s != MemStatus::kRetry) {
+        fault(s);
+    }
+    return s;
+}
+
+void Slot::schedule(uint64_t deadline_ns) {
+    if (scu_timer_) {
+        env_.events.cancel(*scu_timer_);
+    }
+    const uint64_t now = now_ns();
+    scu_timer_ = env_.events.schedule_in(deadline_ns > now ? deadline_ns - now : 0, [this] {
+        scu_timer_.reset();
+        scu_->timer_fire(now_ns());
+    });
+}
+
+uint64_t Slot::csr_read(uint32_t index) {
+    if (state_ != ScuSlotState::kRunning || index >= kCsrRegs) {
+        ++cnt_.csr_dropped;
+        return ~uint64_t{0};
+    }
+    return scu_->csr_read(index);
+}
+
+void Slot::csr_write(uint32_t index, uint64_t value, uint8_t byte_mask) {
+    if (state_ != ScuSlotState::kRunning || index >= kCsrRegs) {
+        ++cnt_.csr_dropped;
+        return;
+    }
+    scu_->csr_write(index, value, byte_mask);
+}
+
+void Slot::install(std::unique_ptr<Scu> scu, const ImageInfo& info) {
+    scu_ = std::move(scu);
+    image_ = info;
+    scu_->reset();
+}
+
+void Slot::start_load(std::unique_ptr<Scu> next, const ImageInfo& info, uint64_t delay_ns) {
+    next_ = std::move(next);
+    next_image_ = info;
+    state_ = ScuSlotState::kLoading;
+    load_start_ns_ = now_ns();
+    load_timer_ = env_.events.schedule_in(delay_ns, [this] {
+        load_timer_.reset();
+        finish_load();
+    });
+}
+
+void Slot::finish_load() {
+    if (scu_timer_) {
+        env_.events.cancel(*scu_timer_);
+        scu_timer_.reset();
+    }
+    // Packets the old SCU still held are lost with it (no drain yet, docs/scu.md status).
+    for (std::deque<Meta>& q : inflight_) {
+        cnt_.scu_drops += q.size();
+        q.clear();
+    }
+    scu_ = std::move(next_);
+    image_ = next_image_;
+    scu_->reset();
+    state_ = ScuSlotState::kRunning;
+    ++cnt_.loads;
+    const uint64_t pause_us = (now_ns() - load_start_ns_) / 1000;
+    if (env_.event) {
+        env_.event({index_, admin::ScuEventKind::kReconfigured, admin::ScuStatus::kOk,
+                    static_cast<uint32_t>(
+                        std::min<uint64_t>(pause_us, std::numeric_limits<uint32_t>::max())),
+                    cnt_.loads});
+    }
+    pump(Dir::kRx);
+    pump(Dir::kTx);
+}
+
+}  // namespace scenic::scu
