@@ -214,7 +214,7 @@ static int poll_locked(struct scenic_cq *cq, int nwc, struct ibv_wc *wc)
 	const struct scenic_cqe *cqe;
 	uint32_t ci_start = cq->ring.ci;
 	bool consumed;
-	unsigned int i;
+	unsigned int k;
 	int n = 0;
 
 	/* receive completions and errors, in ring order */
@@ -227,9 +227,13 @@ static int poll_locked(struct scenic_cq *cq, int nwc, struct ibv_wc *wc)
 	if (cq->ring.ci != ci_start)	/* give the slots back to the card */
 		cq_update_ci(cq);
 
-	/* successful send completions: each QP's counter, in SQ order */
-	for (i = 0; i < cq->nqps && n < nwc; i++) {
-		struct scenic_qp *qp = cq->qps[i];
+	/*
+	 * Successful send completions: each QP's counter, in SQ order. The
+	 * scan starts after the QP where the last one stopped, so a short wc
+	 * array does not always serve the first QPs of the CQ.
+	 */
+	for (k = 0; k < cq->nqps && n < nwc; k++) {
+		struct scenic_qp *qp = cq->qps[(cq->poll_next + k) % cq->nqps];
 		uint64_t done;
 
 		if (qp->send_cq != cq)
@@ -241,6 +245,8 @@ static int poll_locked(struct scenic_cq *cq, int nwc, struct ibv_wc *wc)
 				      qp->verbs_qp.qp.qp_num, wc + n, nwc - n);
 		pthread_spin_unlock(&qp->sq_lock);
 	}
+	if (cq->nqps)
+		cq->poll_next = (cq->poll_next + k) % cq->nqps;
 	return n;
 }
 

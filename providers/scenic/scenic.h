@@ -58,6 +58,7 @@ struct scenic_cq {
 	struct scenic_qp **qps;
 	unsigned int nqps;
 	unsigned int qps_cap;
+	unsigned int poll_next;	/* first QP of the next send-completion scan */
 	/* ibv_cq_ex polling: the WC that start_poll/next_poll produced */
 	struct ibv_wc cur_wc;
 };
