@@ -45,7 +45,8 @@ $(ASAN_BUILD)/build.ninja:
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCENIC_SANITIZE=ON
 
 model-asan: $(ASAN_BUILD)/build.ninja
-	cmake --build $(ASAN_BUILD) --target scenic_model_test scenic_rdma_test scenic_containment_test
+	cmake --build $(ASAN_BUILD) --target scenic_model_test scenic_rdma_test scenic_containment_test \
+		scenic_scu_test scenic_loopback_test
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
