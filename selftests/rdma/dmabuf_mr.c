@@ -197,27 +197,7 @@ static void setup(struct node *n, const char *devname, bool have_buf)
 
 static void connect_qp(struct node *n, uint32_t my_psn, const struct info *peer)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = n->mtu, .dest_qp_num = peer->qpn,
-		.rq_psn = peer->psn, .max_dest_rd_atomic = 4, .min_rnr_timer = 12,
-		.ah_attr = { .is_global = 1, .port_num = 1,
-			     .grh = { .sgid_index = n->gid_idx, .hop_limit = 64 } },
-	};
-
-	memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
-	if (ibv_modify_qp(n->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
-		die("modify_qp RTR");
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = my_psn;
-	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(n->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		die("modify_qp RTS");
+	rc_connect(n->qp, n->gid_idx, n->mtu, peer->gid, peer->qpn, peer->psn, my_psn);
 }
 
 static struct info my_info(struct node *n, uint32_t psn)

@@ -189,6 +189,37 @@ static inline int find_roce4_gid(struct ibv_context *dev, union ibv_gid *gid, en
 }
 
 /* The QP's state (enum ibv_qp_state), or -errno. */
+/*
+ * INIT -> RTR -> RTS of an RC QP towards (dgid, dest_qpn), with the test
+ * programs' usual timers: 0.6 ms RNR, 67 ms ACK timeout, 7 retries.
+ */
+static inline void rc_connect(struct ibv_qp *qp, int gid_idx, enum ibv_mtu mtu,
+			      const uint8_t dgid[16], uint32_t dest_qpn,
+			      uint32_t rq_psn, uint32_t sq_psn)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = mtu, .dest_qp_num = dest_qpn,
+		.rq_psn = rq_psn, .max_dest_rd_atomic = 4, .min_rnr_timer = 12,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .sgid_index = (uint8_t)gid_idx, .hop_limit = 64 } },
+	};
+
+	memcpy(a.ah_attr.grh.dgid.raw, dgid, 16);
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			  IBV_QP_MIN_RNR_TIMER))
+		die("modify_qp RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = sq_psn;
+	a.max_rd_atomic = 4;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("modify_qp RTS");
+}
+
 static inline int qp_state(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a;
