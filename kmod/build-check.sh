@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Build scenic.ko, scenic_eth.ko and scenic_rdma.ko with W=1 (and sparse, if
+# Build scenic.ko, scenic_eth.ko, scenic_rdma.ko and scenic_scu.ko with W=1 (and sparse, if
 # installed) against every kernel we support and fail on any warning. Each
 # build runs in its own temporary copy of Kbuild, kmod/ (Kbuild files and
 # sources only) and uapi/, so no object of one kernel ends up in the tree or in
@@ -57,7 +57,7 @@ for kdir in $kdirs; do
 		continue
 	fi
 	missing=
-	for ko in core/scenic eth/scenic_eth rdma/scenic_rdma; do
+	for ko in core/scenic eth/scenic_eth rdma/scenic_rdma scu/scenic_scu; do
 		[ -f "$src/kmod/$ko.ko" ] || missing="$missing kmod/$ko.ko"
 	done
 	if [ -n "$missing" ]; then

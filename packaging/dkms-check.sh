@@ -35,7 +35,7 @@ private_root "$root" "$tmp/bin"
 # dependencies (libc, libibverbs, dkms) are the host's; maintainer scripts run outside a chroot
 # (the root has no shell) with the wrapper above
 dpkg_r() { dpkg --root="$root" --force-depends --force-script-chrootless "$@"; }
-mods=(scenic scenic_eth scenic_rdma)
+mods=(scenic scenic_eth scenic_rdma scenic_scu)
 
 n=0 pass=0 fail=0
 ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
