@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: MIT
+/*
+ * scu_test: the SCU slot char devices of scenic_scu.ko (docs/scu.md 4) from a
+ * user's side, TAP output. Usage: scu_test CARD_DIR IMAGE_DIR
+ * (e.g. /dev/scenic0 /usr/share/scenic/scu-test; images by mkimages.py).
+ *
+ * INFO on every slot; exclusive open, EPERM on slot 0; an observer cannot
+ * load (EBADF); a good image loads and unloads and INFO shows it; every bad
+ * image is refused with its status and errno while the old SCU keeps running;
+ * hostile ioctl structs; the sysfs files agree with INFO.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scenic_scu.h"
+
+static int n_tests, n_failed;
+static const char *card_dir, *img_dir;
+static unsigned int card_no;
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	n_tests++;
+	if (!ok)
+		n_failed++;
+	printf("%s %d - ", ok ? "ok" : "not ok", n_tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static void skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	n_tests++;
+	printf("ok %d - ", n_tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" # SKIP\n");
+}
+
+static int open_slot(unsigned int slot, int flags)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/scu%u", card_dir, slot);
+	return open(path, flags | O_CLOEXEC);
+}
+
+/* errno of an ioctl, 0 on success */
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? errno : 0;
+}
+
+static int info(int fd, struct scenic_scu_info *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->size = sizeof(*i);
+	return xioctl(fd, SCENIC_SCU_IOC_INFO, i);
+}
+
+struct image {
+	unsigned char *data;
+	size_t len;
+};
+
+static struct image read_image(const char *name)
+{
+	struct image im = { NULL, 0 };
+	char path[512];
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", img_dir, name);
+	f = fopen(path, "rb");
+	if (!f || fstat(fileno(f), &st)) {
+		fprintf(stderr, "scu_test: cannot read %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	im.len = st.st_size;
+	im.data = malloc(im.len ? im.len : 1);
+	if (!im.data || fread(im.data, 1, im.len, f) != im.len) {
+		fprintf(stderr, "scu_test: cannot read %s\n", path);
+		exit(2);
+	}
+	fclose(f);
+	return im;
+}
+
+static int load(int fd, const struct image *im, uint32_t flags,
+		struct scenic_scu_load *ld)
+{
+	memset(ld, 0, sizeof(*ld));
+	ld->size = sizeof(*ld);
+	ld->image_ptr = (uintptr_t)im->data;
+	ld->image_len = im->len;
+	ld->flags = flags;
+	return xioctl(fd, SCENIC_SCU_IOC_LOAD, ld);
+}
+
+static int unload(int fd, struct scenic_scu_load *ld)
+{
+	memset(ld, 0, sizeof(*ld));
+	ld->size = sizeof(*ld);
+	return xioctl(fd, SCENIC_SCU_IOC_UNLOAD, ld);
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* One line of the slot's sysfs file, without the newline; "" if unreadable. */
+static const char *sysfs(unsigned int slot, const char *attr)
+{
+	static char buf[256];
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/scenic_scu/scenic%u!scu%u/%s",
+		 card_no, slot, attr);
+	buf[0] = '\0';
+	f = fopen(path, "r");
+	if (!f)
+		return buf;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static void hex(char *out, const unsigned char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static unsigned int count_slots(void)
+{
+	unsigned int n = 0;
+	char path[256];
+
+	while (n < 64) {
+		snprintf(path, sizeof(path), "%s/scu%u", card_dir, n);
+		if (access(path, F_OK))
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* INFO on every slot, from an observer. */
+static void test_info_all(unsigned int nslots)
+{
+	struct scenic_scu_info i;
+	unsigned int s;
+	int fd, err;
+
+	for (s = 0; s < nslots; s++) {
+		fd = open_slot(s, O_RDONLY);
+		if (fd < 0) {
+			check(0, "slot %u: O_RDONLY open (%s)", s, strerror(errno));
+			continue;
+		}
+		err = info(fd, &i);
+		check(!err && i.card == card_no && i.slot == s && i.num_slots == nslots &&
+		      i.state == SCENIC_SCU_STATE_RUNNING && i.iface_version >> 16 == 1 &&
+		      !!(i.flags & SCENIC_SCU_INFO_FIXED) == (s == 0) &&
+		      !(i.flags & SCENIC_SCU_INFO_OWNER_IS_ME) &&
+		      i.reconfig_delay_us > 0,
+		      "slot %u: INFO (err %d): card %u slot %u of %u, state %u, kind %u, name '%.32s', flags 0x%x, iface 0x%x",
+		      s, err, i.card, i.slot, i.num_slots, i.state, i.kind, i.name, i.flags,
+		      i.iface_version);
+		close(fd);
+	}
+}
+
+static void test_open_rules(void)
+{
+	struct scenic_scu_info i;
+	char got[256];
+	int a, b, r, err;
+
+	a = open_slot(0, O_RDWR);
+	check(a < 0 && errno == EPERM, "slot 0: O_RDWR refused with EPERM (got %s)",
+	      a < 0 ? strerror(errno) : "success");
+	if (a >= 0)
+		close(a);
+	a = open_slot(1, O_RDWR);
+	check(a >= 0, "slot 1: O_RDWR open makes the owner");
+	b = open_slot(1, O_RDWR);
+	check(b < 0 && errno == EBUSY, "slot 1: a second O_RDWR gets EBUSY (got %s)",
+	      b < 0 ? strerror(errno) : "success");
+	if (b >= 0)
+		close(b);
+	r = open_slot(1, O_RDONLY);
+	check(r >= 0, "slot 1: an observer opens O_RDONLY beside the owner");
+	/* arguments are evaluated in any order: query first, then check */
+	err = info(a, &i);
+	check(!err && (i.flags & SCENIC_SCU_INFO_OWNED) &&
+	      (i.flags & SCENIC_SCU_INFO_OWNER_IS_ME),
+	      "owner's INFO: OWNED and OWNER_IS_ME (flags 0x%x)", i.flags);
+	err = info(r, &i);
+	check(!err && (i.flags & SCENIC_SCU_INFO_OWNED) &&
+	      !(i.flags & SCENIC_SCU_INFO_OWNER_IS_ME),
+	      "observer's INFO: OWNED, not OWNER_IS_ME (flags 0x%x)", i.flags);
+	snprintf(got, sizeof(got), "%s", sysfs(1, "owned"));
+	check(!strcmp(got, "1"), "sysfs owned = 1 while owned (got '%s')", got);
+	close(a);
+	snprintf(got, sizeof(got), "%s", sysfs(1, "owned"));
+	check(!strcmp(got, "0"), "sysfs owned = 0 after the owner closed (got '%s')", got);
+	a = open_slot(1, O_RDWR);
+	check(a >= 0, "slot 1: O_RDWR works again after the owner closed");
+	if (a >= 0)
+		close(a);
+	if (r >= 0)
+		close(r);
+}
+
+static void test_observer(const struct image *good)
+{
+	struct scenic_scu_load ld;
+	struct scenic_scu_csr csr = { .size = sizeof(csr) };
+	int r = open_slot(1, O_RDONLY), err;
+
+	err = load(r, good, 0, &ld);
+	check(err == EBADF, "observer LOAD refused with EBADF (got %s)", strerror(err));
+	err = unload(r, &ld);
+	check(err == EBADF, "observer UNLOAD refused with EBADF (got %s)", strerror(err));
+	err = xioctl(r, SCENIC_SCU_IOC_CSR, &csr);
+	check(err == EBADF, "observer CSR refused with EBADF (got %s)", strerror(err));
+	close(r);
+}
+
+/* The slot runs the image's SCU: name, build id and hash as its header says. */
+static int runs_image(int fd, const struct image *im, struct scenic_scu_info *i)
+{
+	if (info(fd, i) || i->state != SCENIC_SCU_STATE_RUNNING)
+		return 0;
+	return !strncmp(i->name, (const char *)im->data + 0x20, SCENIC_SCU_NAME_LEN) &&
+	       i->build_id == le64(im->data + 0x18) &&
+	       !memcmp(i->image_sha256, im->data + 0x70, SCENIC_SCU_SHA256_LEN) &&
+	       i->kind == 1;
+}
+
+static void test_load(int fd, const struct image *good, const struct image *good2)
+{
+	struct scenic_scu_info before, i;
+	struct scenic_scu_load ld;
+	char want[65], path[64], got[256];
+	uint64_t loads;
+	int err, ok;
+
+	info(fd, &before);
+	err = load(fd, good, 0, &ld);
+	check(!err && ld.status == SCENIC_SCU_LOAD_OK && ld.pause_ns > 0 &&
+	      ld.total_ns >= ld.pause_ns,
+	      "LOAD good.scu: %s, status %u, pause %llu ns, total %llu ns", strerror(err),
+	      ld.status, (unsigned long long)ld.pause_ns, (unsigned long long)ld.total_ns);
+	ok = runs_image(fd, good, &i);
+	check(ok && i.loads == before.loads + 1 &&
+	      i.last_pause_ns == ld.pause_ns,
+	      "INFO after LOAD: name '%.32s', build id %016llx, sha256 of the header, loads %llu -> %llu",
+	      i.name, (unsigned long long)i.build_id, (unsigned long long)before.loads,
+	      (unsigned long long)i.loads);
+	hex(want, good->data + 0x70, 32);
+	snprintf(got, sizeof(got), "%s", sysfs(1, "name"));
+	ok = !strcmp(got, "selftest-pass") && !strcmp(sysfs(1, "image_sha256"), want) &&
+	     strtoull(sysfs(1, "loads"), NULL, 10) == i.loads &&
+	     !strcmp(sysfs(1, "state"), "running");
+	check(ok, "sysfs: name '%s', image_sha256, loads, state agree with INFO", got);
+	snprintf(path, sizeof(path), "%016llx", (unsigned long long)le64(good->data + 0x18));
+	snprintf(got, sizeof(got), "%s", sysfs(1, "build_id"));
+	check(!strcmp(got, path), "sysfs build_id %s (got %s)", path, got);
+
+	loads = i.loads;
+	err = load(fd, good2, SCENIC_SCU_LOAD_DRY_RUN, &ld);
+	ok = runs_image(fd, good, &i);
+	check(!err && ld.status == 0 && ok && i.loads == loads,
+	      "DRY_RUN of good2.scu: accepted (%s), slot unchanged", strerror(err));
+}
+
+struct bad_case {
+	const char *file;
+	uint32_t status;
+	int err;
+};
+
+static void test_bad_images(int fd, const struct image *good)
+{
+	static const struct bad_case cases[] = {
+		{ "bad_magic.scu", SCENIC_SCU_LOAD_BAD_MAGIC, ENOEXEC },
+		{ "bad_format.scu", SCENIC_SCU_LOAD_BAD_FORMAT_VERSION, ENOEXEC },
+		{ "bad_crc.scu", SCENIC_SCU_LOAD_BAD_HEADER, ENOEXEC },
+		{ "bad_reserved.scu", SCENIC_SCU_LOAD_BAD_HEADER, ENOEXEC },
+		{ "short.scu", SCENIC_SCU_LOAD_BAD_HEADER, ENOEXEC },
+		{ "bad_iface.scu", SCENIC_SCU_LOAD_BAD_IFACE_VERSION, ENOEXEC },
+		{ "bad_kind.scu", SCENIC_SCU_LOAD_UNKNOWN_KIND, ENOEXEC },
+		{ "bad_hash.scu", SCENIC_SCU_LOAD_HASH_MISMATCH, ENOEXEC },
+		{ "bad_width.scu", SCENIC_SCU_LOAD_BAD_DATA_WIDTH, ENOEXEC },
+		{ "too_large.scu", SCENIC_SCU_LOAD_TOO_LARGE, EFBIG },
+	};
+	struct scenic_scu_info before, i;
+	struct scenic_scu_load ld;
+	unsigned int c;
+	int err, ok;
+
+	info(fd, &before);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct image im = read_image(cases[c].file);
+
+		err = load(fd, &im, 0, &ld);
+		ok = runs_image(fd, good, &i);
+		check(err == cases[c].err && ld.status == cases[c].status &&
+		      ok && i.loads == before.loads,
+		      "%s refused: %s (want %s), status %u (want %u); old SCU still runs, loads %llu",
+		      cases[c].file, strerror(err), strerror(cases[c].err), ld.status,
+		      cases[c].status, (unsigned long long)i.loads);
+		free(im.data);
+	}
+}
+
+static void test_hostile(int fd, const struct image *good)
+{
+	struct {
+		struct scenic_scu_info i;
+		unsigned char tail[64];
+	} big;
+	struct scenic_scu_info i;
+	struct scenic_scu_load ld;
+	int err;
+
+	memset(&i, 0, sizeof(i));
+	i.size = 4;
+	err = xioctl(fd, SCENIC_SCU_IOC_INFO, &i);
+	check(err == EINVAL, "INFO with size 4: EINVAL (got %s)", strerror(err));
+	memset(&i, 0, sizeof(i));
+	i.size = sizeof(i);
+	i.comp_mask = 1;
+	err = xioctl(fd, SCENIC_SCU_IOC_INFO, &i);
+	check(err == EINVAL, "INFO with an unknown comp_mask bit: EINVAL (got %s)", strerror(err));
+	memset(&big, 0, sizeof(big));
+	big.i.size = sizeof(big);
+	err = xioctl(fd, SCENIC_SCU_IOC_INFO, &big);
+	check(!err && big.i.size == sizeof(big) && big.i.num_slots > 0 &&
+	      !memchr(big.tail, 1, sizeof(big.tail)),
+	      "INFO with a larger struct and a zero tail: works, tail untouched (%s)",
+	      strerror(err));
+	memset(&big, 0, sizeof(big));
+	big.i.size = sizeof(big);
+	big.tail[10] = 1;
+	err = xioctl(fd, SCENIC_SCU_IOC_INFO, &big);
+	check(err == E2BIG, "INFO with a non-zero byte beyond the known struct: E2BIG (got %s)",
+	      strerror(err));
+
+	load(fd, good, 0, &ld);
+	ld.size = 8;
+	err = xioctl(fd, SCENIC_SCU_IOC_LOAD, &ld);
+	check(err == EINVAL, "LOAD with size 8: EINVAL (got %s)", strerror(err));
+	load(fd, good, 0, &ld);	/* same image again: fine */
+	memset(&ld, 0, sizeof(ld));
+	ld.size = sizeof(ld);
+	ld.image_ptr = (uintptr_t)good->data;
+	ld.image_len = good->len;
+	ld.reserved_120[1] = 1;
+	err = xioctl(fd, SCENIC_SCU_IOC_LOAD, &ld);
+	check(err == EINVAL, "LOAD with non-zero reserved_120: EINVAL (got %s)", strerror(err));
+	ld.reserved_120[1] = 0;
+	ld.flags = 1u << 7;
+	err = xioctl(fd, SCENIC_SCU_IOC_LOAD, &ld);
+	check(err == EINVAL, "LOAD with an unknown flag: EINVAL (got %s)", strerror(err));
+	ld.flags = 0;
+	ld.comp_mask = 2;
+	err = xioctl(fd, SCENIC_SCU_IOC_LOAD, &ld);
+	check(err == EINVAL, "LOAD with an unknown comp_mask bit: EINVAL (got %s)", strerror(err));
+	ld.comp_mask = 0;
+	ld.image_ptr = 16;	/* unmapped */
+	err = xioctl(fd, SCENIC_SCU_IOC_LOAD, &ld);
+	check(err == EFAULT, "LOAD from an unmapped address: EFAULT (got %s)", strerror(err));
+	memset(&ld, 0, sizeof(ld));
+	ld.size = sizeof(ld);
+	ld.image_len = good->len;
+	err = xioctl(fd, SCENIC_SCU_IOC_UNLOAD, &ld);
+	check(err == EINVAL, "UNLOAD with image fields: EINVAL (got %s)", strerror(err));
+	err = xioctl(fd, _IO(SCENIC_SCU_IOC_TYPE, 0x3f), &ld);
+	check(err == ENOTTY, "unknown ioctl: ENOTTY (got %s)", strerror(err));
+	ld.size = 0;
+	err = xioctl(fd, SCENIC_SCU_IOC_INFO, NULL);
+	check(err == EFAULT, "INFO with a NULL pointer: EFAULT (got %s)", strerror(err));
+}
+
+static void test_unload(int fd, const struct image *good2)
+{
+	struct scenic_scu_info before, i;
+	struct scenic_scu_load ld;
+	int err, ok;
+
+	info(fd, &before);
+	err = unload(fd, &ld);
+	ok = !info(fd, &i);
+	check(!err && ld.status == 0 && ok && !strcmp(i.name, "passthrough") &&
+	      i.build_id == 0 && i.loads == before.loads + 1,
+	      "UNLOAD: %s, slot runs '%.32s' (build id %llx), loads %llu", strerror(err), i.name,
+	      (unsigned long long)i.build_id, (unsigned long long)i.loads);
+	err = load(fd, good2, 0, &ld);
+	ok = runs_image(fd, good2, &i);
+	check(!err && ok && i.loads == before.loads + 2,
+	      "LOAD good2.scu after the unload: %s, runs '%.32s'", strerror(err), i.name);
+	err = unload(fd, &ld);
+	ok = !info(fd, &i);
+	check(!err && ok && !strcmp(i.name, "passthrough"),
+	      "UNLOAD again: %s, '%.32s'", strerror(err), i.name);
+}
+
+/* CSR, IRQ and counters need BAR3 and the status page (issue 17 step 3). */
+static void test_csr(int fd)
+{
+	struct scenic_scu_csr csr = { .size = sizeof(csr) };
+	struct scenic_scu_info i;
+	int err;
+
+	info(fd, &i);
+	if (!i.csr_size) {
+		skip("CSR round trip: the card has no CSR windows (csr_size 0)");
+		return;
+	}
+	csr.index = 1;
+	csr.write = 1;
+	csr.value = 0x0123456789abcdefULL;
+	err = xioctl(fd, SCENIC_SCU_IOC_CSR, &csr);
+	csr.write = 0;
+	csr.value = 0;
+	if (!err)
+		err = xioctl(fd, SCENIC_SCU_IOC_CSR, &csr);
+	check(!err && csr.value == 0x0123456789abcdefULL,
+	      "CSR SCRATCH round trip: %s, read %llx", strerror(err),
+	      (unsigned long long)csr.value);
+}
+
+int main(int argc, char **argv)
+{
+	struct image good, good2;
+	unsigned int nslots;
+	int fd;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: scu_test CARD_DIR IMAGE_DIR\n");
+		return 2;
+	}
+	card_dir = argv[1];
+	img_dir = argv[2];
+	sscanf(card_dir + strcspn(card_dir, "0123456789"), "%u", &card_no);
+	good = read_image("good.scu");
+	good2 = read_image("good2.scu");
+
+	printf("TAP version 13\n");
+	nslots = count_slots();
+	check(nslots >= 2, "%s has %u slot devices", card_dir, nslots);
+	if (nslots < 2) {
+		printf("1..%d\n", n_tests);
+		return 1;
+	}
+	test_info_all(nslots);
+	test_open_rules();
+	test_observer(&good);
+	fd = open_slot(1, O_RDWR);
+	if (fd < 0) {
+		check(0, "slot 1: O_RDWR open (%s)", strerror(errno));
+		printf("1..%d\n", n_tests);
+		return 1;
+	}
+	test_load(fd, &good, &good2);
+	test_bad_images(fd, &good);
+	test_hostile(fd, &good);
+	test_unload(fd, &good2);
+	test_csr(fd);
+	close(fd);
+	printf("1..%d\n", n_tests);
+	return n_failed ? 1 : 0;
+}
