@@ -107,7 +107,7 @@ void scenic_aeq_set_irq(struct scenic_dev *sdev, bool on)
 }
 
 /* The function of an auxiliary device, from its name (not sdev->aux[]: cleared before remove). */
-static int scenic_aeq_func(struct scenic_aux_dev *sadev)
+int scenic_aux_func_of(struct scenic_aux_dev *sadev)
 {
 	static const char * const names[SCENIC_NUM_FUNCS] = {
 		[SCENIC_FUNC_ETH] = SCENIC_AUX_ETH,
@@ -127,7 +127,7 @@ int scenic_aux_events_register(struct scenic_aux_dev *sadev,
 			       void *priv)
 {
 	struct scenic_aeq *aeq = &sadev->core->aeq;
-	int f = scenic_aeq_func(sadev);
+	int f = scenic_aux_func_of(sadev);
 
 	if (f < 0)
 		return f;
@@ -142,7 +142,7 @@ EXPORT_SYMBOL_GPL(scenic_aux_events_register);
 void scenic_aux_events_unregister(struct scenic_aux_dev *sadev)
 {
 	struct scenic_aeq *aeq = &sadev->core->aeq;
-	int f = scenic_aeq_func(sadev);
+	int f = scenic_aux_func_of(sadev);
 
 	if (f < 0)
 		return;

@@ -17,7 +17,7 @@ static int scenic_devlink_info_get(struct devlink *devlink,
 {
 	struct scenic_dev *sdev = devlink_priv(devlink);
 	char buf[32];
-	int err;
+	int err, f;
 
 #ifdef SCENIC_HAVE_DEVLINK_INFO_DRIVER_NAME_PUT
 	/* Up to 6.1; later kernels report the driver name themselves. */
@@ -33,10 +33,49 @@ static int scenic_devlink_info_get(struct devlink *devlink,
 		return err;
 
 	snprintf(buf, sizeof(buf), "%08x", sdev->build_id);
-	return devlink_info_version_running_put(req,
-						DEVLINK_INFO_VERSION_GENERIC_FW,
-						buf);
+	err = devlink_info_version_running_put(req,
+					       DEVLINK_INFO_VERSION_GENERIC_FW,
+					       buf);
+	if (err)
+		return err;
+
+	mutex_lock(&sdev->info_lock);
+	for (f = 0; f < SCENIC_NUM_FUNCS && !err; f++)
+		if (sdev->info_fn[f])
+			err = sdev->info_fn[f](sdev->info_priv[f], req);
+	mutex_unlock(&sdev->info_lock);
+	return err;
 }
+
+int scenic_aux_devlink_info_register(struct scenic_aux_dev *sadev,
+				     scenic_aux_devlink_info_fn fn, void *priv)
+{
+	struct scenic_dev *sdev = sadev->core;
+	int f = scenic_aux_func_of(sadev);
+
+	if (f < 0)
+		return f;
+	mutex_lock(&sdev->info_lock);
+	sdev->info_fn[f] = fn;
+	sdev->info_priv[f] = priv;
+	mutex_unlock(&sdev->info_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(scenic_aux_devlink_info_register);
+
+void scenic_aux_devlink_info_unregister(struct scenic_aux_dev *sadev)
+{
+	struct scenic_dev *sdev = sadev->core;
+	int f = scenic_aux_func_of(sadev);
+
+	if (f < 0)
+		return;
+	mutex_lock(&sdev->info_lock);
+	sdev->info_fn[f] = NULL;
+	sdev->info_priv[f] = NULL;
+	mutex_unlock(&sdev->info_lock);
+}
+EXPORT_SYMBOL_GPL(scenic_aux_devlink_info_unregister);
 
 static int scenic_devlink_reload_down(struct devlink *devlink,
 				      bool netns_change,
@@ -86,6 +125,7 @@ struct scenic_dev *scenic_devlink_alloc(struct pci_dev *pdev)
 	sdev = devlink_priv(devlink);
 	sdev->devlink = devlink;
 	sdev->pdev = pdev;
+	mutex_init(&sdev->info_lock);
 	return sdev;
 }
 
@@ -105,5 +145,6 @@ void scenic_devlink_unregister(struct scenic_dev *sdev)
 
 void scenic_devlink_free(struct scenic_dev *sdev)
 {
+	mutex_destroy(&sdev->info_lock);
 	devlink_free(sdev->devlink);
 }

@@ -193,6 +193,11 @@ struct scenic_dev {
 	int index;		/* card number, the N of scenic.<fn>.N */
 	struct scenic_aux_dev *aux[SCENIC_NUM_FUNCS];
 
+	/* the functions' additions to `devlink dev info` (scenic_devlink.c) */
+	struct mutex info_lock;	/* info_fn, info_priv */
+	scenic_aux_devlink_info_fn info_fn[SCENIC_NUM_FUNCS];
+	void *info_priv[SCENIC_NUM_FUNCS];
+
 	/* protects in_reset against the debugfs readers */
 	struct mutex lock;
 	bool in_reset;
@@ -306,6 +311,9 @@ int scenic_health_reload_down(struct scenic_dev *sdev,
 int scenic_health_reload_up(struct scenic_dev *sdev,
 			    struct netlink_ext_ack *extack);
 void scenic_health_show(struct scenic_dev *sdev, struct seq_file *s);
+
+/* scenic_aeq.c: the function of an auxiliary device, or -EINVAL */
+int scenic_aux_func_of(struct scenic_aux_dev *sadev);
 
 /* scenic_devlink.c */
 struct scenic_dev *scenic_devlink_alloc(struct pci_dev *pdev);

@@ -135,6 +135,22 @@ void scenic_aux_events_unregister(struct scenic_aux_dev *sadev);
 /* Handle every AEQ entry the card has written so far (destroy paths). */
 void scenic_aux_events_drain(struct scenic_aux_dev *sadev);
 
+struct devlink_info_req;
+
+/* Adds running versions to @req with devlink_info_version_running_put(). */
+typedef int (*scenic_aux_devlink_info_fn)(void *priv,
+					  struct devlink_info_req *req);
+
+/*
+ * `devlink dev info` of the card also shows what @fn adds (SCU: scu.<n>).
+ * @fn runs with the devlink instance lock held: it must not wait for an
+ * admin command (report what the driver knows). Unregister waits for a
+ * running @fn.
+ */
+int scenic_aux_devlink_info_register(struct scenic_aux_dev *sadev,
+				     scenic_aux_devlink_info_fn fn, void *priv);
+void scenic_aux_devlink_info_unregister(struct scenic_aux_dev *sadev);
+
 /* Totals for `rdma statistic`. */
 struct scenic_admin_totals {
 	u64 cmds;

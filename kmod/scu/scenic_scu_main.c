@@ -7,6 +7,7 @@
 #include <linux/io.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <net/devlink.h>
 
 #include "scenic_scu_drv.h"
 
@@ -56,6 +57,33 @@ int scenic_scu_query_slot(struct scenic_scu_slot *slot,
 	q->kind = le32_to_cpu(res.kind);
 	q->build_id = le64_to_cpu(res.build_id);
 	return 0;
+}
+
+/*
+ * devlink dev info: running scu.<n> = "<name> <build id>" of what the driver
+ * loaded (no admin command here: the devlink lock is held).
+ */
+static int scenic_scu_devlink_info(void *priv, struct devlink_info_req *req)
+{
+	struct scenic_scu_card *card = priv;
+	char key[16], val[SCENIC_SCU_NAME_LEN + 24];
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < card->num_slots && !err; i++) {
+		struct scenic_scu_slot *slot = &card->slots[i];
+
+		mutex_lock(&slot->lock);
+		if (slot->have_img)
+			snprintf(val, sizeof(val), "%s %016llx", slot->img.name,
+				 slot->img.build_id);
+		else
+			snprintf(val, sizeof(val), "passthrough %016llx", 0ULL);
+		mutex_unlock(&slot->lock);
+		snprintf(key, sizeof(key), "scu.%u", i);
+		err = devlink_info_version_running_put(req, key, val);
+	}
+	return err;
 }
 
 static const struct scenic_aux_event_ops scenic_scu_event_ops = {
@@ -129,11 +157,17 @@ static int scenic_scu_probe(struct auxiliary_device *adev,
 	err = scenic_scu_cdev_add(card);
 	if (err)
 		goto err_events;
+	err = scenic_aux_devlink_info_register(sadev, scenic_scu_devlink_info,
+					       card);
+	if (err)
+		goto err_cdev;
 	dev_info(&adev->dev, "%u SCU slots, interface %u.%u, /dev/scenic%u/scu0..%u\n",
 		 card->num_slots, card->iface_version >> 16,
 		 card->iface_version & 0xffff, card->id, card->num_slots - 1);
 	return 0;
 
+err_cdev:
+	scenic_scu_cdev_del(card);
 err_events:
 	scenic_aux_events_unregister(sadev);
 err_put:
@@ -145,6 +179,7 @@ static void scenic_scu_remove(struct auxiliary_device *adev)
 {
 	struct scenic_scu_card *card = auxiliary_get_drvdata(adev);
 
+	scenic_aux_devlink_info_unregister(card->sadev);
 	scenic_aux_events_unregister(card->sadev);
 	scenic_scu_mark_dead(card);
 	/* waits for every ioctl using sadev; later ones see gone */

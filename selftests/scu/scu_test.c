@@ -255,6 +255,23 @@ static void test_observer(const struct image *good)
 	close(r);
 }
 
+/* 1 if a line of `devlink dev info` (the card's running versions) contains @s. */
+static int devlink_has(const char *s)
+{
+	char line[512];
+	int found = 0;
+	FILE *p;
+
+	p = popen("/usr/sbin/devlink dev info 2>&1", "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		if (strstr(line, s))
+			found = 1;
+	pclose(p);
+	return found;
+}
+
 /* The slot runs the image's SCU: name, build id and hash as its header says. */
 static int runs_image(int fd, const struct image *im, struct scenic_scu_info *i)
 {
@@ -270,7 +287,7 @@ static void test_load(int fd, const struct image *good, const struct image *good
 {
 	struct scenic_scu_info before, i;
 	struct scenic_scu_load ld;
-	char want[65], path[64], got[256];
+	char want[80], path[64], got[256];
 	uint64_t loads;
 	int err, ok;
 
@@ -295,6 +312,11 @@ static void test_load(int fd, const struct image *good, const struct image *good
 	snprintf(path, sizeof(path), "%016llx", (unsigned long long)le64(good->data + 0x18));
 	snprintf(got, sizeof(got), "%s", sysfs(1, "build_id"));
 	check(!strcmp(got, path), "sysfs build_id %s (got %s)", path, got);
+
+	snprintf(want, sizeof(want), "scu.1 selftest-pass %016llx",
+		 (unsigned long long)le64(good->data + 0x18));
+	ok = devlink_has(want);
+	check(ok == 1, "devlink dev info shows '%s'", want);
 
 	loads = i.loads;
 	err = load(fd, good2, SCENIC_SCU_LOAD_DRY_RUN, &ld);
@@ -433,6 +455,8 @@ static void test_unload(int fd, const struct image *good2)
 	ok = !info(fd, &i);
 	check(!err && ok && !strcmp(i.name, "passthrough"),
 	      "UNLOAD again: %s, '%.32s'", strerror(err), i.name);
+	ok = devlink_has("scu.1 passthrough 0000000000000000");
+	check(ok == 1, "devlink dev info shows scu.1 passthrough after the unload");
 }
 
 /* CSR, IRQ and counters need BAR3 and the status page (issue 17 step 3). */
