@@ -62,10 +62,10 @@ if [ "$NODE" = 1 ]; then
 		[ "$(rec_count 'card reads all-ones')" = 1 -a "$_n" -le "$REC_LOG_MAX" ]
 	dmesg | tail -n "$_n" | sed 's/^/# dmesg: /' | tail -n 20
 	_r0=$(cut -d ' ' -f 1 /proc/uptime)
-	timeout 60 $RMMOD scenic_rdma scenic_eth scenic >/tmp/rec-rmmod.out 2>&1
+	timeout 60 $RMMOD scenic_scu scenic_rdma scenic_eth scenic >/tmp/rec-rmmod.out 2>&1
 	_rc=$?
 	_rs=$(awk -v a="$_r0" -v b="$(cut -d ' ' -f 1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }')
-	tap_result "rmmod scenic_rdma scenic_eth scenic: exit 0 after $_rs s" \
+	tap_result "rmmod scenic_scu scenic_rdma scenic_eth scenic: exit 0 after $_rs s" \
 		"exit $_rc: $(tr '\n' ';' </tmp/rec-rmmod.out)" [ $_rc = 0 ]
 	tap_result "the modules are gone (lsmod)" "$(grep scenic /proc/modules | tr '\n' ';')" \
 		sh -c "! grep -q '^scenic' /proc/modules"
