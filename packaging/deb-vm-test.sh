@@ -4,8 +4,8 @@
 # files through packaging/deb-root.sh (dpkg into the image root, DKMS builds the modules for the
 # guest kernel), nothing from kmod/ or build/provider/. Then the selftests: probe and FLR, ping
 # and iperf, devinfo, pingpong, verify, perftest and dma-buf MRs (dmabuf_mr: WRITE/READ into
-# udmabufs on 6.12, only the refusals on 6.1), perftest against rxe, RC conformance (five boots;
-# perftest runs run-vm-tests' short --smoke list).
+# udmabufs on 6.12, only the refusals on 6.1), perftest against rxe, RC conformance, the SCU
+# slot devices (scu_slots; six boots; perftest runs run-vm-tests' short --smoke list).
 #
 #   packaging/deb-vm-test.sh [--kver KVER] [DIR]
 #
@@ -34,6 +34,6 @@ export SCENIC_VM_DIR=$top/build/vm-debs${kver:+-$kver}
 ls "$SCENIC_DEBS"/scenic-dkms_*.deb >/dev/null || { echo "deb-vm-test: no .debs in $SCENIC_DEBS" >&2; exit 2; }
 echo "deb-vm-test: guest kernel ${kver:-the default of tools/vm/mkimage}, image $SCENIC_VM_DIR" >&2
 exec "$top/selftests/run-vm-tests" --smoke \
-	--boot scenic --boot eth --boot rdma --boot rdma-interop --boot rdma-conform \
+	--boot scenic --boot eth --boot rdma --boot rdma-interop --boot rdma-conform --boot scu \
 	--only probe --only flr --only ping --only iperf --only devinfo --only pingpong \
-	--only verify --only perftest --only conform --only dmabuf_mr
+	--only verify --only perftest --only conform --only dmabuf_mr --only scu_slots
