@@ -7,8 +7,10 @@
  * INFO on every slot; exclusive open, EPERM on slot 0; an observer cannot
  * load (EBADF); a good image loads and unloads and INFO shows it; every bad
  * image is refused with its status and errno while the old SCU keeps running;
- * hostile ioctl structs; the sysfs files agree with INFO.
+ * hostile ioctl structs; the sysfs files agree with INFO; after a reset of
+ * the card, the old fd fails with ENODEV and the slot comes back.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -484,6 +486,72 @@ static void test_csr(int fd)
 	      (unsigned long long)csr.value);
 }
 
+/*
+ * A function-level reset of the card: the open owner fd fails with ENODEV
+ * from then on, and the slot comes back
+ * (a new device) holding the passthrough, with no owner.
+ */
+static void test_card_reset(const struct image *good)
+{
+	char link[512], path[600];
+	struct scenic_scu_info i;
+	struct scenic_scu_load ld;
+	int fd, err, n, fd2 = -1;
+	ssize_t len;
+	FILE *f;
+
+	fd = open_slot(1, O_RDWR);
+	err = load(fd, good, 0, &ld);
+	check(fd >= 0 && !err, "before the reset: owner of slot 1 with good.scu loaded (%s)",
+	      strerror(err));
+	/* the PCI function: the parent of scenic.scu.<c> */
+	snprintf(path, sizeof(path), "/sys/class/scenic_scu/scenic%u!scu1/device/..", card_no);
+	if (!realpath(path, link)) {
+		check(0, "PCI function of the card (%s)", strerror(errno));
+		close(fd);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/reset", link);
+	f = fopen(path, "w");
+	len = f ? fprintf(f, "1\n") : -1;
+	err = f ? fclose(f) : -1;
+	check(len > 0 && !err, "echo 1 > %s", path);
+
+	/* the old fd: ENODEV, at once or once the core has taken the device away */
+	for (n = 0, err = 0; n < 200; n++) {
+		err = info(fd, &i);
+		if (err == ENODEV)
+			break;
+		usleep(100000);
+	}
+	check(err == ENODEV, "the owner's fd after the reset: INFO fails with ENODEV (got %s)",
+	      strerror(err));
+	err = load(fd, good, 0, &ld);
+	check(err == ENODEV, "the owner's fd after the reset: LOAD fails with ENODEV (got %s)",
+	      strerror(err));
+	close(fd);
+
+	/* the recovered card: a new slot device with the passthrough */
+	for (n = 0; n < 300; n++) {
+		fd2 = open_slot(1, O_RDWR);
+		if (fd2 >= 0)
+			break;
+		usleep(100000);
+	}
+	err = fd2 >= 0 ? info(fd2, &i) : errno;
+	check(!err && !strcmp(i.name, "passthrough") && i.loads == 0 &&
+	      i.state == SCENIC_SCU_STATE_RUNNING,
+	      "after the recovery: slot 1 opens as owner again and runs '%.32s', loads %llu (%s)",
+	      err ? "" : i.name, err ? 0ULL : (unsigned long long)i.loads, strerror(err));
+	if (fd2 >= 0) {
+		err = load(fd2, good, 0, &ld);
+		check(!err && ld.status == 0, "after the recovery: LOAD good.scu works (%s)",
+		      strerror(err));
+		unload(fd2, &ld);
+		close(fd2);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct image good, good2;
@@ -522,6 +590,7 @@ int main(int argc, char **argv)
 	test_unload(fd, &good2);
 	test_csr(fd);
 	close(fd);
+	test_card_reset(&good);
 	printf("1..%d\n", n_tests);
 	return n_failed ? 1 : 0;
 }
