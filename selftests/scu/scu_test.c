@@ -18,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -461,29 +464,211 @@ static void test_unload(int fd, const struct image *good2)
 	check(ok == 1, "devlink dev info shows scu.1 passthrough after the unload");
 }
 
-/* CSR, IRQ and counters need BAR3 and the status page (issue 17 step 3). */
+/* The passthrough's CSRs (docs/scu.md 8). */
+#define CSR_ID		0
+#define CSR_SCRATCH	1
+#define CSR_IRQ_RAISE	7
+#define PASSTHROUGH_ID	0x5343555041535331ULL
+
+static int csr_rw(int fd, uint32_t index, int write, uint64_t *value)
+{
+	struct scenic_scu_csr csr = { .size = sizeof(csr), .index = index, .write = write };
+	int err;
+
+	csr.value = write ? *value : 0;
+	err = xioctl(fd, SCENIC_SCU_IOC_CSR, &csr);
+	if (!err && !write)
+		*value = csr.value;
+	return err;
+}
+
+/* CSR ioctl and mapping; observers get neither. */
 static void test_csr(int fd)
 {
-	struct scenic_scu_csr csr = { .size = sizeof(csr) };
+	volatile uint64_t *win;
 	struct scenic_scu_info i;
-	int err;
+	uint64_t v = 0;
+	int err, r;
+	void *p;
 
 	info(fd, &i);
 	if (!i.csr_size) {
-		skip("CSR round trip: the card has no CSR windows (csr_size 0)");
+		skip("CSR ioctl and mmap: the card has no CSR windows (csr_size 0)");
 		return;
 	}
-	csr.index = 1;
-	csr.write = 1;
-	csr.value = 0x0123456789abcdefULL;
-	err = xioctl(fd, SCENIC_SCU_IOC_CSR, &csr);
-	csr.write = 0;
-	csr.value = 0;
+	err = csr_rw(fd, CSR_ID, 0, &v);
+	check(!err && v == PASSTHROUGH_ID, "CSR ioctl: ID reads %llx (%s)",
+	      (unsigned long long)v, strerror(err));
+	v = 0x0123456789abcdefULL;
+	err = csr_rw(fd, CSR_SCRATCH, 1, &v);
+	v = 0;
 	if (!err)
-		err = xioctl(fd, SCENIC_SCU_IOC_CSR, &csr);
-	check(!err && csr.value == 0x0123456789abcdefULL,
-	      "CSR SCRATCH round trip: %s, read %llx", strerror(err),
-	      (unsigned long long)csr.value);
+		err = csr_rw(fd, CSR_SCRATCH, 0, &v);
+	check(!err && v == 0x0123456789abcdefULL, "CSR ioctl: SCRATCH round trip (%s, %llx)",
+	      strerror(err), (unsigned long long)v);
+	err = csr_rw(fd, SCENIC_SCU_CSR_COUNT, 0, &v);
+	check(err == EINVAL, "CSR ioctl: index 8192 refused with EINVAL (got %s)", strerror(err));
+
+	p = mmap(NULL, SCENIC_SCU_CSR_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+		 i.csr_mmap_offset);
+	check(p == MAP_FAILED && errno == EINVAL, "CSR mmap MAP_PRIVATE: EINVAL (got %s)",
+	      p == MAP_FAILED ? strerror(errno) : "success");
+	if (p != MAP_FAILED)
+		munmap(p, SCENIC_SCU_CSR_WINDOW_SIZE);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, i.csr_mmap_offset);
+	check(p == MAP_FAILED && errno == EINVAL, "CSR mmap of 4 KiB: EINVAL (got %s)",
+	      p == MAP_FAILED ? strerror(errno) : "success");
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	p = mmap(NULL, SCENIC_SCU_CSR_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 i.csr_mmap_offset);
+	check(p != MAP_FAILED, "CSR window mapped by the owner (%s)",
+	      p == MAP_FAILED ? strerror(errno) : "ok");
+	if (p != MAP_FAILED) {
+		win = p;
+		v = win[CSR_ID];
+		check(v == PASSTHROUGH_ID, "mapping: ID reads %llx", (unsigned long long)v);
+		win[CSR_SCRATCH] = 0xfeedfacecafebeefULL;
+		err = csr_rw(fd, CSR_SCRATCH, 0, &v);
+		check(!err && v == 0xfeedfacecafebeefULL,
+		      "mapping: a store is what the CSR ioctl reads (%llx)", (unsigned long long)v);
+		munmap(p, SCENIC_SCU_CSR_WINDOW_SIZE);
+	}
+
+	r = open_slot(1, O_RDONLY);
+	p = mmap(NULL, SCENIC_SCU_CSR_WINDOW_SIZE, PROT_READ, MAP_SHARED, r, i.csr_mmap_offset);
+	check(p == MAP_FAILED && errno == EACCES, "observer's CSR mmap: EACCES (got %s)",
+	      p == MAP_FAILED ? strerror(errno) : "success");
+	if (p != MAP_FAILED)
+		munmap(p, SCENIC_SCU_CSR_WINDOW_SIZE);
+	close(r);
+}
+
+/* Status page and COUNTERS: any opener, read-only. */
+static void test_status(int fd)
+{
+	struct scenic_scu_counters c;
+	struct scenic_scu_info i;
+	const volatile uint64_t *pg;
+	int r, err;
+	void *p;
+
+	info(fd, &i);
+	if (!i.status_size) {
+		skip("status page and COUNTERS: the card has no status page (status_size 0)");
+		return;
+	}
+	r = open_slot(1, O_RDONLY);
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	err = xioctl(r, SCENIC_SCU_IOC_COUNTERS, &c);
+	check(!err && c.loads >= 1, "observer's COUNTERS: %s, loads %llu",
+	      strerror(err), (unsigned long long)c.loads);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, r, i.status_mmap_offset);
+	check(p != MAP_FAILED, "observer maps the status page read-only (%s)",
+	      p == MAP_FAILED ? strerror(errno) : "ok");
+	if (p != MAP_FAILED) {
+		pg = p;
+		check(!(pg[0] & 1) && (uint32_t)pg[1] == SCENIC_SCU_STATE_RUNNING &&
+		      (uint32_t)(pg[1] >> 32) == i.kind,
+		      "status page: seq %llu even, state %u, kind %u",
+		      (unsigned long long)pg[0], (unsigned)(uint32_t)pg[1],
+		      (unsigned)(pg[1] >> 32));
+		munmap(p, 4096);
+	}
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, i.status_mmap_offset);
+	check(p == MAP_FAILED && errno == EPERM, "status page mapped writable: EPERM (got %s)",
+	      p == MAP_FAILED ? strerror(errno) : "success");
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	close(r);
+}
+
+static uint64_t efd_read(int efd)
+{
+	uint64_t n = 0;
+
+	if (read(efd, &n, sizeof(n)) != sizeof(n))
+		return 0;
+	return n;
+}
+
+static int set_irq(int fd, unsigned int line, int efd)
+{
+	struct scenic_scu_irq irq = { .size = sizeof(irq), .line = line, .eventfd = efd };
+
+	return xioctl(fd, SCENIC_SCU_IOC_SET_IRQ, &irq);
+}
+
+/* Interrupts: the passthrough's IRQ_RAISE CSR, eventfd, poll() and read(). */
+static void test_irq(int fd)
+{
+	struct scenic_scu_irq_event ev;
+	struct scenic_scu_info i;
+	struct pollfd pfd;
+	uint64_t v;
+	int efd, r, err, n;
+	ssize_t got;
+
+	info(fd, &i);
+	if (!i.irq_lines || !i.csr_size) {
+		skip("interrupts: the slot has no lines or CSRs (irq_lines %u)", i.irq_lines);
+		return;
+	}
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	err = set_irq(fd, i.irq_lines, efd);
+	check(err == EINVAL, "SET_IRQ on line %u: EINVAL (got %s)", i.irq_lines, strerror(err));
+	err = set_irq(fd, 0, fd);
+	check(err == EINVAL, "SET_IRQ with a non-eventfd fd: EINVAL (got %s)", strerror(err));
+	err = set_irq(fd, 0, efd);
+	check(!err, "SET_IRQ: eventfd on line 0 (%s)", strerror(err));
+
+	v = 1;	/* line 0 */
+	err = csr_rw(fd, CSR_IRQ_RAISE, 1, &v);
+	pfd = (struct pollfd){ .fd = efd, .events = POLLIN };
+	n = poll(&pfd, 1, 2000);
+	check(!err && n == 1 && efd_read(efd) >= 1, "IRQ_RAISE line 0: the eventfd fires (poll %d)",
+	      n);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	n = poll(&pfd, 1, 2000);
+	check(n == 1 && (pfd.revents & POLLIN), "poll() on the slot fd: POLLIN (revents 0x%x)",
+	      pfd.revents);
+	memset(&ev, 0, sizeof(ev));
+	got = read(fd, &ev, sizeof(ev));
+	check(got == sizeof(ev) && ev.pending == 1 && ev.lines == i.irq_lines && ev.total >= 1,
+	      "read(): pending 0x%x, lines %u, total %llu", ev.pending, ev.lines,
+	      (unsigned long long)ev.total);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	got = read(fd, &ev, sizeof(ev));
+	check(got < 0 && errno == EAGAIN, "read() with nothing pending, O_NONBLOCK: EAGAIN (got %s)",
+	      got < 0 ? strerror(errno) : "data");
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+
+	v = 4;	/* line 2: no eventfd there */
+	err = csr_rw(fd, CSR_IRQ_RAISE, 1, &v);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	n = poll(&pfd, 1, 2000);
+	memset(&ev, 0, sizeof(ev));
+	got = n == 1 ? read(fd, &ev, sizeof(ev)) : -1;
+	check(!err && got == sizeof(ev) && ev.pending == 4 && efd_read(efd) == 0,
+	      "line 2: read() says 0x%x, line 0's eventfd stays quiet", ev.pending);
+
+	r = open_slot(1, O_RDONLY);
+	got = read(r, &ev, sizeof(ev));
+	check(got < 0 && errno == EPERM, "observer's read(): EPERM (got %s)",
+	      got < 0 ? strerror(errno) : "data");
+	close(r);
+
+	err = set_irq(fd, 0, -1);
+	v = 1;
+	if (!err)
+		err = csr_rw(fd, CSR_IRQ_RAISE, 1, &v);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	poll(&pfd, 1, 2000);
+	got = read(fd, &ev, sizeof(ev));
+	check(!err && efd_read(efd) == 0, "after SET_IRQ -1 the eventfd is detached (%s)",
+	      strerror(err));
+	close(efd);
 }
 
 /*
@@ -589,6 +774,8 @@ int main(int argc, char **argv)
 	test_hostile(fd, &good);
 	test_unload(fd, &good2);
 	test_csr(fd);
+	test_status(fd);
+	test_irq(fd);
 	close(fd);
 	test_card_reset(&good);
 	printf("1..%d\n", n_tests);
