@@ -7,8 +7,10 @@
  * INFO on every slot; exclusive open, EPERM on slot 0; an observer cannot
  * load (EBADF); a good image loads and unloads and INFO shows it; every bad
  * image is refused with its status and errno while the old SCU keeps running;
- * hostile ioctl structs; the sysfs files agree with INFO; after a reset of
- * the card, the old fd fails with ENODEV and the slot comes back.
+ * hostile ioctl structs; the sysfs files agree with INFO; CSR ioctl and
+ * mapping, status page, COUNTERS, interrupts (eventfd, poll, read) when the
+ * card has them; owner hand-offs; after a reset of the card, the old fd fails
+ * with ENODEV, its mapping is zapped and the slot comes back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,10 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "scenic_scu.h"
@@ -672,15 +677,87 @@ static void test_irq(int fd)
 }
 
 /*
+ * Ownership hand-offs: the same euid keeps the SCU's state, another euid gets
+ * the SCU reset before its open returns (docs/scu.md 5, persistence).
+ */
+static void test_handoff(void)
+{
+	char path[256];
+	uint64_t v = 0x5ca1ab1e;
+	int fd, err, st = -1;
+	pid_t pid;
+
+	fd = open_slot(1, O_RDWR);
+	err = fd < 0 ? errno : csr_rw(fd, CSR_SCRATCH, 1, &v);
+	if (err == EOPNOTSUPP) {
+		skip("owner hand-offs: the card has no CSR windows");
+		close(fd);
+		return;
+	}
+	close(fd);
+	fd = open_slot(1, O_RDWR);
+	v = 0;
+	err = fd < 0 ? errno : csr_rw(fd, CSR_SCRATCH, 0, &v);
+	check(!err && v == 0x5ca1ab1e, "same euid reopens: SCRATCH kept (%llx, %s)",
+	      (unsigned long long)v, strerror(err));
+	close(fd);
+
+	/* a user without rights on the node would get EACCES: open it up for the test */
+	snprintf(path, sizeof(path), "%s/scu1", card_dir);
+	chmod(path, 0666);
+	pid = fork();
+	if (pid == 0) {
+		uint64_t got = 1;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(3);
+		fd = open_slot(1, O_RDWR);
+		if (fd < 0 || csr_rw(fd, CSR_SCRATCH, 0, &got))
+			_exit(2);
+		_exit(got == 0 ? 0 : 1);
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	chmod(path, 0660);
+	check(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "another euid opens as owner: the SCU was reset first, SCRATCH reads 0 (child exit %d)",
+	      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+/* 1 if reading the first word of @p raises SIGBUS. */
+static int touch_sigbus(volatile uint64_t *p)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	volatile int bus = 0;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(bus_jmp, 1))
+		bus = 1;
+	else
+		(void)p[0];
+	sigaction(SIGBUS, &old, NULL);
+	return bus;
+}
+
+/*
  * A function-level reset of the card: the open owner fd fails with ENODEV
- * from then on, and the slot comes back
- * (a new device) holding the passthrough, with no owner.
+ * and polls POLLERR from then on, its CSR mapping is gone (SIGBUS), and the
+ * slot comes back (a new device) holding the passthrough, with no owner.
  */
 static void test_card_reset(const struct image *good)
 {
 	char link[512], path[600];
 	struct scenic_scu_info i;
 	struct scenic_scu_load ld;
+	volatile uint64_t *win;
 	int fd, err, n, fd2 = -1;
 	ssize_t len;
 	FILE *f;
@@ -689,6 +766,11 @@ static void test_card_reset(const struct image *good)
 	err = load(fd, good, 0, &ld);
 	check(fd >= 0 && !err, "before the reset: owner of slot 1 with good.scu loaded (%s)",
 	      strerror(err));
+	info(fd, &i);
+	win = MAP_FAILED;
+	if (i.csr_size)
+		win = mmap(NULL, SCENIC_SCU_CSR_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   fd, i.csr_mmap_offset);
 	/* the PCI function: the parent of scenic.scu.<c> */
 	snprintf(path, sizeof(path), "/sys/class/scenic_scu/scenic%u!scu1/device/..", card_no);
 	if (!realpath(path, link)) {
@@ -714,6 +796,15 @@ static void test_card_reset(const struct image *good)
 	err = load(fd, good, 0, &ld);
 	check(err == ENODEV, "the owner's fd after the reset: LOAD fails with ENODEV (got %s)",
 	      strerror(err));
+	if (win != MAP_FAILED) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		n = poll(&pfd, 1, 0);
+		check(n == 1 && (pfd.revents & POLLERR), "poll() on the old fd: POLLERR (revents 0x%x)",
+		      pfd.revents);
+		check(touch_sigbus(win), "the old CSR mapping was zapped: a load gets SIGBUS");
+		munmap((void *)win, SCENIC_SCU_CSR_WINDOW_SIZE);
+	}
 	close(fd);
 
 	/* the recovered card: a new slot device with the passthrough */
@@ -777,6 +868,7 @@ int main(int argc, char **argv)
 	test_status(fd);
 	test_irq(fd);
 	close(fd);
+	test_handoff();
 	test_card_reset(&good);
 	printf("1..%d\n", n_tests);
 	return n_failed ? 1 : 0;
