@@ -28,8 +28,8 @@
 /* Size of a slot's CSR window: 8192 registers of 64 bits. */
 #define SCENIC_SCU_CSR_WINDOW_SIZE 65536
 #define SCENIC_SCU_CSR_COUNT (SCENIC_SCU_CSR_WINDOW_SIZE / 8)
-/* Interrupt lines per slot. */
-#define SCENIC_SCU_IRQ_LINES 4
+/* Interrupt lines per slot, at most (INFO.irq_lines has the card's number). */
+#define SCENIC_SCU_MAX_IRQ_LINES 4
 /* Largest image the kernel accepts (the card may accept less: SCU.MAX_IMAGE). */
 #define SCENIC_SCU_MAX_IMAGE_LEN (64ULL << 20)
 #define SCENIC_SCU_NAME_LEN 32

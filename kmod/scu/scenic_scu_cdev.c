@@ -3,6 +3,7 @@
  * The slot char devices /dev/scenic<c>/scu<n> (class scenic_scu): open and
  * ownership, the ioctl struct discipline of uapi/scenic_scu.h, INFO.
  */
+#include <linux/cred.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/io.h>
@@ -37,7 +38,7 @@ static struct class scenic_scu_class = {
 };
 
 /* The user struct's size, checked against the first version (ksize). */
-static int scu_copy_in(void *k, size_t ksize, void __user *u, u32 *usize)
+int scenic_scu_copy_in(void *k, size_t ksize, void __user *u, u32 *usize)
 {
 	u32 comp_mask;
 	int err;
@@ -56,7 +57,7 @@ static int scu_copy_in(void *k, size_t ksize, void __user *u, u32 *usize)
 	return comp_mask ? -EINVAL : 0;
 }
 
-static int scu_copy_out(void __user *u, const void *k, size_t ksize, u32 usize)
+int scenic_scu_copy_out(void __user *u, const void *k, size_t ksize, u32 usize)
 {
 	return copy_to_user(u, k, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
 }
@@ -75,7 +76,15 @@ int scenic_scu_fill_info(struct scenic_scu_slot *slot, struct file *file,
 	info->card = card->id;
 	info->slot = slot->index;
 	info->num_slots = card->num_slots;
-	info->irq_lines = 0;	/* no per-slot interrupt lines on this card yet */
+	info->irq_lines = slot->irq >= 0 ? card->irq_lines : 0;
+	if (card->bar3) {
+		info->csr_size = SCENIC_SCU_CSR_WINDOW_SIZE;
+		info->csr_mmap_offset = SCENIC_SCU_CSR_MMAP_OFFSET;
+	}
+	if (slot->status_page) {
+		info->status_size = PAGE_SIZE;
+		info->status_mmap_offset = SCENIC_SCU_STATUS_MMAP_OFFSET;
+	}
 	info->state = q.state;
 	info->iface_version = card->iface_version;
 	info->kind = q.kind;
@@ -116,7 +125,7 @@ static int scu_ioctl_info(struct scenic_scu_slot *slot, struct file *file,
 	u32 usize;
 	int err;
 
-	err = scu_copy_in(&info, sizeof(info), arg, &usize);
+	err = scenic_scu_copy_in(&info, sizeof(info), arg, &usize);
 	if (err)
 		return err;
 	memset(&info, 0, sizeof(info));
@@ -124,7 +133,7 @@ static int scu_ioctl_info(struct scenic_scu_slot *slot, struct file *file,
 	err = scenic_scu_fill_info(slot, file, &info);
 	if (err)
 		return err;
-	return scu_copy_out(arg, &info, sizeof(info), usize);
+	return scenic_scu_copy_out(arg, &info, sizeof(info), usize);
 }
 
 static long scenic_scu_ioctl(struct file *file, unsigned int cmd,
@@ -168,8 +177,17 @@ static long scenic_scu_ioctl(struct file *file, unsigned int cmd,
 	case SCENIC_SCU_IOC_INFO:
 		err = scu_ioctl_info(slot, file, uarg);
 		break;
+	case SCENIC_SCU_IOC_COUNTERS:
+		err = scenic_scu_ioctl_counters(slot, uarg);
+		break;
+	case SCENIC_SCU_IOC_CSR:
+		err = scenic_scu_ioctl_csr(slot, uarg);
+		break;
+	case SCENIC_SCU_IOC_SET_IRQ:
+		err = scenic_scu_ioctl_set_irq(slot, uarg);
+		break;
 	default:
-		/* status page, BAR3, slot vectors, steering: not on this card yet */
+		/* steering and QP policy: not on this card yet */
 		err = -EOPNOTSUPP;
 		break;
 	}
@@ -207,12 +225,30 @@ static int scenic_scu_open(struct inode *inode, struct file *file)
 			err = -EPERM;
 			goto out;
 		}
+		bool reset = false;
+
 		mutex_lock(&slot->lock);
-		if (slot->owner)
+		if (slot->owner) {
 			err = -EBUSY;
-		else
+		} else {
 			slot->owner = file;
+			reset = slot->ever_owned &&
+				!uid_eq(slot->last_uid, current_euid());
+			slot->ever_owned = true;
+			slot->last_uid = current_euid();
+			scenic_scu_irq_attach(slot, file);
+		}
 		mutex_unlock(&slot->lock);
+		/* another user's SCU state (keys in CSRs) does not pass on */
+		if (reset) {
+			err = scenic_scu_reset_slot(slot);
+			if (err) {
+				mutex_lock(&slot->lock);
+				scenic_scu_irq_detach(slot);
+				slot->owner = NULL;
+				mutex_unlock(&slot->lock);
+			}
+		}
 	}
 out:
 	up_read(&card->rwsem);
@@ -229,8 +265,10 @@ static int scenic_scu_release(struct inode *inode, struct file *file)
 	struct scenic_scu_slot *slot = file->private_data;
 
 	mutex_lock(&slot->lock);
-	if (slot->owner == file)
+	if (slot->owner == file) {
+		scenic_scu_irq_detach(slot);
 		slot->owner = NULL;
+	}
 	mutex_unlock(&slot->lock);
 	scenic_scu_card_put(slot->card);
 	return 0;
@@ -241,6 +279,11 @@ static const struct file_operations scenic_scu_fops = {
 	.open = scenic_scu_open,
 	.release = scenic_scu_release,
 	.unlocked_ioctl = scenic_scu_ioctl,
+#ifdef SCENIC_SCU_HAVE_V1_2
+	.mmap = scenic_scu_mmap,
+	.poll = scenic_scu_poll,
+	.read = scenic_scu_read,
+#endif
 	.compat_ioctl = compat_ptr_ioctl,
 };
 

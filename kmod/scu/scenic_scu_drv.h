@@ -7,11 +7,14 @@
 #define _SCENIC_SCU_DRV_H
 
 #include <linux/cdev.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 
 #include "scenic_aux.h"
@@ -21,6 +24,11 @@
 #define SCENIC_SCU_MAX_CARDS	16
 #define SCENIC_SCU_KIND_PASSTHROUGH 1
 #define SCENIC_SCU_HDR_LEN	256
+/* mmap offsets of INFO: the CSR window, then the status page (64K-page safe) */
+#define SCENIC_SCU_CSR_MMAP_OFFSET	0
+#define SCENIC_SCU_STATUS_MMAP_OFFSET	SCENIC_SCU_CSR_WINDOW_SIZE
+/* distinct device inodes whose mappings a zap must reach */
+#define SCENIC_SCU_MAP_INODES	8
 
 /* What an image header says, after scenic_scu_image_check(). */
 struct scenic_scu_image {
@@ -36,6 +44,7 @@ struct scenic_scu_image {
 };
 
 struct scenic_scu_card;
+struct eventfd_ctx;
 
 /**
  * struct scenic_scu_slot - one slot and its char device
@@ -60,8 +69,10 @@ struct scenic_scu_slot {
 	struct cdev *cdev;
 	struct device *dev;
 
-	struct mutex lock;		/* owner, img, loads, last_pause_ns */
+	struct mutex lock;		/* owner, last_uid, img, loads, last_pause_ns */
 	struct file *owner;
+	kuid_t last_uid;		/* euid of the last owner */
+	bool ever_owned;
 	struct mutex load_lock;		/* one LOAD/UNLOAD at a time */
 	wait_queue_head_t wq;
 	spinlock_t ev_lock;		/* the ev_* fields and pending */
@@ -74,6 +85,20 @@ struct scenic_scu_slot {
 	bool have_img;
 	u64 loads;
 	u64 last_pause_ns;
+
+	/* interrupts (scenic_scu_irq.c) */
+	int irq;			/* Linux irq of vector 16 + index, or -1 */
+	char irq_name[32];
+	spinlock_t irq_lock;		/* irq_owner, efd, irq_pending, irq_total */
+	struct file *irq_owner;
+	struct eventfd_ctx *efd[SCENIC_SCU_MAX_IRQ_LINES];
+	u32 irq_pending;
+	u64 irq_total;
+	wait_queue_head_t irq_wq;
+
+	/* status page (scenic_scu_status.c) */
+	void *status_page;
+	dma_addr_t status_dma;
 };
 
 /**
@@ -83,6 +108,7 @@ struct scenic_scu_slot {
  * @rwsem: readers use @sadev; remove takes it for writing and sets @gone
  * @gone: removed: everything fails with -ENODEV
  * @dead: the card failed or is being reset: ioctls fail with -ENODEV
+ * @stopping: @dead, or the driver is unbinding: waiters give up
  * @blk: the SCU register block
  * @id: the card number <c>
  * @minor_base: first minor of the card's slots
@@ -95,6 +121,7 @@ struct scenic_scu_card {
 	struct rw_semaphore rwsem;
 	bool gone;
 	bool dead;
+	bool stopping;
 	const struct scenic_block *blk;
 	unsigned int id;
 	unsigned int minor_base;
@@ -102,6 +129,11 @@ struct scenic_scu_card {
 	u32 iface_version;
 	u32 max_image;
 	u32 reconfig_us;
+	bool v1_2;			/* SCU block 1.2: lines, BAR3, status page, SCU_RESET */
+	u32 irq_lines;			/* SCU.IRQ_LINES (block 1.2), at most 4 */
+	void __iomem *bar3;		/* the slots' CSR windows, or NULL */
+	struct mutex map_lock;		/* map_inodes */
+	struct inode *map_inodes[SCENIC_SCU_MAP_INODES];
 	struct scenic_scu_slot slots[SCENIC_SCU_MAX_SLOTS];
 };
 
@@ -122,6 +154,8 @@ int scenic_scu_query_slot(struct scenic_scu_slot *slot,
 			  struct scenic_scu_query *q);
 
 /* scenic_scu_cdev.c */
+int scenic_scu_copy_in(void *k, size_t ksize, void __user *u, u32 *usize);
+int scenic_scu_copy_out(void __user *u, const void *k, size_t ksize, u32 usize);
 int scenic_scu_fill_info(struct scenic_scu_slot *slot, struct file *file,
 			 struct scenic_scu_info *info);
 int scenic_scu_cdev_init(void);
@@ -142,6 +176,66 @@ int scenic_scu_ioctl_load(struct scenic_scu_slot *slot, void __user *arg,
 			  bool unload);
 void scenic_scu_event(void *priv, const struct scenic_aeqe *ev);
 void scenic_scu_resync(void *priv);
+
+/*
+ * BAR3, slot vectors, status pages and SCU_RESET (SCU block 1.2): built when
+ * the generated register map has them (kmod/scu/Kbuild), stubs otherwise.
+ */
+#ifdef SCENIC_SCU_HAVE_V1_2
+/* scenic_scu_csr.c */
+int scenic_scu_reset_slot(struct scenic_scu_slot *slot);
+int scenic_scu_csr_init(struct scenic_scu_card *card);
+void scenic_scu_csr_fini(struct scenic_scu_card *card);
+int scenic_scu_ioctl_csr(struct scenic_scu_slot *slot, void __user *arg);
+int scenic_scu_mmap(struct file *file, struct vm_area_struct *vma);
+void scenic_scu_zap_mappings(struct scenic_scu_card *card);
+void scenic_scu_put_inodes(struct scenic_scu_card *card);
+
+/* scenic_scu_irq.c */
+int scenic_scu_irq_init(struct scenic_scu_card *card);
+void scenic_scu_irq_fini(struct scenic_scu_card *card);
+void scenic_scu_irq_attach(struct scenic_scu_slot *slot, struct file *file);
+void scenic_scu_irq_detach(struct scenic_scu_slot *slot);
+int scenic_scu_ioctl_set_irq(struct scenic_scu_slot *slot, void __user *arg);
+__poll_t scenic_scu_poll(struct file *file, struct poll_table_struct *wait);
+ssize_t scenic_scu_read(struct file *file, char __user *buf, size_t count,
+			loff_t *ppos);
+
+/* scenic_scu_status.c */
+int scenic_scu_status_init(struct scenic_scu_card *card);
+void scenic_scu_status_fini(struct scenic_scu_card *card);
+int scenic_scu_ioctl_counters(struct scenic_scu_slot *slot, void __user *arg);
+#else
+static inline int scenic_scu_reset_slot(struct scenic_scu_slot *slot) { return 0; }
+static inline int scenic_scu_csr_init(struct scenic_scu_card *card) { return 0; }
+static inline void scenic_scu_csr_fini(struct scenic_scu_card *card) {}
+static inline int scenic_scu_ioctl_csr(struct scenic_scu_slot *slot,
+				       void __user *arg)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void scenic_scu_zap_mappings(struct scenic_scu_card *card) {}
+static inline void scenic_scu_put_inodes(struct scenic_scu_card *card) {}
+static inline int scenic_scu_irq_init(struct scenic_scu_card *card) { return 0; }
+static inline void scenic_scu_irq_fini(struct scenic_scu_card *card) {}
+static inline void scenic_scu_irq_attach(struct scenic_scu_slot *slot,
+					 struct file *file) {}
+static inline void scenic_scu_irq_detach(struct scenic_scu_slot *slot) {}
+static inline int scenic_scu_ioctl_set_irq(struct scenic_scu_slot *slot,
+					   void __user *arg)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int scenic_scu_status_init(struct scenic_scu_card *card) { return 0; }
+static inline void scenic_scu_status_fini(struct scenic_scu_card *card) {}
+static inline int scenic_scu_ioctl_counters(struct scenic_scu_slot *slot,
+					    void __user *arg)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 /* scenic_scu_sysfs.c */
 extern const struct attribute_group *scenic_scu_slot_groups[];

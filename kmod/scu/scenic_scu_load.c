@@ -108,7 +108,7 @@ static bool scu_wait_over(struct scenic_scu_slot *slot)
 	spin_lock_irqsave(&slot->ev_lock, flags);
 	over = !slot->pending || slot->ev_lost;
 	spin_unlock_irqrestore(&slot->ev_lock, flags);
-	return over || READ_ONCE(slot->card->dead);
+	return over || READ_ONCE(slot->card->stopping);
 }
 
 static void scu_set_pending(struct scenic_scu_slot *slot, bool on)
@@ -241,7 +241,7 @@ static int scu_wait(struct scenic_scu_slot *slot, const struct scenic_scu_load *
 	spin_unlock_irqrestore(&slot->ev_lock, flags);
 
 	*status = SCENIC_SCU_LOAD_CARD_ERROR;
-	if (READ_ONCE(card->dead))
+	if (READ_ONCE(card->stopping))
 		return -ENODEV;
 	if (left < 0 && pending)
 		return -EINTR;

@@ -17,10 +17,12 @@ static void scenic_scu_card_release(struct kref *kref)
 		container_of(kref, struct scenic_scu_card, kref);
 	unsigned int i;
 
+	scenic_scu_put_inodes(card);
 	for (i = 0; i < SCENIC_SCU_MAX_SLOTS; i++) {
 		mutex_destroy(&card->slots[i].lock);
 		mutex_destroy(&card->slots[i].load_lock);
 	}
+	mutex_destroy(&card->map_lock);
 	kfree(card);
 }
 
@@ -32,7 +34,7 @@ void scenic_scu_card_put(struct scenic_scu_card *card)
 /* Caller holds card->rwsem for reading. */
 bool scenic_scu_card_usable(struct scenic_scu_card *card)
 {
-	return !card->gone && !READ_ONCE(card->dead);
+	return !card->gone && !READ_ONCE(card->stopping);
 }
 
 /* Caller holds card->rwsem for reading and checked scenic_scu_card_usable(). */
@@ -91,14 +93,18 @@ static const struct scenic_aux_event_ops scenic_scu_event_ops = {
 	.resync = scenic_scu_resync,
 };
 
-/* Every waiter re-checks the card's state; never sleeps (fatal context). */
-static void scenic_scu_mark_dead(struct scenic_scu_card *card)
+/* Every waiter re-checks the card's state. @failed: the card is dead too. */
+static void scenic_scu_stop(struct scenic_scu_card *card, bool failed)
 {
 	unsigned int i;
 
-	WRITE_ONCE(card->dead, true);
-	for (i = 0; i < card->num_slots; i++)
+	if (failed)
+		WRITE_ONCE(card->dead, true);
+	WRITE_ONCE(card->stopping, true);
+	for (i = 0; i < card->num_slots; i++) {
 		wake_up_all(&card->slots[i].wq);
+		wake_up_all(&card->slots[i].irq_wq);
+	}
 }
 
 static int scenic_scu_probe(struct auxiliary_device *adev,
@@ -139,6 +145,9 @@ static int scenic_scu_probe(struct auxiliary_device *adev,
 	card->iface_version = ioread32(blk->base + SCENIC_SCU_IFACE_VERSION);
 	card->max_image = ioread32(blk->base + SCENIC_SCU_MAX_IMAGE);
 	card->reconfig_us = ioread32(blk->base + SCENIC_SCU_RECONFIG_US);
+	/* block 1.2 has interrupt lines, per-slot registers and BAR3 */
+	card->v1_2 = (blk->version & 0xffff) >= 2;
+	mutex_init(&card->map_lock);
 	for (i = 0; i < SCENIC_SCU_MAX_SLOTS; i++) {
 		struct scenic_scu_slot *slot = &card->slots[i];
 
@@ -148,15 +157,29 @@ static int scenic_scu_probe(struct auxiliary_device *adev,
 		mutex_init(&slot->load_lock);
 		init_waitqueue_head(&slot->wq);
 		spin_lock_init(&slot->ev_lock);
+		spin_lock_init(&slot->irq_lock);
+		init_waitqueue_head(&slot->irq_wq);
+		slot->irq = -1;
 	}
 	auxiliary_set_drvdata(adev, card);
 
 	err = scenic_aux_events_register(sadev, &scenic_scu_event_ops, card);
 	if (err)
 		goto err_put;
+	if (card->v1_2) {
+		err = scenic_scu_csr_init(card);
+		if (err)
+			goto err_events;
+		err = scenic_scu_status_init(card);
+		if (err)
+			goto err_csr;
+		err = scenic_scu_irq_init(card);
+		if (err)
+			goto err_status;
+	}
 	err = scenic_scu_cdev_add(card);
 	if (err)
-		goto err_events;
+		goto err_irq;
 	err = scenic_aux_devlink_info_register(sadev, scenic_scu_devlink_info,
 					       card);
 	if (err)
@@ -168,6 +191,12 @@ static int scenic_scu_probe(struct auxiliary_device *adev,
 
 err_cdev:
 	scenic_scu_cdev_del(card);
+err_irq:
+	scenic_scu_irq_fini(card);
+err_status:
+	scenic_scu_status_fini(card);
+err_csr:
+	scenic_scu_csr_fini(card);
 err_events:
 	scenic_aux_events_unregister(sadev);
 err_put:
@@ -181,11 +210,15 @@ static void scenic_scu_remove(struct auxiliary_device *adev)
 
 	scenic_aux_devlink_info_unregister(card->sadev);
 	scenic_aux_events_unregister(card->sadev);
-	scenic_scu_mark_dead(card);
-	/* waits for every ioctl using sadev; later ones see gone */
+	scenic_scu_stop(card, false);
+	/* waits for every ioctl and mmap using sadev; later ones see gone */
 	down_write(&card->rwsem);
-	card->gone = true;
+	WRITE_ONCE(card->gone, true);
 	up_write(&card->rwsem);
+	scenic_scu_zap_mappings(card);
+	scenic_scu_irq_fini(card);
+	scenic_scu_status_fini(card);
+	scenic_scu_csr_fini(card);
 	scenic_scu_cdev_del(card);
 	scenic_scu_card_put(card);
 }
@@ -199,13 +232,17 @@ static void scenic_scu_fatal(struct scenic_aux_dev *sadev)
 {
 	struct scenic_scu_card *card = auxiliary_get_drvdata(&sadev->adev);
 
-	scenic_scu_mark_dead(card);
+	scenic_scu_stop(card, true);
+	scenic_scu_zap_mappings(card);
 	dev_err(&sadev->adev.dev, "card failure: SCU slots unusable; they come back with the card\n");
 }
 
 static void scenic_scu_reset_prepare(struct scenic_aux_dev *sadev)
 {
-	scenic_scu_mark_dead(auxiliary_get_drvdata(&sadev->adev));
+	struct scenic_scu_card *card = auxiliary_get_drvdata(&sadev->adev);
+
+	scenic_scu_stop(card, true);
+	scenic_scu_zap_mappings(card);
 }
 
 static const struct auxiliary_device_id scenic_scu_id_table[] = {
