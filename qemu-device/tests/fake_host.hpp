@@ -69,7 +69,8 @@ class FakeHost final : public Host {
         }
         out[0] = {bar0_base, regs::kBar0Size};
         out[1] = {db_base, Device::db_size()};
-        return 2;
+        out[2] = {scu_base, Device::scu_bar_size()};
+        return 3;
     }
     std::optional<uint64_t> msix_address(unsigned vector) override {
         const auto it = msix_addr.find(vector);
@@ -99,6 +100,7 @@ class FakeHost final : public Host {
     // model where they are.
     uint64_t bar0_base = 0xfe00'0000;
     uint64_t db_base = 0xf000'0000;
+    uint64_t scu_base = 0xfd00'0000;  // BAR3, the SCU CSR windows
     Device* route = nullptr;
     bool announce_bars = true;
     std::map<unsigned, uint64_t> msix_addr;
