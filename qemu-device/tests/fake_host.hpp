@@ -132,7 +132,7 @@ class FakeHost final : public Host {
             done += size;
         }
     }
-    // Which BAR [addr, addr + len) falls in: 0 (BAR0), 4 (doorbells), or -1 (neither).
+    // Which BAR [addr, addr + len) falls in: 0 (BAR0), 3 (SCU CSRs), 4 (doorbells), or -1.
     int bar_of(uint64_t addr, size_t len) const {
         if (addr >= bar0_base && addr - bar0_base < regs::kBar0Size &&
             len <= regs::kBar0Size - (addr - bar0_base)) {
@@ -141,6 +141,10 @@ class FakeHost final : public Host {
         if (addr >= db_base && addr - db_base < Device::db_size() &&
             len <= Device::db_size() - (addr - db_base)) {
             return 4;
+        }
+        if (addr >= scu_base && addr - scu_base < Device::scu_bar_size() &&
+            len <= Device::scu_bar_size() - (addr - scu_base)) {
+            return 3;
         }
         return -1;
     }
@@ -154,6 +158,8 @@ class FakeHost final : public Host {
             std::memcpy(&v, src.data() + off, size);
             if (bar == 0) {
                 route->mmio_write(a - bar0_base, v, size);
+            } else if (bar == 3) {
+                route->scu_write(a - scu_base, v, size);
             } else {
                 route->db_write(a - db_base, v, size);
             }

@@ -298,7 +298,10 @@ TEST_F(ScuPlatform, QueryCapsWritesTheKindCatalogue) {
     // Over the card's own BARs: refused like any failed DMA, never written into the card.
     EXPECT_EQ(slot_cmd(AqOpcode::kScuQueryCaps, 0, c.host.bar0_base).status,
               AqStatus::kDmaError);
+    c.host.route = &c.dev;
     EXPECT_EQ(slot_cmd(AqOpcode::kScuQueryCaps, 0, c.host.scu_base).status, AqStatus::kDmaError);
+    EXPECT_EQ(slot_cmd(AqOpcode::kScuQueryCaps, 0, c.host.scu_base + 0x30000).status,
+              AqStatus::kDmaError);
 }
 
 TEST_F(ScuPlatform, StatusPageWrittenUnderSeq) {
@@ -358,7 +361,10 @@ TEST_F(ScuPlatform, StatusPageRefusals) {
     EXPECT_EQ(slot_cmd(AqOpcode::kScuSetStatusPage, 1, kPage + 0x800).status, AqStatus::kBadArg);
     EXPECT_EQ(mgr().query(1)->last_refusal, ScuStatus::kBadAddr);
     EXPECT_EQ(mgr().refused(AqStatus::kBadArg), bad_arg + 1);
-    // Over BAR0, the doorbells or BAR3 itself: DMA_ERROR, and the old page stays.
+    // Over BAR0, the doorbells or BAR3 itself: DMA_ERROR, and the old page stays. The host
+    // routes such DMA into the card, as QEMU's memory core would: only the card's refusal
+    // (bar_windows) stops it.
+    c.host.route = &c.dev;
     ASSERT_TRUE(slot_cmd(AqOpcode::kScuSetStatusPage, 1, kPage).ok());
     for (const uint64_t bar : {c.host.bar0_base, c.host.db_base, c.host.scu_base}) {
         EXPECT_EQ(slot_cmd(AqOpcode::kScuSetStatusPage, 1, bar).status, AqStatus::kDmaError);
