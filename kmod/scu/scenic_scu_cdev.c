@@ -279,11 +279,9 @@ static const struct file_operations scenic_scu_fops = {
 	.open = scenic_scu_open,
 	.release = scenic_scu_release,
 	.unlocked_ioctl = scenic_scu_ioctl,
-#ifdef SCENIC_SCU_HAVE_V1_2
 	.mmap = scenic_scu_mmap,
 	.poll = scenic_scu_poll,
 	.read = scenic_scu_read,
-#endif
 	.compat_ioctl = compat_ptr_ioctl,
 };
 

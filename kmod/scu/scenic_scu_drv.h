@@ -177,11 +177,6 @@ int scenic_scu_ioctl_load(struct scenic_scu_slot *slot, void __user *arg,
 void scenic_scu_event(void *priv, const struct scenic_aeqe *ev);
 void scenic_scu_resync(void *priv);
 
-/*
- * BAR3, slot vectors, status pages and SCU_RESET (SCU block 1.2): built when
- * the generated register map has them (kmod/scu/Kbuild), stubs otherwise.
- */
-#ifdef SCENIC_SCU_HAVE_V1_2
 /* scenic_scu_csr.c */
 int scenic_scu_reset_slot(struct scenic_scu_slot *slot);
 int scenic_scu_csr_init(struct scenic_scu_card *card);
@@ -205,37 +200,6 @@ ssize_t scenic_scu_read(struct file *file, char __user *buf, size_t count,
 int scenic_scu_status_init(struct scenic_scu_card *card);
 void scenic_scu_status_fini(struct scenic_scu_card *card);
 int scenic_scu_ioctl_counters(struct scenic_scu_slot *slot, void __user *arg);
-#else
-static inline int scenic_scu_reset_slot(struct scenic_scu_slot *slot) { return 0; }
-static inline int scenic_scu_csr_init(struct scenic_scu_card *card) { return 0; }
-static inline void scenic_scu_csr_fini(struct scenic_scu_card *card) {}
-static inline int scenic_scu_ioctl_csr(struct scenic_scu_slot *slot,
-				       void __user *arg)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline void scenic_scu_zap_mappings(struct scenic_scu_card *card) {}
-static inline void scenic_scu_put_inodes(struct scenic_scu_card *card) {}
-static inline int scenic_scu_irq_init(struct scenic_scu_card *card) { return 0; }
-static inline void scenic_scu_irq_fini(struct scenic_scu_card *card) {}
-static inline void scenic_scu_irq_attach(struct scenic_scu_slot *slot,
-					 struct file *file) {}
-static inline void scenic_scu_irq_detach(struct scenic_scu_slot *slot) {}
-static inline int scenic_scu_ioctl_set_irq(struct scenic_scu_slot *slot,
-					   void __user *arg)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline int scenic_scu_status_init(struct scenic_scu_card *card) { return 0; }
-static inline void scenic_scu_status_fini(struct scenic_scu_card *card) {}
-static inline int scenic_scu_ioctl_counters(struct scenic_scu_slot *slot,
-					    void __user *arg)
-{
-	return -EOPNOTSUPP;
-}
-#endif
 
 /* scenic_scu_sysfs.c */
 extern const struct attribute_group *scenic_scu_slot_groups[];
