@@ -65,13 +65,16 @@ PYBIND11_MODULE(scenic, m) {
     m.attr("ACCESS_LOCAL_WRITE") = static_cast<int>(IBV_ACCESS_LOCAL_WRITE);
     m.attr("ACCESS_REMOTE_WRITE") = static_cast<int>(IBV_ACCESS_REMOTE_WRITE);
     m.attr("ACCESS_REMOTE_READ") = static_cast<int>(IBV_ACCESS_REMOTE_READ);
-    m.attr("COMPLETIONS") = py::cast(std::vector<std::string>(
-        scenic::completion_names().begin(), scenic::completion_names().end()));
+    m.attr("COMPLETIONS") = py::cast(std::vector<std::string>(scenic::completion_names().begin(),
+                                                              scenic::completion_names().end()));
 
     py::class_<scenic::ReconfigResult>(m, "ReconfigResult")
-        .def_property_readonly("pause_ns", [](const scenic::ReconfigResult& r) { return r.pause.count(); })
-        .def_property_readonly("total_ns", [](const scenic::ReconfigResult& r) { return r.total.count(); })
-        .def_property_readonly("wall_ns", [](const scenic::ReconfigResult& r) { return r.wall.count(); })
+        .def_property_readonly("pause_ns",
+                               [](const scenic::ReconfigResult& r) { return r.pause.count(); })
+        .def_property_readonly("total_ns",
+                               [](const scenic::ReconfigResult& r) { return r.total.count(); })
+        .def_property_readonly("wall_ns",
+                               [](const scenic::ReconfigResult& r) { return r.wall.count(); })
         .def("__repr__", [](const scenic::ReconfigResult& r) {
             return "ReconfigResult(pause_ns=" + std::to_string(r.pause.count()) +
                    ", total_ns=" + std::to_string(r.total.count()) + ")";
@@ -82,7 +85,8 @@ PYBIND11_MODULE(scenic, m) {
         .def_readonly("slot", &scenic::SlotInfo::slot)
         .def_readonly("num_slots", &scenic::SlotInfo::num_slots)
         .def_readonly("irq_lines", &scenic::SlotInfo::irq_lines)
-        .def_property_readonly("state", [](const scenic::SlotInfo& s) { return scenic::state_name(s.state); })
+        .def_property_readonly(
+            "state", [](const scenic::SlotInfo& s) { return scenic::state_name(s.state); })
         .def_readonly("owned", &scenic::SlotInfo::owned)
         .def_readonly("fixed", &scenic::SlotInfo::fixed)
         .def_readonly("pd_bound", &scenic::SlotInfo::pd_bound)
@@ -90,19 +94,24 @@ PYBIND11_MODULE(scenic, m) {
         .def_readonly("kind_version", &scenic::SlotInfo::kind_version)
         .def_readonly("build_id", &scenic::SlotInfo::build_id)
         .def_readonly("name", &scenic::SlotInfo::name)
-        .def_property_readonly("image_sha256", [](const scenic::SlotInfo& s) { return scenic::to_hex(s.image_sha256); })
+        .def_property_readonly(
+            "image_sha256",
+            [](const scenic::SlotInfo& s) { return scenic::to_hex(s.image_sha256); })
         .def_readonly("loads", &scenic::SlotInfo::loads)
         .def_readonly("last_pause_ns", &scenic::SlotInfo::last_pause_ns)
         .def_readonly("reconfig_delay_us", &scenic::SlotInfo::reconfig_delay_us)
-        .def_property_readonly("qp_policy", [](const scenic::SlotInfo& s) { return scenic::qp_policy_name(s.qp_policy); })
+        .def_property_readonly(
+            "qp_policy",
+            [](const scenic::SlotInfo& s) { return scenic::qp_policy_name(s.qp_policy); })
         .def("__repr__", [](const scenic::SlotInfo& s) {
             return "SlotInfo(card=" + std::to_string(s.card) + ", slot=" + std::to_string(s.slot) +
-                   ", name='" + s.name + "', kind=" + std::to_string(s.kind) + ", state=" +
-                   scenic::state_name(s.state) + ")";
+                   ", name='" + s.name + "', kind=" + std::to_string(s.kind) +
+                   ", state=" + scenic::state_name(s.state) + ")";
         });
 
     py::class_<scenic::ScenicReconfig>(m, "ScenicReconfig")
-        .def(py::init([](unsigned card) { return scenic::ScenicReconfig(card); }), py::arg("card") = 0)
+        .def(py::init([](unsigned card) { return scenic::ScenicReconfig(card); }),
+             py::arg("card") = 0)
         .def(
             "reconfigure_app",
             [](scenic::ScenicReconfig& r, unsigned slot, const std::string& path, bool dry_run,
@@ -116,23 +125,33 @@ PYBIND11_MODULE(scenic, m) {
             },
             py::arg("slot"), py::arg("path"), py::arg("dry_run") = false, py::arg("force") = false,
             py::arg("drain_timeout_ms") = 0)
-        .def("unload", [](scenic::ScenicReconfig& r, unsigned slot) {
-            const py::gil_scoped_release unlocked;
-            return r.unload(slot);
-        }, py::arg("slot"))
+        .def(
+            "unload",
+            [](scenic::ScenicReconfig& r, unsigned slot) {
+                const py::gil_scoped_release unlocked;
+                return r.unload(slot);
+            },
+            py::arg("slot"))
         .def("info", &scenic::ScenicReconfig::info, py::arg("slot"))
         .def("slots", &scenic::ScenicReconfig::slots)
-        .def("counters", [](const scenic::ScenicReconfig& r, unsigned slot) {
-            return counters_dict(r.counters(slot));
-        }, py::arg("slot"))
-        .def("set_policy", [](scenic::ScenicReconfig& r, unsigned slot, const std::string& policy) {
-            const int p = scenic::qp_policy_from_name(policy);
-            if (p < 0) {
-                throw scenic::ScenicError(EINVAL, "set_policy", "policy '" + policy +
-                                                                     "' is not same-uid, bound-pd or any");
-            }
-            r.set_policy(slot, static_cast<uint32_t>(p));
-        }, py::arg("slot"), py::arg("policy"));
+        .def(
+            "counters",
+            [](const scenic::ScenicReconfig& r, unsigned slot) {
+                return counters_dict(r.counters(slot));
+            },
+            py::arg("slot"))
+        .def(
+            "set_policy",
+            [](scenic::ScenicReconfig& r, unsigned slot, const std::string& policy) {
+                const int p = scenic::qp_policy_from_name(policy);
+                if (p < 0) {
+                    throw scenic::ScenicError(
+                        EINVAL, "set_policy",
+                        "policy '" + policy + "' is not same-uid, bound-pd or any");
+                }
+                r.set_policy(slot, static_cast<uint32_t>(p));
+            },
+            py::arg("slot"), py::arg("policy"));
 
     py::class_<scenic::Buffer, std::shared_ptr<scenic::Buffer>>(m, "Buffer", py::buffer_protocol())
         .def_buffer([](scenic::Buffer& b) {
@@ -141,17 +160,20 @@ PYBIND11_MODULE(scenic, m) {
         })
         .def_property_readonly("lkey", [](const scenic::Buffer& b) { return b.mr().lkey(); })
         .def_property_readonly("rkey", [](const scenic::Buffer& b) { return b.mr().rkey(); })
-        .def_property_readonly("addr", [](const scenic::Buffer& b) { return reinterpret_cast<uintptr_t>(b.data()); })
+        .def_property_readonly(
+            "addr", [](const scenic::Buffer& b) { return reinterpret_cast<uintptr_t>(b.data()); })
         .def("__len__", &scenic::Buffer::size);
 
     py::class_<PyMemoryRegion, std::shared_ptr<PyMemoryRegion>>(m, "MemoryRegion")
         .def_property_readonly("lkey", [](const PyMemoryRegion& r) { return r.mr.lkey(); })
         .def_property_readonly("rkey", [](const PyMemoryRegion& r) { return r.mr.rkey(); })
-        .def_property_readonly("addr", [](const PyMemoryRegion& r) { return reinterpret_cast<uintptr_t>(r.mr.addr()); })
+        .def_property_readonly(
+            "addr",
+            [](const PyMemoryRegion& r) { return reinterpret_cast<uintptr_t>(r.mr.addr()); })
         .def_property_readonly("length", [](const PyMemoryRegion& r) { return r.mr.length(); });
 
-    py::class_<scenic::Qp, std::shared_ptr<scenic::Qp>>(m, "Qp")
-        .def_property_readonly("qp_num", &scenic::Qp::qp_num);
+    py::class_<scenic::Qp, std::shared_ptr<scenic::Qp>>(m, "Qp").def_property_readonly(
+        "qp_num", &scenic::Qp::qp_num);
 
     py::class_<scenic::ScenicThread>(m, "ScenicThread")
         .def(py::init([](unsigned slot, unsigned card) {
@@ -161,57 +183,72 @@ PYBIND11_MODULE(scenic, m) {
         .def("set_csr", &scenic::ScenicThread::set_csr, py::arg("value"), py::arg("offset"))
         .def("get_csr", &scenic::ScenicThread::get_csr, py::arg("offset"))
         .def("get_completed", &scenic::ScenicThread::get_completed, py::arg("op"))
-        .def("wait_irq", [](scenic::ScenicThread& t, int timeout_ms) {
-            if (timeout_ms < 0) {
-                throw scenic::ScenicError(EINVAL, "wait_irq", "negative timeout");
-            }
-            const py::gil_scoped_release unlocked;
-            return t.wait_irq(std::chrono::milliseconds(timeout_ms));
-        }, py::arg("timeout_ms") = 1000)
+        .def(
+            "wait_irq",
+            [](scenic::ScenicThread& t, int timeout_ms) {
+                if (timeout_ms < 0) {
+                    throw scenic::ScenicError(EINVAL, "wait_irq", "negative timeout");
+                }
+                const py::gil_scoped_release unlocked;
+                return t.wait_irq(std::chrono::milliseconds(timeout_ms));
+            },
+            py::arg("timeout_ms") = 1000)
         .def("irq_fd", &scenic::ScenicThread::irq_fd, py::arg("line"))
         .def("fileno", &scenic::ScenicThread::fd)
-        .def("alloc", [](scenic::ScenicThread& t, size_t bytes) {
-            return std::make_shared<scenic::Buffer>(t.alloc(bytes));
-        }, py::arg("bytes"))
-        .def("reg", [](scenic::ScenicThread& t, py::buffer obj, int access) {
-            const py::buffer_info info = obj.request(true);  // writable: BufferError otherwise
-            if (!PyBuffer_IsContiguous(info.view(), 'A')) {
-                throw scenic::ScenicError(EINVAL, "reg", "the buffer is not contiguous");
-            }
-            const auto bytes = static_cast<size_t>(info.size * info.itemsize);
-            auto r = std::make_shared<PyMemoryRegion>(PyMemoryRegion{obj, {}});
-            r->mr = t.reg(info.ptr, bytes, access);
-            return r;
-        }, py::arg("buffer"), py::arg("access") = kDefaultAccess)
-        .def("create_qp", [](scenic::ScenicThread& t, uint32_t max_send_wr, uint32_t max_recv_wr) {
-            scenic::QpAttr a;
-            a.max_send_wr = max_send_wr;
-            a.max_recv_wr = max_recv_wr;
-            return std::make_shared<scenic::Qp>(t.create_qp(a));
-        }, py::arg("max_send_wr") = 64, py::arg("max_recv_wr") = 64)
+        .def(
+            "alloc",
+            [](scenic::ScenicThread& t, size_t bytes) {
+                return std::make_shared<scenic::Buffer>(t.alloc(bytes));
+            },
+            py::arg("bytes"))
+        .def(
+            "reg",
+            [](scenic::ScenicThread& t, py::buffer obj, int access) {
+                const py::buffer_info info = obj.request(true);  // writable: BufferError otherwise
+                if (!PyBuffer_IsContiguous(info.view(), 'A')) {
+                    throw scenic::ScenicError(EINVAL, "reg", "the buffer is not contiguous");
+                }
+                const auto bytes = static_cast<size_t>(info.size * info.itemsize);
+                auto r = std::make_shared<PyMemoryRegion>(PyMemoryRegion{obj, {}});
+                r->mr = t.reg(info.ptr, bytes, access);
+                return r;
+            },
+            py::arg("buffer"), py::arg("access") = kDefaultAccess)
+        .def(
+            "create_qp",
+            [](scenic::ScenicThread& t, uint32_t max_send_wr, uint32_t max_recv_wr) {
+                scenic::QpAttr a;
+                a.max_send_wr = max_send_wr;
+                a.max_recv_wr = max_recv_wr;
+                return std::make_shared<scenic::Qp>(t.create_qp(a));
+            },
+            py::arg("max_send_wr") = 64, py::arg("max_recv_wr") = 64)
         .def("counters", [](const scenic::ScenicThread& t) { return counters_dict(t.counters()); })
         .def("info", &scenic::ScenicThread::info)
         .def_property_readonly("slot", &scenic::ScenicThread::slot)
         .def_property_readonly("card", &scenic::ScenicThread::card)
         .def_property_readonly("csr_mapped", &scenic::ScenicThread::csr_mapped);
 
-    m.def("image_info", [](const std::string& path) {
-        const auto bytes = scenic::read_file(path, scenic::kMaxImageBytes + 1);
-        const scenic::ImageCheck c = scenic::check_image(bytes);
-        py::dict d;
-        d["ok"] = c.ok();
-        d["status"] = scenic::load_status_name(static_cast<uint32_t>(c.status));
-        d["detail"] = c.detail;
-        if (c.header_read) {
-            d["name"] = c.header.name;
-            d["kind"] = c.header.kind;
-            d["kind_version"] = c.header.kind_version;
-            d["build_id"] = c.header.build_id;
-            d["payload_size"] = c.header.payload_size;
-            d["payload_sha256"] = scenic::to_hex(c.header.payload_sha256);
-        }
-        return d;
-    }, py::arg("path"), "Header and offline check of an SCU image file.");
+    m.def(
+        "image_info",
+        [](const std::string& path) {
+            const auto bytes = scenic::read_file(path, scenic::kMaxImageBytes + 1);
+            const scenic::ImageCheck c = scenic::check_image(bytes);
+            py::dict d;
+            d["ok"] = c.ok();
+            d["status"] = scenic::load_status_name(static_cast<uint32_t>(c.status));
+            d["detail"] = c.detail;
+            if (c.header_read) {
+                d["name"] = c.header.name;
+                d["kind"] = c.header.kind;
+                d["kind_version"] = c.header.kind_version;
+                d["build_id"] = c.header.build_id;
+                d["payload_size"] = c.header.payload_size;
+                d["payload_sha256"] = scenic::to_hex(c.header.payload_sha256);
+            }
+            return d;
+        },
+        py::arg("path"), "Header and offline check of an SCU image file.");
 
     // scenic.testing: the fake card of the C++ unit tests, for host tests of Python code.
     py::module_ t = m.def_submodule("testing", "A fake card for tests without the hardware");
@@ -223,8 +260,11 @@ PYBIND11_MODULE(scenic, m) {
         .def("owned", &scenic::testing::FakeCard::owned)
         .def("csr", &scenic::testing::FakeCard::csr)
         .def("kind", &scenic::testing::FakeCard::kind);
-    t.def("install", [](std::shared_ptr<scenic::testing::FakeCard> c) {
-        scenic::sys::set_default_system(std::move(c));
-    }, "Make the runtime use this fake card instead of /dev/scenic*.");
+    t.def(
+        "install",
+        [](std::shared_ptr<scenic::testing::FakeCard> c) {
+            scenic::sys::set_default_system(std::move(c));
+        },
+        "Make the runtime use this fake card instead of /dev/scenic*.");
     t.def("uninstall", [] { scenic::sys::set_default_system(nullptr); });
 }

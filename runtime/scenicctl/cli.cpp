@@ -4,11 +4,10 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
+#include <nlohmann/json.hpp>
 
 #include "scenic/scenic.hpp"
 
@@ -24,7 +23,9 @@ std::string hex64(uint64_t v) {
     return b;
 }
 
-std::string version(uint32_t v) { return std::to_string(v >> 16) + "." + std::to_string(v & 0xffff); }
+std::string version(uint32_t v) {
+    return std::to_string(v >> 16) + "." + std::to_string(v & 0xffff);
+}
 
 std::string kind_str(uint32_t kind) {
     const auto n = kind_name(kind);
@@ -52,7 +53,9 @@ json slot_json(const SlotInfo& s) {
             {"reconfig_delay_us", s.reconfig_delay_us},
             {"steer_rules", {{"used", s.steer_rules_used}, {"max", s.steer_rules_max}}},
             {"budget",
-             {{"luts", s.lut_budget}, {"ffs", s.ff_budget}, {"bram36", s.bram_budget},
+             {{"luts", s.lut_budget},
+              {"ffs", s.ff_budget},
+              {"bram36", s.bram_budget},
               {"dsp", s.dsp_budget}}}};
 }
 
@@ -67,9 +70,9 @@ void slot_text(std::ostream& out, const SlotInfo& s) {
     out << "  build id " << hex64(s.build_id) << ", image sha256 " << to_hex(s.image_sha256)
         << "\n  interface " << version(s.iface_version) << ", data width " << s.data_width
         << ", loads " << s.loads << ", last pause " << s.last_pause_ns << " ns, reconfig delay "
-        << s.reconfig_delay_us << " us\n  qp policy " << qp_policy_name(s.qp_policy)
-        << ", pd " << (s.pd_bound ? "bound" : "unbound") << ", steering rules "
-        << s.steer_rules_used << "/" << s.steer_rules_max << "\n";
+        << s.reconfig_delay_us << " us\n  qp policy " << qp_policy_name(s.qp_policy) << ", pd "
+        << (s.pd_bound ? "bound" : "unbound") << ", steering rules " << s.steer_rules_used << "/"
+        << s.steer_rules_max << "\n";
 }
 
 json header_json(const ImageHeader& h) {
@@ -84,8 +87,10 @@ json header_json(const ImageHeader& h) {
             {"name", h.name},
             {"data_width", h.data_width},
             {"resources",
-             {{"luts", h.resources.luts}, {"ffs", h.resources.ffs},
-              {"bram36", h.resources.bram36}, {"uram", h.resources.uram},
+             {{"luts", h.resources.luts},
+              {"ffs", h.resources.ffs},
+              {"bram36", h.resources.bram36},
+              {"uram", h.resources.uram},
               {"dsp", h.resources.dsp}}},
             {"payload_offset", h.payload_offset},
             {"payload_size", h.payload_size},
@@ -103,8 +108,8 @@ void header_text(std::ostream& out, const ImageHeader& h) {
         << (flags.empty() ? " none" : flags) << "\nbuild id " << hex64(h.build_id)
         << "\nresources: " << h.resources.luts << " LUTs, " << h.resources.ffs << " FFs, "
         << h.resources.bram36 << " BRAM36, " << h.resources.uram << " URAM, " << h.resources.dsp
-        << " DSP\npayload " << h.payload_size << " bytes at " << h.payload_offset
-        << ", sha256 " << to_hex(h.payload_sha256) << "\n";
+        << " DSP\npayload " << h.payload_size << " bytes at " << h.payload_offset << ", sha256 "
+        << to_hex(h.payload_sha256) << "\n";
 }
 
 json counters_json(const Counters& c) {
@@ -198,9 +203,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                            .dump(2)
                     << "\n";
             } else {
-                out << "slot " << slot << ": " << (ropt.dry_run ? "image accepted (dry run)" : "loaded")
-                    << ", flows paused " << res.pause.count() << " ns, total " << res.total.count()
-                    << " ns\n";
+                out << "slot " << slot << ": "
+                    << (ropt.dry_run ? "image accepted (dry run)" : "loaded") << ", flows paused "
+                    << res.pause.count() << " ns, total " << res.total.count() << " ns\n";
             }
             return kExitOk;
         };
@@ -212,7 +217,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         action = [&] {
             const ReconfigResult res = ScenicReconfig(card, sys).unload(slot);
             if (as_json) {
-                out << json{{"slot", slot}, {"status", "OK"}, {"pause_ns", res.pause.count()}}.dump(2)
+                out << json{{"slot", slot}, {"status", "OK"}, {"pause_ns", res.pause.count()}}.dump(
+                           2)
                     << "\n";
             } else {
                 out << "slot " << slot << ": passthrough, flows paused " << res.pause.count()
@@ -233,7 +239,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         action = [&] {
             const uint64_t v = ScenicReconfig(card, sys).read_csr(slot, index);
             if (as_json) {
-                out << json{{"slot", slot}, {"index", index}, {"value", v}, {"hex", hex64(v)}}.dump(2)
+                out << json{{"slot", slot}, {"index", index}, {"value", v}, {"hex", hex64(v)}}.dump(
+                           2)
                     << "\n";
             } else {
                 out << hex64(v) << "\n";
@@ -299,7 +306,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         ->check(CLI::IsMember({"same-uid", "bound-pd", "any"}));
     pol->callback([&] {
         action = [&] {
-            ScenicReconfig(card, sys).set_policy(slot, static_cast<uint32_t>(qp_policy_from_name(policy)));
+            ScenicReconfig(card, sys).set_policy(
+                slot, static_cast<uint32_t>(qp_policy_from_name(policy)));
             if (as_json) {
                 out << json{{"slot", slot}, {"qp_policy", policy}}.dump(2) << "\n";
             }
@@ -335,8 +343,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     << (c.ok() ? "" : ": " + c.detail) << "\n";
             }
             if (!c.ok()) {
-                err << "scenicctl: " << path << ": " << load_status_name(static_cast<uint32_t>(c.status))
-                    << ": " << c.detail << "\n";
+                err << "scenicctl: " << path << ": "
+                    << load_status_name(static_cast<uint32_t>(c.status)) << ": " << c.detail
+                    << "\n";
             }
             return c.ok() ? kExitOk : kExitError;
         };
@@ -370,7 +379,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
             write_file(output, img);
             const ImageCheck c = check_image(img);
             if (as_json) {
-                out << json{{"file", output}, {"bytes", img.size()}, {"header", header_json(c.header)}}
+                out << json{{"file", output},
+                            {"bytes", img.size()},
+                            {"header", header_json(c.header)}}
                            .dump(2)
                     << "\n";
             } else {

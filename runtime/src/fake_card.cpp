@@ -240,7 +240,8 @@ int FakeCard::ioctl(File& f, unsigned long req, void* arg) {
             if (unload && (l->image_ptr != 0 || l->image_len != 0)) {
                 return -EINVAL;
             }
-            if (l->flags & ~static_cast<uint32_t>(SCENIC_SCU_LOAD_DRY_RUN | SCENIC_SCU_LOAD_FORCE)) {
+            if (l->flags &
+                ~static_cast<uint32_t>(SCENIC_SCU_LOAD_DRY_RUN | SCENIC_SCU_LOAD_FORCE)) {
                 return -EINVAL;
             }
             if (l->image_len > SCENIC_SCU_MAX_IMAGE_LEN) {

@@ -74,11 +74,20 @@ std::string version_str(uint32_t v) {
 }  // namespace
 
 std::string load_status_name(uint32_t status) {
-    static constexpr std::array<std::string_view, 14> kNames{
-        "OK",           "BAD_MAGIC",     "BAD_FORMAT_VERSION", "BAD_HEADER",
-        "BAD_IFACE_VERSION", "UNKNOWN_KIND", "HASH_MISMATCH", "BAD_DATA_WIDTH",
-        "NO_RESOURCES", "DRAIN_TIMEOUT", "FIXED_SLOT",    "TOO_LARGE",
-        "CARD_ERROR",   "RECONFIG_FAILED"};
+    static constexpr std::array<std::string_view, 14> kNames{"OK",
+                                                             "BAD_MAGIC",
+                                                             "BAD_FORMAT_VERSION",
+                                                             "BAD_HEADER",
+                                                             "BAD_IFACE_VERSION",
+                                                             "UNKNOWN_KIND",
+                                                             "HASH_MISMATCH",
+                                                             "BAD_DATA_WIDTH",
+                                                             "NO_RESOURCES",
+                                                             "DRAIN_TIMEOUT",
+                                                             "FIXED_SLOT",
+                                                             "TOO_LARGE",
+                                                             "CARD_ERROR",
+                                                             "RECONFIG_FAILED"};
     if (status < kNames.size()) {
         return std::string(kNames[status]);
     }
@@ -116,8 +125,8 @@ ImageCheck check_image(std::span<const uint8_t> b, const ImageCheckOptions& opt)
     const uint32_t iface = opt.card_iface ? opt.card_iface : kCardIface;
     const uint32_t width = opt.card_data_width ? opt.card_data_width : scu::kDataWidth;
     if (b.size() > max) {
-        return fail(LoadStatus::kTooLarge, std::to_string(b.size()) + " bytes, the limit is " +
-                                               std::to_string(max));
+        return fail(LoadStatus::kTooLarge,
+                    std::to_string(b.size()) + " bytes, the limit is " + std::to_string(max));
     }
     if (b.size() < scu::kImageMagic.size() ||
         !std::equal(scu::kImageMagic.begin(), scu::kImageMagic.end(), b.begin())) {
@@ -146,19 +155,18 @@ ImageCheck check_image(std::span<const uint8_t> b, const ImageCheckOptions& opt)
         if (!std::all_of(s.begin(), s.end(), [](uint8_t x) { return x == 0; })) {
             char at[16];
             std::snprintf(at, sizeof(at), "0x%zx", off);
-            return fail(LoadStatus::kBadHeader, std::string("reserved bytes at ") + at +
-                                                    " are not zero");
+            return fail(LoadStatus::kBadHeader,
+                        std::string("reserved bytes at ") + at + " are not zero");
         }
     }
     if (h.payload_offset < h.header_size || (h.payload_offset & 7) != 0 ||
         h.payload_offset > b.size() || h.payload_size > b.size() - h.payload_offset) {
-        return fail(LoadStatus::kBadHeader,
-                    "payload (offset " + std::to_string(h.payload_offset) + ", " +
-                        std::to_string(h.payload_size) + " bytes) is not inside the " +
-                        std::to_string(b.size()) + "-byte file");
+        return fail(LoadStatus::kBadHeader, "payload (offset " + std::to_string(h.payload_offset) +
+                                                ", " + std::to_string(h.payload_size) +
+                                                " bytes) is not inside the " +
+                                                std::to_string(b.size()) + "-byte file");
     }
-    if ((h.iface_version >> 16) != (iface >> 16) ||
-        (h.iface_version & 0xffff) > (iface & 0xffff)) {
+    if ((h.iface_version >> 16) != (iface >> 16) || (h.iface_version & 0xffff) > (iface & 0xffff)) {
         return fail(LoadStatus::kBadIfaceVersion, "built for slot interface " +
                                                       version_str(h.iface_version) +
                                                       ", the card has " + version_str(iface));
@@ -172,8 +180,7 @@ ImageCheck check_image(std::span<const uint8_t> b, const ImageCheckOptions& opt)
     const Sha256Digest got = sha256(payload);
     if (!std::equal(got.begin(), got.end(), h.payload_sha256.begin())) {
         return fail(LoadStatus::kHashMismatch, "payload SHA-256 is " + to_hex(got) +
-                                                   ", the header says " +
-                                                   to_hex(h.payload_sha256));
+                                                   ", the header says " + to_hex(h.payload_sha256));
     }
     // The card's own parser, as the last word (same limits as above).
     scu::ImageInfo info;

@@ -4,9 +4,9 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <tuple>

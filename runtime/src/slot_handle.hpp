@@ -27,8 +27,8 @@ class SlotHandle {
     SlotHandle& operator=(const SlotHandle&) = delete;
 
     // This process's owner handle of the slot: the existing one, or a new open.
-    static std::shared_ptr<SlotHandle> owner(const std::shared_ptr<sys::System>& sys,
-                                             unsigned card, unsigned slot);
+    static std::shared_ptr<SlotHandle> owner(const std::shared_ptr<sys::System>& sys, unsigned card,
+                                             unsigned slot);
     // The existing owner handle, or nullptr.
     static std::shared_ptr<SlotHandle> find_owner(const std::shared_ptr<sys::System>& sys,
                                                   unsigned card, unsigned slot);

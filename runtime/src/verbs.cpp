@@ -2,7 +2,6 @@
 #include "verbs.hpp"
 
 #include <dlfcn.h>
-#include "scenicdv.h"  // providers/scenic: the provider's public dv header
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +9,7 @@
 #include <cstring>
 
 #include "scenic/scenic.hpp"
+#include "scenicdv.h"  // providers/scenic: the provider's public dv header
 
 namespace scenic {
 
@@ -38,8 +38,9 @@ Verbs::Verbs(unsigned card) : name_("scenic_" + std::to_string(card)) {
     ibv_device** list = ibv_get_device_list(&n);
     if (list == nullptr) {
         // ENOSYS from libibverbs means no uverbs in the kernel: no device either way.
-        throw ScenicError(ENODEV, "verbs",
-                          std::string("no RDMA devices (libibverbs: ") + std::strerror(errno) + ")");
+        throw ScenicError(
+            ENODEV, "verbs",
+            std::string("no RDMA devices (libibverbs: ") + std::strerror(errno) + ")");
     }
     for (int i = 0; i < n && ctx_ == nullptr; ++i) {
         if (name_ == ibv_get_device_name(list[i])) {
@@ -81,8 +82,7 @@ ibv_qp* Verbs::create_qp(ibv_qp_init_attr_ex& attr, unsigned slot) {
     return qp;
 }
 
-MemoryRegion::MemoryRegion(std::shared_ptr<Verbs> v, ibv_mr* mr)
-    : verbs_(std::move(v)), mr_(mr) {}
+MemoryRegion::MemoryRegion(std::shared_ptr<Verbs> v, ibv_mr* mr) : verbs_(std::move(v)), mr_(mr) {}
 MemoryRegion::~MemoryRegion() { reset(); }
 MemoryRegion::MemoryRegion(MemoryRegion&& o) noexcept
     : verbs_(std::move(o.verbs_)), mr_(std::exchange(o.mr_, nullptr)) {}
@@ -125,8 +125,7 @@ Buffer::Buffer(size_t bytes, std::shared_ptr<Verbs> v, int access) : size_(bytes
     mr_ = MemoryRegion(std::move(v), mr);
 }
 
-Qp::Qp(std::shared_ptr<Verbs> v, ibv_cq* cq, ibv_qp* qp)
-    : verbs_(std::move(v)), cq_(cq), qp_(qp) {}
+Qp::Qp(std::shared_ptr<Verbs> v, ibv_cq* cq, ibv_qp* qp) : verbs_(std::move(v)), cq_(cq), qp_(qp) {}
 Qp::Qp(Qp&& o) noexcept
     : verbs_(std::move(o.verbs_)),
       cq_(std::exchange(o.cq_, nullptr)),

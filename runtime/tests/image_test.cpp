@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Image tooling: round trip, every refusal with its status, and the card's parser agreeing.
+#include "scenic/image.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <random>
 
 #include "scenic/error.hpp"
-#include "scenic/image.hpp"
 #include "scenic/scu_image.hpp"
 #include "test_util.hpp"
 
@@ -129,9 +130,9 @@ TEST(Image, EveryRefusalHasItsStatusAndField) {
         auto img = image();
         bad.edit(img);
         const ImageCheck c = check_image(img);
-        EXPECT_EQ(c.status, bad.want) << bad.what << ": got " << load_status_name(
-                                                      static_cast<uint32_t>(c.status))
-                                      << " (" << c.detail << ")";
+        EXPECT_EQ(c.status, bad.want)
+            << bad.what << ": got " << load_status_name(static_cast<uint32_t>(c.status)) << " ("
+            << c.detail << ")";
         EXPECT_FALSE(c.detail.empty()) << bad.what;
     }
 }
@@ -165,11 +166,11 @@ TEST(Image, AgreesWithTheCardParser) {
             fix_crc(img);
         }
         scu::ImageInfo info;
-        const bool card_ok = scu::parse_image(img, 1u << 26, 0x00010000, info) ==
-                             admin::ScuStatus::kOk;
+        const bool card_ok =
+            scu::parse_image(img, 1u << 26, 0x00010000, info) == admin::ScuStatus::kOk;
         const ImageCheck c = check_image(img);
-        ASSERT_EQ(c.ok(), card_ok) << "seed 1234 iteration " << i << " byte " << at << ": "
-                                   << c.detail;
+        ASSERT_EQ(c.ok(), card_ok)
+            << "seed 1234 iteration " << i << " byte " << at << ": " << c.detail;
         refused += c.ok() ? 0 : 1;
     }
     EXPECT_GT(refused, 1000);  // the edits did hit checks

@@ -125,9 +125,8 @@ TEST_F(Ctl, Policy) {
 
 TEST_F(Ctl, ImageBuildAndInfo) {
     write_file(dir.file("p.json"), test::payload(64));
-    ASSERT_EQ(run({"image", "build", "--kind", "1", "--name", "built", "--luts", "12",
-                   "--build-id", "0xabc", "--payload", dir.file("p.json"), "-o",
-                   dir.file("b.scuimg")}),
+    ASSERT_EQ(run({"image", "build", "--kind", "1", "--name", "built", "--luts", "12", "--build-id",
+                   "0xabc", "--payload", dir.file("p.json"), "-o", dir.file("b.scuimg")}),
               0)
         << err;
     ASSERT_EQ(run({"image", "info", dir.file("b.scuimg")}), 0) << err;

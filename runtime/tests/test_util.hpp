@@ -43,8 +43,8 @@ inline void put32(std::vector<uint8_t>& b, size_t off, uint32_t v) {
 // Recomputes the header CRC after an edit, so the edit itself is what a check sees.
 inline void fix_crc(std::vector<uint8_t>& b) {
     put32(b, scu::image::kCrc,
-          scu::image_header_crc(std::span<const uint8_t, scu::kImageHeaderBytes>(
-              b.data(), scu::kImageHeaderBytes)));
+          scu::image_header_crc(
+              std::span<const uint8_t, scu::kImageHeaderBytes>(b.data(), scu::kImageHeaderBytes)));
 }
 
 class TempDir {

@@ -30,7 +30,7 @@ class FakeCard : public sys::System, public std::enable_shared_from_this<FakeCar
     void close_fd(int fd) override;
 
     // Test controls.
-    void raise_irq(unsigned slot, uint32_t lines);       // as the card's slot vector does
+    void raise_irq(unsigned slot, uint32_t lines);  // as the card's slot vector does
     void set_completed(unsigned slot, std::string_view op, uint64_t value);
     void set_traffic(unsigned slot, std::string_view counter, uint64_t value);
     void refuse_mmap(bool refuse) { refuse_mmap_ = refuse; }

@@ -74,7 +74,7 @@ struct ImageSpec {
     uint16_t kind_version = 1;
     uint16_t flags = 0;
     uint64_t build_id = 0;
-    std::string name;  // at most 31 bytes: the field is NUL-padded
+    std::string name;            // at most 31 bytes: the field is NUL-padded
     uint32_t iface_version = 0;  // 0: this library's (the card's default, 1.0)
     uint32_t data_width = 0;     // 0: the card's slot width (512)
     ImageResources resources;
@@ -107,7 +107,8 @@ std::vector<uint8_t> read_file(const std::string& path, uint64_t max_bytes);
 // Writes atomically (a temporary file renamed over path). Throws ScenicError.
 void write_file(const std::string& path, std::span<const uint8_t> bytes);
 
-// Registry names (docs/scu.md 7): "passthrough", "aes128-ctr", ...; empty if not in the tree's list.
+// Registry names (docs/scu.md 7): "passthrough", "aes128-ctr", ...; empty if not in the tree's
+// list.
 std::string_view kind_name(uint32_t kind);
 
 // Lowercase hex of bytes.

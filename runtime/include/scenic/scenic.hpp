@@ -101,7 +101,7 @@ class ScenicReconfig {
 };
 
 class SlotHandle;  // an open slot; one owner handle per slot per process (src/slot_handle.hpp)
-class Verbs;      // the verbs context and PD (src/verbs.hpp)
+class Verbs;       // the verbs context and PD (src/verbs.hpp)
 
 // Memory registered in a ScenicThread's PD; deregistered when destroyed.
 class MemoryRegion {
