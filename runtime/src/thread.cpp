@@ -30,7 +30,10 @@ ScenicThread::ScenicThread(unsigned slot, unsigned card, std::shared_ptr<sys::Sy
     }
 }
 
-ScenicThread::~ScenicThread() {
+ScenicThread::~ScenicThread() { release(); }
+
+// Detaches and closes this object's eventfds; the owner fd closes with its last user.
+void ScenicThread::release() noexcept {
     if (!owner_) {
         return;
     }
@@ -42,10 +45,24 @@ ScenicThread::~ScenicThread() {
         }
         owner_->system().close_fd(fd);
     }
+    eventfds_.clear();
+    owner_.reset();
 }
 
 ScenicThread::ScenicThread(ScenicThread&&) noexcept = default;
-ScenicThread& ScenicThread::operator=(ScenicThread&&) noexcept = default;
+
+ScenicThread& ScenicThread::operator=(ScenicThread&& o) noexcept {
+    if (this != &o) {
+        release();
+        slot_ = o.slot_;
+        card_ = o.card_;
+        owner_ = std::move(o.owner_);
+        verbs_ = std::move(o.verbs_);
+        eventfds_ = std::move(o.eventfds_);
+        o.eventfds_.clear();
+    }
+    return *this;
+}
 
 void ScenicThread::check_index(uint32_t offset) const {
     if (offset >= owner_->csr_count()) {

@@ -152,6 +152,19 @@ TEST_F(Runtime, ClosingTheThreadReleasesEverything) {
     EXPECT_EQ(card->eventfd_of(1, 0), -1);
 }
 
+TEST_F(Runtime, MoveAssignmentReleasesTheOldSlot) {
+    ScenicThread a(1, 0, card);
+    a.irq_fd(0);
+    ScenicThread b(2, 0, card);
+    a = std::move(b);
+    EXPECT_FALSE(card->owned(1));  // a's slot 1 was released, with its eventfd
+    EXPECT_EQ(card->eventfd_of(1, 0), -1);
+    EXPECT_TRUE(card->owned(2));
+    EXPECT_EQ(a.slot(), 2u);
+    a.set_csr(3, 1);
+    EXPECT_EQ(card->csr(2, 1), 3u);
+}
+
 TEST_F(Runtime, CsrIndexOutsideTheWindowIsRefused) {
     ScenicThread t(1, 0, card);
     EXPECT_EQ(errno_of([&] { t.set_csr(1, 8192); }), EINVAL);

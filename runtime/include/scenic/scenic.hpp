@@ -204,6 +204,7 @@ class ScenicThread {
     [[nodiscard]] bool csr_mapped() const;
 
   private:
+    void release() noexcept;
     void check_index(uint32_t offset) const;
     std::shared_ptr<Verbs> verbs() const;
     unsigned slot_, card_;
