@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "scenic/scenic.hpp"
 
@@ -295,6 +296,59 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                 out << "slot " << slot << ": lines 0x" << std::hex << lines << std::dec << "\n";
             }
             return lines == 0 ? kExitTimeout : kExitOk;
+        };
+    });
+
+    auto* steer = app.add_subcommand("steer", "steering rules: fallback frames to a slot");
+    steer->require_subcommand(1);
+    SteerRule rule;
+    std::string dir = "rx";
+    std::optional<uint16_t> ethertype, src_port, dst_port;
+    std::optional<unsigned> ip_proto;
+    auto* steer_add = steer->add_subcommand("add", "add a rule (owner with CAP_NET_ADMIN)");
+    steer_add->add_option("slot", slot, "slot number")->required();
+    steer_add->add_option("--dir", dir, "rx, tx or both")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"rx", "tx", "both"}));
+    steer_add->add_option("--priority", rule.priority, "lowest wins");
+    steer_add->add_option("--ethertype", ethertype, "EtherType (0x0800, ...)");
+    steer_add->add_option("--ip-proto", ip_proto, "IP protocol (6 TCP, 17 UDP, ...)")
+        ->check(CLI::Range(0, 255));
+    steer_add->add_option("--src-ip", rule.src_ip, "address[/prefix length], IPv4 or IPv6");
+    steer_add->add_option("--dst-ip", rule.dst_ip, "address[/prefix length], IPv4 or IPv6");
+    steer_add->add_option("--src-port", src_port, "L4 source port");
+    steer_add->add_option("--dst-port", dst_port, "L4 destination port");
+    steer_add->callback([&] {
+        action = [&] {
+            rule.rx = dir != "tx";
+            rule.tx = dir != "rx";
+            rule.ethertype = ethertype;
+            rule.src_port = src_port;
+            rule.dst_port = dst_port;
+            if (ip_proto) {
+                rule.ip_proto = static_cast<uint8_t>(*ip_proto);
+            }
+            const uint32_t id = ScenicReconfig(card, sys).steer_add(slot, rule);
+            if (as_json) {
+                out << json{{"slot", slot}, {"rule_id", id}}.dump(2) << "\n";
+            } else {
+                out << "slot " << slot << ": rule " << id << "\n";
+            }
+            return kExitOk;
+        };
+    });
+    uint32_t rule_id = 0;
+    auto* steer_del = steer->add_subcommand("del", "delete a rule (owner with CAP_NET_ADMIN)");
+    steer_del->add_option("slot", slot, "slot number")->required();
+    steer_del->add_option("rule", rule_id, "rule id (from steer add)")->required();
+    steer_del->callback([&] {
+        action = [&] {
+            ScenicReconfig(card, sys).steer_del(slot, rule_id);
+            if (as_json) {
+                out << json{{"slot", slot}, {"rule_id", rule_id}, {"deleted", true}}.dump(2)
+                    << "\n";
+            }
+            return kExitOk;
         };
     });
 

@@ -23,6 +23,7 @@ constexpr uint64_t kCsrOffset = 0;
 constexpr uint64_t kStatusOffset = 1ULL << 16;
 constexpr uint32_t kStatusSize = 4096;
 constexpr uint32_t kReconfigUs = 8000;
+constexpr uint32_t kSteerRules = 64;                        // SCU.STEER_RULES on the model
 constexpr uint64_t kPassthroughId = 0x5343555041535331ULL;  // "SCUPASS1" (docs/scu.md 8)
 
 #define SCENIC_FAKE_NAME(n) #n,
@@ -57,6 +58,7 @@ struct FakeCard::Slot {
     std::vector<uint64_t> csr = std::vector<uint64_t>(SCENIC_SCU_CSR_COUNT);
     std::vector<uint64_t> status = std::vector<uint64_t>(kStatusSize / 8);
     std::array<int, SCENIC_SCU_IRQ_LINES> eventfd{-1, -1, -1, -1};
+    std::vector<scenic_scu_steer_rule> rules;
 
     void reset_scu() {
         std::fill(csr.begin(), csr.end(), 0);
@@ -220,7 +222,8 @@ int FakeCard::ioctl(File& f, unsigned long req, void* arg) {
             i->loads = s.loads;
             i->last_pause_ns = s.last_pause_ns;
             i->qp_policy = s.policy;
-            i->steer_rules_max = 64;
+            i->steer_rules_max = kSteerRules;
+            i->steer_rules_used = static_cast<uint32_t>(s.rules.size());
             return 0;
         }
         case SCENIC_SCU_IOC_LOAD:
@@ -336,6 +339,45 @@ int FakeCard::ioctl(File& f, unsigned long req, void* arg) {
             s.policy = p->qp_policy;
             return 0;
         }
+        case SCENIC_SCU_IOC_STEER_ADD: {
+            if (const int r = check_struct<scenic_scu_steer_rule>(arg)) {
+                return r;
+            }
+            auto* rule = static_cast<scenic_scu_steer_rule*>(arg);
+            if (!owner) {
+                return -EPERM;
+            }
+            const uint32_t dirs = SCENIC_SCU_STEER_DIR_RX | SCENIC_SCU_STEER_DIR_TX;
+            if ((rule->flags & ~(dirs | SCENIC_SCU_STEER_IPV6)) != 0 || (rule->flags & dirs) == 0) {
+                return -EINVAL;
+            }
+            size_t used = 0;
+            for (const auto& sl : slots_) {
+                used += sl->rules.size();
+            }
+            if (used >= kSteerRules) {
+                return -ENOSPC;
+            }
+            rule->rule_id = next_rule_++;
+            s.rules.push_back(*rule);
+            return 0;
+        }
+        case SCENIC_SCU_IOC_STEER_DEL: {
+            if (const int r = check_struct<scenic_scu_steer_del>(arg)) {
+                return r;
+            }
+            const auto* d = static_cast<const scenic_scu_steer_del*>(arg);
+            if (!owner) {
+                return -EPERM;
+            }
+            const auto it = std::find_if(s.rules.begin(), s.rules.end(),
+                                         [d](const auto& x) { return x.rule_id == d->rule_id; });
+            if (it == s.rules.end()) {
+                return -ENOENT;
+            }
+            s.rules.erase(it);
+            return 0;
+        }
         default:
             return -ENOTTY;
     }
@@ -396,6 +438,11 @@ uint32_t FakeCard::kind(unsigned slot) const {
 int FakeCard::eventfd_of(unsigned slot, unsigned line) const {
     const std::lock_guard lock(mu_);
     return slots_.at(slot)->eventfd.at(line);
+}
+
+std::vector<scenic_scu_steer_rule> FakeCard::rules(unsigned slot) const {
+    const std::lock_guard lock(mu_);
+    return slots_.at(slot)->rules;
 }
 
 unsigned FakeCard::open_files() const {

@@ -207,6 +207,24 @@ void SlotHandle::set_policy(uint32_t policy) {
     }
 }
 
+uint32_t SlotHandle::steer_add(scenic_scu_steer_rule& rule) {
+    rule.size = sizeof(rule);
+    if (const int r = file_->ioctl(SCENIC_SCU_IOC_STEER_ADD, &rule); r < 0) {
+        throw ScenicError(-r, what("STEER_ADD"),
+                          -r == EPERM ? "steering needs the slot's owner with CAP_NET_ADMIN"
+                                      : "the rule was refused");
+    }
+    return rule.rule_id;
+}
+
+void SlotHandle::steer_del(uint32_t rule_id) {
+    auto d = sized<scenic_scu_steer_del>();
+    d.rule_id = rule_id;
+    if (const int r = file_->ioctl(SCENIC_SCU_IOC_STEER_DEL, &d); r < 0) {
+        throw ScenicError(-r, what("STEER_DEL"), "rule " + std::to_string(rule_id));
+    }
+}
+
 void SlotHandle::map() {
     const scenic_scu_info i = raw_info();
     if (i.csr_size >= 8 && i.csr_size <= SCENIC_SCU_CSR_WINDOW_SIZE) {

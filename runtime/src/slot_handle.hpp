@@ -40,6 +40,8 @@ class SlotHandle {
     uint64_t csr_ioctl(uint32_t index, bool write, uint64_t value);
     void set_irq(unsigned line, int eventfd);
     void set_policy(uint32_t policy);
+    uint32_t steer_add(scenic_scu_steer_rule& rule);
+    void steer_del(uint32_t rule_id);
 
     // Maps the CSR window and the status page; a refusal leaves the ioctl paths in use.
     void map();

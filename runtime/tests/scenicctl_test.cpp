@@ -10,6 +10,7 @@
 #include "scenic/fake_card.hpp"
 #include "scenic/scenic.hpp"
 #include "test_util.hpp"
+#include "uapi/scenic_scu.h"
 
 namespace scenic {
 namespace {
@@ -145,6 +146,47 @@ TEST_F(Ctl, ImageBuildAndInfo) {
     EXPECT_EQ(run({"image", "build", "--kind", "1", "--name", std::string(40, 'x'), "--payload",
                    dir.file("p.json"), "-o", dir.file("d.scuimg")}),
               ctl::kExitUsage);
+}
+
+TEST_F(Ctl, SteerAddAndDel) {
+    ASSERT_EQ(run({"steer", "add", "1", "--dst-ip", "10.0.0.0/8", "--ip-proto", "17", "--dst-port",
+                   "4791", "--dir", "both", "--priority", "3"}),
+              0)
+        << err;
+    EXPECT_EQ(out, "slot 1: rule 0\n");
+    const auto rules = card->rules(1);
+    ASSERT_EQ(rules.size(), 1u);
+    const scenic_scu_steer_rule& r = rules[0];
+    EXPECT_EQ(r.flags, uint32_t{SCENIC_SCU_STEER_DIR_RX | SCENIC_SCU_STEER_DIR_TX});
+    EXPECT_EQ(r.priority, 3);
+    EXPECT_EQ(r.ethertype, 0x0800);  // from the address family
+    EXPECT_EQ(r.ethertype_mask, 0xffff);
+    EXPECT_EQ(r.ip_proto, 17);
+    EXPECT_EQ(r.ip_proto_mask, 0xff);
+    EXPECT_EQ(r.dst_port, 4791);
+    EXPECT_EQ(r.src_port_mask, 0);  // unset: wildcard
+    EXPECT_EQ(r.dst_ip[0], 10);
+    EXPECT_EQ(r.dst_ip_mask[0], 0xff);
+    EXPECT_EQ(r.dst_ip_mask[1], 0);
+    EXPECT_EQ(r.src_ip_mask[0], 0);
+    ASSERT_EQ(run({"--json", "steer", "add", "1", "--src-ip", "fd00::1/64"}), 0) << err;
+    EXPECT_EQ(json::parse(out)["rule_id"], 1);
+    const auto r6 = card->rules(1).at(1);
+    EXPECT_EQ(r6.flags & SCENIC_SCU_STEER_IPV6, uint32_t{SCENIC_SCU_STEER_IPV6});
+    EXPECT_EQ(r6.ethertype, 0x86dd);
+    EXPECT_EQ(r6.src_ip_mask[7], 0xff);
+    EXPECT_EQ(r6.src_ip_mask[8], 0);
+    EXPECT_EQ(r6.src_ip[15], 0);  // host bits cleared by the mask
+    EXPECT_EQ(ScenicReconfig(0, card).info(1).steer_rules_used, 2u);
+    ASSERT_EQ(run({"steer", "del", "1", "0"}), 0) << err;
+    EXPECT_EQ(card->rules(1).size(), 1u);
+    EXPECT_EQ(run({"steer", "del", "1", "0"}), ctl::kExitError);  // gone: ENOENT
+    EXPECT_EQ(run({"steer", "add", "1", "--src-ip", "10.0.0.1", "--dst-ip", "fd00::1"}),
+              ctl::kExitError);  // families mixed
+    EXPECT_NE(err.find("different families"), std::string::npos) << err;
+    EXPECT_EQ(run({"steer", "add", "1", "--dst-ip", "10.0.0.1/33"}), ctl::kExitError);
+    EXPECT_EQ(run({"steer", "add", "1", "--dst-ip", "10.0.0.300"}), ctl::kExitError);
+    EXPECT_EQ(run({"steer", "add", "1", "--dir", "sideways"}), ctl::kExitUsage);
 }
 
 TEST_F(Ctl, UsageErrors) {

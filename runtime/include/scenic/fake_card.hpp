@@ -15,6 +15,8 @@
 
 #include "scenic/sys.hpp"
 
+struct scenic_scu_steer_rule;  // uapi/scenic_scu.h
+
 namespace scenic::testing {
 
 class FakeCard : public sys::System, public std::enable_shared_from_this<FakeCard> {
@@ -39,6 +41,8 @@ class FakeCard : public sys::System, public std::enable_shared_from_this<FakeCar
     [[nodiscard]] uint64_t csr(unsigned slot, uint32_t index) const;
     [[nodiscard]] uint32_t kind(unsigned slot) const;
     [[nodiscard]] int eventfd_of(unsigned slot, unsigned line) const;
+    // The slot's steering rules as the driver got them (uapi struct; include uapi/scenic_scu.h).
+    [[nodiscard]] std::vector<scenic_scu_steer_rule> rules(unsigned slot) const;
     [[nodiscard]] unsigned open_files() const;
     [[nodiscard]] unsigned mappings() const;  // CSR + status mappings not yet unmapped
 
@@ -54,6 +58,7 @@ class FakeCard : public sys::System, public std::enable_shared_from_this<FakeCar
     mutable std::mutex mu_;
     std::vector<std::unique_ptr<Slot>> slots_;
     unsigned files_ = 0, maps_ = 0;
+    uint32_t next_rule_ = 0;
 };
 
 }  // namespace scenic::testing

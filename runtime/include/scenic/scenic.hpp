@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -71,6 +72,17 @@ struct Counters {
 // The seven completion counter names ("remote_write", ...), status page order.
 const std::vector<std::string_view>& completion_names();
 
+// A steering rule (docs/scu.md 3, 4.2): fallback frames that match go to the slot. Unset fields
+// are wildcards; addresses are "a.b.c.d[/len]" or IPv6 "x::y[/len]" (all of one family).
+struct SteerRule {
+    bool rx = true, tx = false;
+    uint16_t priority = 0;              // lowest wins, then the lowest rule id
+    std::optional<uint16_t> ethertype;  // set from the addresses' family when unset
+    std::optional<uint8_t> ip_proto;
+    std::string src_ip, dst_ip;
+    std::optional<uint16_t> src_port, dst_port;
+};
+
 class ScenicReconfig {
   public:
     explicit ScenicReconfig(unsigned card = 0, std::shared_ptr<sys::System> sys = nullptr);
@@ -92,6 +104,9 @@ class ScenicReconfig {
     // One register through the CSR ioctl (owner for the call), for tools; programs map the
     // window through a ScenicThread.
     uint64_t read_csr(unsigned slot, uint32_t index);
+    // Steering (owner with CAP_NET_ADMIN): the new rule's id; rules persist after the close.
+    uint32_t steer_add(unsigned slot, const SteerRule& rule);
+    void steer_del(unsigned slot, uint32_t rule_id);
     void write_csr(unsigned slot, uint32_t index, uint64_t value);
     [[nodiscard]] unsigned card() const { return card_; }
 
