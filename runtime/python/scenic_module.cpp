@@ -100,6 +100,8 @@ PYBIND11_MODULE(scenic, m) {
         .def_readonly("loads", &scenic::SlotInfo::loads)
         .def_readonly("last_pause_ns", &scenic::SlotInfo::last_pause_ns)
         .def_readonly("reconfig_delay_us", &scenic::SlotInfo::reconfig_delay_us)
+        .def_readonly("steer_rules_used", &scenic::SlotInfo::steer_rules_used)
+        .def_readonly("steer_rules_max", &scenic::SlotInfo::steer_rules_max)
         .def_property_readonly(
             "qp_policy",
             [](const scenic::SlotInfo& s) { return scenic::qp_policy_name(s.qp_policy); })
@@ -140,6 +142,33 @@ PYBIND11_MODULE(scenic, m) {
                 return counters_dict(r.counters(slot));
             },
             py::arg("slot"))
+        .def(
+            "steer_add",
+            [](scenic::ScenicReconfig& r, unsigned slot, const std::string& dir, uint16_t priority,
+               std::optional<uint16_t> ethertype, std::optional<uint8_t> ip_proto,
+               const std::string& src_ip, const std::string& dst_ip,
+               std::optional<uint16_t> src_port, std::optional<uint16_t> dst_port) {
+                if (dir != "rx" && dir != "tx" && dir != "both") {
+                    throw scenic::ScenicError(EINVAL, "steer_add",
+                                              "dir '" + dir + "' is not rx, tx or both");
+                }
+                scenic::SteerRule rule;
+                rule.rx = dir != "tx";
+                rule.tx = dir != "rx";
+                rule.priority = priority;
+                rule.ethertype = ethertype;
+                rule.ip_proto = ip_proto;
+                rule.src_ip = src_ip;
+                rule.dst_ip = dst_ip;
+                rule.src_port = src_port;
+                rule.dst_port = dst_port;
+                return r.steer_add(slot, rule);
+            },
+            py::arg("slot"), py::kw_only(), py::arg("dir") = "rx", py::arg("priority") = 0,
+            py::arg("ethertype") = py::none(), py::arg("ip_proto") = py::none(),
+            py::arg("src_ip") = "", py::arg("dst_ip") = "", py::arg("src_port") = py::none(),
+            py::arg("dst_port") = py::none())
+        .def("steer_del", &scenic::ScenicReconfig::steer_del, py::arg("slot"), py::arg("rule_id"))
         .def(
             "set_policy",
             [](scenic::ScenicReconfig& r, unsigned slot, const std::string& policy) {

@@ -102,6 +102,22 @@ class Code1(unittest.TestCase):
         scenic.ScenicReconfig().set_policy(1, "any")
         self.assertEqual(scenic.ScenicReconfig().info(1).qp_policy, "any")
 
+    def test_steering(self):
+        r = scenic.ScenicReconfig()
+        first = r.steer_add(1, dst_ip="10.0.0.0/8", ip_proto=17, dst_port=4791, dir="both")
+        second = r.steer_add(1, src_ip="fd00::/16")
+        self.assertEqual(second, first + 1)
+        self.assertEqual(r.info(1).steer_rules_used, 2)
+        r.steer_del(1, first)
+        with self.assertRaises(OSError) as cm:
+            r.steer_del(1, first)
+        self.assertEqual(cm.exception.errno, errno.ENOENT)
+        with self.assertRaises(OSError) as cm:
+            r.steer_add(1, dst_ip="10.0.0.1/40")
+        self.assertEqual(cm.exception.errno, errno.EINVAL)
+        with self.assertRaises(OSError):
+            r.steer_add(1, dir="sideways")
+
     def test_reg_refuses_read_only_buffers(self):
         t = scenic.ScenicThread(1)
         with self.assertRaises(BufferError):
