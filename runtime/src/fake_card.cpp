@@ -237,7 +237,7 @@ int FakeCard::ioctl(File& f, unsigned long req, void* arg) {
                 return -load_status_errno(st);
             };
             if (!owner) {
-                return -EPERM;
+                return -EBADF;  // as scenic_scu.ko: an observer's fd is not open for writing
             }
             const bool unload = req == SCENIC_SCU_IOC_UNLOAD;
             if (unload && (l->image_ptr != 0 || l->image_len != 0)) {
@@ -299,7 +299,7 @@ int FakeCard::ioctl(File& f, unsigned long req, void* arg) {
             }
             auto* c = static_cast<scenic_scu_csr*>(arg);
             if (!owner) {
-                return -EPERM;
+                return -EBADF;  // as scenic_scu.ko: an observer's fd is not open for writing
             }
             if (c->index >= SCENIC_SCU_CSR_COUNT || c->write > 1) {
                 return -EINVAL;
@@ -317,7 +317,7 @@ int FakeCard::ioctl(File& f, unsigned long req, void* arg) {
             }
             auto* i = static_cast<scenic_scu_irq*>(arg);
             if (!owner) {
-                return -EPERM;
+                return -EBADF;  // as scenic_scu.ko: an observer's fd is not open for writing
             }
             if (i->line >= SCENIC_SCU_IRQ_LINES || i->eventfd < -1) {
                 return -EINVAL;
@@ -331,7 +331,7 @@ int FakeCard::ioctl(File& f, unsigned long req, void* arg) {
             }
             auto* p = static_cast<scenic_scu_policy*>(arg);
             if (!owner) {
-                return -EPERM;
+                return -EBADF;  // as scenic_scu.ko: an observer's fd is not open for writing
             }
             if (p->qp_policy > SCENIC_SCU_QP_ANY) {
                 return -EINVAL;
@@ -345,7 +345,7 @@ int FakeCard::ioctl(File& f, unsigned long req, void* arg) {
             }
             auto* rule = static_cast<scenic_scu_steer_rule*>(arg);
             if (!owner) {
-                return -EPERM;
+                return -EBADF;  // as scenic_scu.ko: an observer's fd is not open for writing
             }
             const uint32_t dirs = SCENIC_SCU_STEER_DIR_RX | SCENIC_SCU_STEER_DIR_TX;
             if ((rule->flags & ~(dirs | SCENIC_SCU_STEER_IPV6)) != 0 || (rule->flags & dirs) == 0) {
@@ -368,7 +368,7 @@ int FakeCard::ioctl(File& f, unsigned long req, void* arg) {
             }
             const auto* d = static_cast<const scenic_scu_steer_del*>(arg);
             if (!owner) {
-                return -EPERM;
+                return -EBADF;  // as scenic_scu.ko: an observer's fd is not open for writing
             }
             const auto it = std::find_if(s.rules.begin(), s.rules.end(),
                                          [d](const auto& x) { return x.rule_id == d->rule_id; });

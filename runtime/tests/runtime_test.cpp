@@ -12,6 +12,7 @@
 #include "scenic/fake_card.hpp"
 #include "scenic/scenic.hpp"
 #include "test_util.hpp"
+#include "uapi/scenic_scu.h"
 
 namespace scenic {
 namespace {
@@ -136,6 +137,21 @@ TEST_F(Runtime, BusySlotIsEbusyAndSlotZeroIsEperm) {
     EXPECT_EQ(errno_of([&] { ScenicThread t(9, 0, card); }), ENOENT);
     other.reset();
     EXPECT_NO_THROW(ScenicThread t(3, 0, card));
+}
+
+TEST_F(Runtime, ObserversReadButDoNotControl) {
+    int err = 0;
+    auto other = card->open_slot(0, 2, true, &err);  // another process owns slot 2
+    ASSERT_NE(other, nullptr);
+    const SlotInfo i = ScenicReconfig(0, card).info(2);  // an O_RDONLY open
+    EXPECT_TRUE(i.owned);
+    EXPECT_FALSE(i.owner_is_me);
+    EXPECT_EQ(ScenicReconfig(0, card).counters(2).at("loads"), 0u);
+    auto observer = card->open_slot(0, 2, false, &err);
+    scenic_scu_csr c{};
+    c.size = sizeof(c);
+    EXPECT_EQ(observer->ioctl(SCENIC_SCU_IOC_CSR, &c), -EBADF);
+    EXPECT_EQ(err, 0);
 }
 
 TEST_F(Runtime, ClosingTheThreadReleasesEverything) {
