@@ -250,8 +250,16 @@ enum scenic_scu_status {
 	SCENIC_SCU_STATUS_BAD_IFACE = 0x05,
 	/* No implementation of (kind, kind version) on this card. aq_status BAD_ARG. */
 	SCENIC_SCU_STATUS_UNKNOWN_KIND = 0x06,
-	/* The image could not be read from host memory. aq_status DMA_ERROR. */
+	/*
+	 * The image could not be read from host memory, or a caps / status page could not be
+	 * written (for instance over one of the card's BARs). aq_status DMA_ERROR.
+	 */
 	SCENIC_SCU_STATUS_DMA_ERROR = 0x07,
+	/*
+	 * A caps or status page address that is 0 (where one is needed) or not 4 KiB aligned.
+	 * aq_status BAD_ARG.
+	 */
+	SCENIC_SCU_STATUS_BAD_ADDR = 0x08,
 };
 
 /* X(ENUMERATOR, "name") for every value of enum scenic_scu_status */
@@ -263,7 +271,8 @@ enum scenic_scu_status {
 	X(SCENIC_SCU_STATUS_BAD_IMAGE, "bad_image") \
 	X(SCENIC_SCU_STATUS_BAD_IFACE, "bad_iface") \
 	X(SCENIC_SCU_STATUS_UNKNOWN_KIND, "unknown_kind") \
-	X(SCENIC_SCU_STATUS_DMA_ERROR, "dma_error")
+	X(SCENIC_SCU_STATUS_DMA_ERROR, "dma_error") \
+	X(SCENIC_SCU_STATUS_BAD_ADDR, "bad_addr")
 
 /* A slot's state (SCU_QUERY_SLOT.state). */
 enum scenic_scu_slot_state {
@@ -326,6 +335,13 @@ enum scenic_aq_opcode {
 	SCENIC_AQ_OP_SCU_QUERY_SLOT = 0x62,	/* A slot's state, running SCU and bound PD. */
 	/* Bind a slot's memory port to a PD, or unbind it. */
 	SCENIC_AQ_OP_SCU_BIND_PD = 0x63,
+	/* Pulse a slot's rst: its SCU's CSRs back to their reset values. */
+	SCENIC_AQ_OP_SCU_RESET = 0x64,
+	/* The SCU capabilities and the card's kind catalogue (DMA'd to a page). */
+	SCENIC_AQ_OP_SCU_QUERY_CAPS = 0x65,
+	/* Set (or clear) the page the card writes a slot's status to. */
+	SCENIC_AQ_OP_SCU_SET_STATUS_PAGE = 0x66,
+	SCENIC_AQ_OP_SCU_FLUSH_STATS = 0x67,	/* Write a slot's status page now. */
 };
 
 /* X(ENUMERATOR, "name") for every value of enum scenic_aq_opcode */
@@ -345,7 +361,11 @@ enum scenic_aq_opcode {
 	X(SCENIC_AQ_OP_SCU_LOAD, "scu_load") \
 	X(SCENIC_AQ_OP_SCU_UNLOAD, "scu_unload") \
 	X(SCENIC_AQ_OP_SCU_QUERY_SLOT, "scu_query_slot") \
-	X(SCENIC_AQ_OP_SCU_BIND_PD, "scu_bind_pd")
+	X(SCENIC_AQ_OP_SCU_BIND_PD, "scu_bind_pd") \
+	X(SCENIC_AQ_OP_SCU_RESET, "scu_reset") \
+	X(SCENIC_AQ_OP_SCU_QUERY_CAPS, "scu_query_caps") \
+	X(SCENIC_AQ_OP_SCU_SET_STATUS_PAGE, "scu_set_status_page") \
+	X(SCENIC_AQ_OP_SCU_FLUSH_STATS, "scu_flush_stats")
 
 /* AEQ entry types. */
 enum scenic_aeq_type {
@@ -740,6 +760,90 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_bind_pd) == 128);
 #define SCENIC_AQ_SCU_BIND_PD_UNBIND_MASK 0x1U
 #define SCENIC_AQ_SCU_BIND_PD_UNBIND_SHIFT 0
 
+/*
+ * SCU_RESET request: pulse the slot's rst (its SCU's CSRs to reset values; counters, PD and
+ * status page stay).
+ */
+struct scenic_aq_scu_reset {
+	struct scenic_aq_sqe_hdr hdr;
+	__u8 slot;	/* 0x08 */
+	__u8 reserved_0x09[119];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_reset) == 128);
+
+/* SCU_QUERY_CAPS request: the card writes its kind catalogue (scu_caps_kind entries) to a page. */
+struct scenic_aq_scu_query_caps {
+	struct scenic_aq_sqe_hdr hdr;
+	__u8 reserved_0x08[8];
+	__le64 page_addr;	/* 0x10 */
+	__u8 reserved_0x18[104];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_query_caps) == 128);
+
+/* SCU_QUERY_CAPS result. */
+struct scenic_acq_scu_query_caps {
+	struct scenic_aq_cqe_hdr hdr;
+	__u8 num_slots;	/* 0x08 */
+	__u8 irq_lines;	/* 0x09 */
+	__le16 kinds;	/* 0x0a */
+	__le32 iface_version;	/* 0x0c */
+	__le32 max_image;	/* 0x10 */
+	__le32 reconfig_us;	/* 0x14 */
+	__le32 csr_window;	/* 0x18 */
+	__u8 reserved_0x1c[4];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_acq_scu_query_caps) == 32);
+
+/* One entry of the SCU_QUERY_CAPS page: an SCU implementation the card can instantiate. */
+struct scenic_scu_caps_kind {
+	__le32 kind;	/* 0x00 */
+	__le16 kind_version;	/* 0x04 */
+	__u8 reserved_0x06[10];
+	__u8 name[32];	/* 0x10 */
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_scu_caps_kind) == 48);
+
+/* SCU_SET_STATUS_PAGE request: where the card writes the slot's status page (scu_status_page). */
+struct scenic_aq_scu_set_status_page {
+	struct scenic_aq_sqe_hdr hdr;
+	__u8 slot;	/* 0x08 */
+	__u8 reserved_0x09[7];
+	__le64 page_addr;	/* 0x10 */
+	__u8 reserved_0x18[104];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_set_status_page) == 128);
+
+/* SCU_FLUSH_STATS request: the slot's status page written now; re-arms the slot's FAULT event. */
+struct scenic_aq_scu_flush_stats {
+	struct scenic_aq_sqe_hdr hdr;
+	__u8 slot;	/* 0x08 */
+	__u8 reserved_0x09[119];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_flush_stats) == 128);
+
+/*
+ * The start of a slot's 4 KiB status page (docs/scu.md 4.4), written by the card; the rest of
+ * the page is written zero.
+ */
+struct scenic_scu_status_page {
+	__le64 seq;	/* 0x00 */
+	__le32 state;	/* 0x08 */
+	__le32 kind;	/* 0x0c */
+	__u8 reserved_0x10[48];
+	__le64 completions[7];	/* 0x40 */
+	__u8 reserved_0x78[136];
+	__le64 counters[20];	/* 0x100 */
+	__u8 reserved_0x1a0[96];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_scu_status_page) == 512);
+
 /* Header of every AEQ entry. */
 struct scenic_aeqe_hdr {
 	__u8 type;	/* 0x00 */
@@ -879,7 +983,11 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(SCENIC_AQ_OP_SCU_LOAD, scu_load, aq_scu_load, acq_scu_load) \
 	X(SCENIC_AQ_OP_SCU_UNLOAD, scu_unload, aq_scu_unload, acq_scu_load) \
 	X(SCENIC_AQ_OP_SCU_QUERY_SLOT, scu_query_slot, aq_scu_query_slot, acq_scu_query_slot) \
-	X(SCENIC_AQ_OP_SCU_BIND_PD, scu_bind_pd, aq_scu_bind_pd, aq_cqe)
+	X(SCENIC_AQ_OP_SCU_BIND_PD, scu_bind_pd, aq_scu_bind_pd, aq_cqe) \
+	X(SCENIC_AQ_OP_SCU_RESET, scu_reset, aq_scu_reset, aq_cqe) \
+	X(SCENIC_AQ_OP_SCU_QUERY_CAPS, scu_query_caps, aq_scu_query_caps, acq_scu_query_caps) \
+	X(SCENIC_AQ_OP_SCU_SET_STATUS_PAGE, scu_set_status_page, aq_scu_set_status_page, aq_cqe) \
+	X(SCENIC_AQ_OP_SCU_FLUSH_STATS, scu_flush_stats, aq_scu_flush_stats, aq_cqe)
 
 /* X(TYPE, name, entry struct) for every AEQ entry type */
 #define SCENIC_AEQ_EVENTS(X) \
@@ -1088,6 +1196,43 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aq_scu_bind_pd, slot, slot, 0x08, 1, 0xffU) \
 	X(aq_scu_bind_pd, flags, unbind, 0x09, 1, SCENIC_AQ_SCU_BIND_PD_UNBIND_MASK) \
 	X(aq_scu_bind_pd, pdn, pdn, 0x0c, 4, 0xffffffffU) \
+	X(aq_scu_reset, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_scu_reset, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_scu_reset, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_scu_reset, slot, slot, 0x08, 1, 0xffU) \
+	X(aq_scu_query_caps, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_scu_query_caps, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_scu_query_caps, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_scu_query_caps, page_addr, page_addr, 0x10, 8, 0xffffffffffffffffULL) \
+	X(acq_scu_query_caps, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(acq_scu_query_caps, hdr.status, status, 0x02, 1, 0xffU) \
+	X(acq_scu_query_caps, hdr.flags, phase, 0x03, 1, SCENIC_AQ_CQE_HDR_PHASE_MASK) \
+	X(acq_scu_query_caps, hdr.syndrome, syndrome, 0x04, 2, 0xffffU) \
+	X(acq_scu_query_caps, hdr.sq_head, sq_head, 0x06, 2, 0xffffU) \
+	X(acq_scu_query_caps, num_slots, num_slots, 0x08, 1, 0xffU) \
+	X(acq_scu_query_caps, irq_lines, irq_lines, 0x09, 1, 0xffU) \
+	X(acq_scu_query_caps, kinds, kinds, 0x0a, 2, 0xffffU) \
+	X(acq_scu_query_caps, iface_version, iface_version, 0x0c, 4, 0xffffffffU) \
+	X(acq_scu_query_caps, max_image, max_image, 0x10, 4, 0xffffffffU) \
+	X(acq_scu_query_caps, reconfig_us, reconfig_us, 0x14, 4, 0xffffffffU) \
+	X(acq_scu_query_caps, csr_window, csr_window, 0x18, 4, 0xffffffffU) \
+	X(scu_caps_kind, kind, kind, 0x00, 4, 0xffffffffU) \
+	X(scu_caps_kind, kind_version, kind_version, 0x04, 2, 0xffffU) \
+	X(scu_caps_kind, name, name, 0x10, 32, 0xffU) \
+	X(aq_scu_set_status_page, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_scu_set_status_page, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_scu_set_status_page, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_scu_set_status_page, slot, slot, 0x08, 1, 0xffU) \
+	X(aq_scu_set_status_page, page_addr, page_addr, 0x10, 8, 0xffffffffffffffffULL) \
+	X(aq_scu_flush_stats, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_scu_flush_stats, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_scu_flush_stats, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_scu_flush_stats, slot, slot, 0x08, 1, 0xffU) \
+	X(scu_status_page, seq, seq, 0x00, 8, 0xffffffffffffffffULL) \
+	X(scu_status_page, state, state, 0x08, 4, 0xffffffffU) \
+	X(scu_status_page, kind, kind, 0x0c, 4, 0xffffffffU) \
+	X(scu_status_page, completions, completions, 0x40, 56, 0xffffffffffffffffULL) \
+	X(scu_status_page, counters, counters, 0x100, 160, 0xffffffffffffffffULL) \
 	X(aeqe_hdr, type, type, 0x00, 1, 0xffU) \
 	X(aeqe_hdr, flags, phase, 0x01, 1, SCENIC_AEQE_HDR_PHASE_MASK) \
 	X(aeqe_hdr, seq, seq, 0x04, 4, 0xffffffffU) \

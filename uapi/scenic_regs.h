@@ -12,6 +12,8 @@
 #define SCENIC_MSIX_VECTORS 32
 #define SCENIC_DB_BAR 4
 #define SCENIC_DB_PAGE_SIZE 0x1000
+#define SCENIC_SCU_BAR 3
+#define SCENIC_SCU_BAR_SIZE 0x100000
 
 /* Every block begins with these three registers. */
 #define SCENIC_BLK_TYPE 0x0
@@ -23,6 +25,7 @@
 #define SCENIC_VEC_CORE 0
 #define SCENIC_VEC_ETH 1
 #define SCENIC_VEC_RDMA 2
+#define SCENIC_VEC_SCU 16
 
 /*
  * SCENIC_<BLOCK>_READABLE_REGS(X) expands X(NAME, OFFSET) for every readable
@@ -153,7 +156,8 @@
 	X(RECONFIG_US, 0x20) \
 	X(CSR_WINDOW, 0x24) \
 	X(SLOT_BUSY, 0x28) \
-	X(SLOT_LOADED, 0x2c)
+	X(SLOT_LOADED, 0x2c) \
+	X(IRQ_LINES, 0x18)
 
 /* Block core: Identity, capabilities, reset and self-tests. Always present, always first. */
 #define SCENIC_CORE_BLK_TYPE 0x5c1c0001
@@ -511,7 +515,7 @@
 /* Block scu: Stream Compute Unit slots (paper section 5.3). */
 #define SCENIC_SCU_BLK_TYPE 0x5c1c0004
 #define SCENIC_SCU_BLK_VERSION_MAJOR 1
-#define SCENIC_SCU_BLK_VERSION_MINOR 1
+#define SCENIC_SCU_BLK_VERSION_MINOR 2
 #define SCENIC_SCU_BLK_OFFSET 0x3000
 #define SCENIC_SCU_BLK_SIZE 0x1000
 #define SCENIC_SCU_NUM_SLOTS 0x0c /* ro */
@@ -528,5 +532,19 @@
 #define SCENIC_SCU_SLOT_BUSY_DEFAULT 0x00000000
 #define SCENIC_SCU_SLOT_LOADED 0x2c /* ro */
 #define SCENIC_SCU_SLOT_LOADED_DEFAULT 0x00000000
+#define SCENIC_SCU_IRQ_LINES 0x18 /* ro */
+#define SCENIC_SCU_IRQ_LINES_DEFAULT 0x00000004
+#define SCENIC_SCU_SLOT_STATE(n) (0x100 + 0x10 * (n)) /* ro, n < 16 */
+#define SCENIC_SCU_SLOT_STATE_COUNT 16
+#define SCENIC_SCU_SLOT_STATE_DEFAULT 0x00000000
+#define SCENIC_SCU_SLOT_IRQ_STATUS(n) (0x104 + 0x10 * (n)) /* w1c, n < 16 */
+#define SCENIC_SCU_SLOT_IRQ_STATUS_COUNT 16
+#define SCENIC_SCU_SLOT_IRQ_STATUS_DEFAULT 0x00000000
+#define SCENIC_SCU_SLOT_IRQ_MASK(n) (0x108 + 0x10 * (n)) /* rw, n < 16 */
+#define SCENIC_SCU_SLOT_IRQ_MASK_COUNT 16
+#define SCENIC_SCU_SLOT_IRQ_MASK_DEFAULT 0x00000000
+#define SCENIC_SCU_SLOT_KIND(n) (0x10c + 0x10 * (n)) /* ro, n < 16 */
+#define SCENIC_SCU_SLOT_KIND_COUNT 16
+#define SCENIC_SCU_SLOT_KIND_DEFAULT 0x00000001
 
 #endif /* SCENIC_REGS_H */

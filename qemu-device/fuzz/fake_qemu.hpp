@@ -34,6 +34,8 @@ class FakeQemu {
     static constexpr uint64_t kBar0 = 0xfe00'0000;
     static constexpr uint64_t kDbBar = 0xfc00'0000;
     static constexpr uint64_t kMsixBar = 0xfeb0'0000;
+    static constexpr uint64_t kScuBar = 0xfd00'0000;  // BAR3, the SCU CSR windows
+    static constexpr uint64_t kScuBarSize = SCENIC_SCU_BAR_SIZE;
     static constexpr uint64_t kMsixBarSize = SCENIC_MSIX_VECTORS * 16;
     static constexpr uint64_t kLapic = 0xfee0'0000;
     static constexpr uint64_t kLapicSize = 0x10'0000;
@@ -75,6 +77,7 @@ class FakeQemu {
         }
         model = scenic_model_create(&cfg, &ops);
         db_size = model ? scenic_model_db_size(model) : 0;
+        scu_size = model ? scenic_model_scu_size(model) : 0;
         return model != nullptr;
     }
     ~FakeQemu() {
@@ -101,6 +104,14 @@ class FakeQemu {
     }
     void db_write(uint64_t off, uint64_t v, unsigned size) {
         (void)access(kDbBar + off, size, v, true);
+    }
+    uint64_t scu_read(uint64_t off, unsigned size) {
+        uint64_t v = 0;
+        (void)access(kScuBar + off, size, v, false);
+        return v;
+    }
+    void scu_write(uint64_t off, uint64_t v, unsigned size) {
+        (void)access(kScuBar + off, size, v, true);
     }
     uint32_t rd32(uint32_t off) { return static_cast<uint32_t>(bar0_read(off, 4)); }
     void wr32(uint32_t off, uint32_t v) { bar0_write(off, v, 4); }
@@ -178,6 +189,7 @@ class FakeQemu {
 
     scenic_model* model = nullptr;
     uint64_t db_size = 0;
+    uint64_t scu_size = 0;
     std::span<uint8_t> ram;
     size_t fault_off = 0, fault_len = 0;
     std::array<MsixEntry, SCENIC_MSIX_VECTORS> msix_table{};
@@ -196,7 +208,8 @@ class FakeQemu {
     bool access(uint64_t addr, unsigned size, uint64_t& v, bool write) {
         const bool bar0 = addr >= kBar0 && addr - kBar0 < SCENIC_BAR0_SIZE;
         const bool db = addr >= kDbBar && addr - kDbBar < db_size;
-        if (bar0 || db) {
+        const bool scu = addr >= kScuBar && addr - kScuBar < scu_size;
+        if (bar0 || db || scu) {
             if (guard_) {
                 ++blocked;  // "Blocked re-entrant IO on MemoryRegion"
                 if (!write) {
@@ -205,7 +218,11 @@ class FakeQemu {
                 return false;
             }
             guard_ = true;
-            if (bar0 && write) {
+            if (scu && write) {
+                scenic_model_scu_write(model, addr - kScuBar, v, size);
+            } else if (scu) {
+                v = scenic_model_scu_read(model, addr - kScuBar, size);
+            } else if (bar0 && write) {
                 scenic_model_mmio_write(model, addr - kBar0, v, size);
             } else if (bar0) {
                 v = scenic_model_mmio_read(model, addr - kBar0, size);
@@ -255,7 +272,8 @@ class FakeQemu {
         // msi_send_message(): a 4-byte store of the data to the address, in the bus master AS.
         uint64_t v = msix_table[vector].data;
         const uint64_t a = msix_table[vector].addr;
-        if ((a >= kBar0 && a - kBar0 < SCENIC_BAR0_SIZE) || (a >= kDbBar && a - kDbBar < db_size)) {
+        if ((a >= kBar0 && a - kBar0 < SCENIC_BAR0_SIZE) || (a >= kDbBar && a - kDbBar < db_size) ||
+            (a >= kScuBar && a - kScuBar < scu_size)) {
             ++self_hits;
         }
         (void)access(a, 4, v, true);

@@ -418,6 +418,8 @@ class Harness {
                                   lo(FakeQemu::kDbBar),
                                   lo(FakeQemu::kDbBar + 2 * 4096),
                                   lo(FakeQemu::kMsixBar),
+                                  lo(FakeQemu::kScuBar),
+                                  lo(FakeQemu::kScuBar + 0x30000),
                                   lo(FakeQemu::kLapic),
                                   kKey,
                                   kKey + 0x100,
@@ -446,6 +448,18 @@ class Harness {
                 const uint16_t off = in_.get<uint16_t>();
                 const unsigned size = size_of(in_.get<uint8_t>());
                 q_.bar0_write(off, in_.get<uint64_t>(), size);
+                break;
+            }
+            case kOpScuWrite: {
+                // Mostly inside BAR3; sometimes past it, as no guest can but a model must take.
+                const uint32_t off = in_.get<uint32_t>() % (2 * FakeQemu::kScuBarSize);
+                const unsigned size = size_of(in_.get<uint8_t>());
+                q_.scu_write(off, in_.get<uint64_t>(), size);
+                break;
+            }
+            case kOpScuRead: {
+                const uint32_t off = in_.get<uint32_t>() % (2 * FakeQemu::kScuBarSize);
+                (void)q_.scu_read(off, size_of(in_.get<uint8_t>()));
                 break;
             }
             case kOpMmioRead: {

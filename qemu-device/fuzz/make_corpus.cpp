@@ -66,6 +66,14 @@ struct Seed {
         w.put<uint8_t>(0);
         return *this;
     }
+    Seed& scu_write(uint32_t off, uint64_t v, uint8_t size_sel = 3) {
+        w.op(kOpScuWrite).put(off).put(size_sel).put(v);
+        return *this;
+    }
+    Seed& scu_read(uint32_t off, uint8_t size_sel = 3) {
+        w.op(kOpScuRead).put(off).put(size_sel);
+        return *this;
+    }
     Seed& timer(uint32_t ns = 0) {
         w.op(kOpTimer).put(ns);
         return *this;
@@ -361,6 +369,27 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> seeds() {
     halt.raw(kOpSqeRaw);
     halt.w.put<uint8_t>(1).bytes(stale);
     add("halt-after-miss", halt);
+
+    // The SCU platform: BAR3 windows (slot 0, a loaded-state slot, past the BAR), the per-slot
+    // interrupt registers, and the status-page commands, one page over the card's own BAR0.
+    namespace su = scenic::regs::scu;
+    using scenic::admin::AqOpcode;
+    const auto scu_op = [](AqOpcode o) { return static_cast<uint32_t>(o); };
+    constexpr uint32_t page = 0x3e000;     // low half of guest RAM + 0x3e000 (RAM at 4 GiB)
+    constexpr uint32_t kBar0Lo = 0xfe000000;  // fake_qemu.hpp's BAR0
+    Seed scu;
+    scu.scu_write(3 * 0x10000 + 8, 0x1234).scu_read(3 * 0x10000 + 8).scu_read(0, 2);
+    scu.mmio_write(static_cast<uint16_t>(su::kOffset + su::kSlotIrqMask + 3 * 0x10), 0x2);
+    scu.scu_write(3 * 0x10000 + 7 * 8, 0x3).scu_read(0x100000 + 8);
+    scu.mmio_read(static_cast<uint16_t>(su::kOffset + su::kSlotIrqStatus + 3 * 0x10));
+    scu.mmio_write(static_cast<uint16_t>(su::kOffset + su::kSlotIrqStatus + 3 * 0x10), 0x1);
+    scu.command(scu_op(AqOpcode::kScuSetStatusPage), {3, 0, page, 1});
+    scu.command(scu_op(AqOpcode::kScuQueryCaps), {0, 0, page + 0x1000, 1});
+    scu.command(scu_op(AqOpcode::kScuSetStatusPage),
+                {4, 0, kBar0Lo, 0});
+    scu.command(scu_op(AqOpcode::kScuFlushStats), {3}).command(scu_op(AqOpcode::kScuReset), {3});
+    scu.timer(1'000'000).events().reset().scu_read(3 * 0x10000);
+    add("scu", scu);
     return out;
 }
 

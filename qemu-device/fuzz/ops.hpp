@@ -46,6 +46,8 @@ enum Op : uint8_t {
     kOpSqeRaw,     // u8 mode, 128 bytes: a raw AQ entry at the SQ tail, rung and waited for
     kOpAqReg,      // u8 register selector, u32 value: AQ/AEQ/CEQ doorbell, head, base or config
     kOpAqSetup,    // u8 depths: the driver re-creates its AQ, AEQ and CEQ
+    kOpScuWrite,   // u32 offset, u8 size selector, u64 value: BAR3 (SCU CSR windows)
+    kOpScuRead,    // u32 offset, u8 size selector
     kOpCount,
 };
 
@@ -68,7 +70,15 @@ inline constexpr uint32_t kCmdTable[] = {static_cast<uint32_t>(admin::AqOpcode::
                                          kTlbFillIndirect,
                                          0x00,
                                          0x13,
-                                         0x7f};
+                                         0x7f,
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuLoad),
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuUnload),
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuQuerySlot),
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuBindPd),
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuReset),
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuQueryCaps),
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuSetStatusPage),
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuFlushStats)};
 // The selector byte that picks `op` from kCmdTable.
 constexpr uint8_t cmd_selector(uint32_t op) {
     for (size_t i = 0; i < std::size(kCmdTable); ++i) {

@@ -3,7 +3,7 @@
  *
  * Thin glue between QEMU and the SCENIC device model, a C++ library with no
  * QEMU dependency (see qemu-device/model and scenic/model.h). BAR0 MMIO,
- * the RDMA doorbell BAR, bus-master DMA, MSI-X, function-level reset, the
+ * the RDMA doorbell and SCU CSR BARs, bus-master DMA, MSI-X, FLR, the
  * Ethernet port (a QEMU NIC) and time are forwarded; the behaviour lives in
  * the model.
  *
@@ -37,6 +37,7 @@ struct ScenicState {
 
     MemoryRegion mmio;
     MemoryRegion db;
+    MemoryRegion scu;
     NICState *nic;
     NICConf conf;
     QEMUTimer *timer;
@@ -51,6 +52,7 @@ struct ScenicState {
     char *wire_faults;    /* fault-injecting wire rules (docs/fault-wire.md) */
     char *wire_fault_log; /* file every injected fault is appended to */
     bool fault_inject;    /* CORE.FAULT_INJECT honoured (recovery tests) */
+    uint32_t scu_reconfig_us; /* SCU reconfiguration delay (SCU.RECONFIG_US) */
 };
 
 /* Host side of the model */
@@ -116,7 +118,8 @@ static size_t scenic_host_bar_windows(void *opaque, uint64_t *base,
 {
     ScenicState *s = opaque;
     PCIDevice *pdev = PCI_DEVICE(s);
-    const int bars[] = { SCENIC_BAR0, SCENIC_DB_BAR, SCENIC_MSIX_BAR };
+    const int bars[] = { SCENIC_BAR0, SCENIC_DB_BAR, SCENIC_MSIX_BAR,
+                         SCENIC_SCU_BAR };
     size_t n = 0;
     size_t i;
 
@@ -212,6 +215,29 @@ static void scenic_db_write(void *opaque, hwaddr addr, uint64_t val,
 static const MemoryRegionOps scenic_db_ops =
     SCENIC_REGION_OPS(scenic_db_read, scenic_db_write);
 
+/*
+ * SCU BAR: one 64 KiB window of 64-bit CSRs per slot (docs/scu.md 3); the
+ * model answers 4- and 8-byte aligned accesses and refuses the rest.
+ */
+
+static uint64_t scenic_scu_read(void *opaque, hwaddr addr, unsigned size)
+{
+    ScenicState *s = opaque;
+
+    return scenic_model_scu_read(s->model, addr, size);
+}
+
+static void scenic_scu_write(void *opaque, hwaddr addr, uint64_t val,
+                             unsigned size)
+{
+    ScenicState *s = opaque;
+
+    scenic_model_scu_write(s->model, addr, val, size);
+}
+
+static const MemoryRegionOps scenic_scu_ops =
+    SCENIC_REGION_OPS(scenic_scu_read, scenic_scu_write);
+
 /* Ethernet port */
 
 static bool scenic_can_receive(NetClientState *nc)
@@ -280,10 +306,16 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
         .wire_faults = s->wire_faults,
         .wire_fault_log = s->wire_fault_log,
         .fault_inject = s->fault_inject,
+        .scu_reconfig_us = s->scu_reconfig_us,
     };
     char err[256];
     int i;
 
+    if (s->scu_reconfig_us < 1 || s->scu_reconfig_us > 10000000) {
+        error_setg(errp, "scenic: scu-reconfig-us=%" PRIu32
+                   " is outside 1..10000000", s->scu_reconfig_us);
+        return;
+    }
     if (scenic_model_rtl_check(s->rtl, err, sizeof(err)) != 0) {
         error_setg(errp, "scenic: rtl=%s: %s", s->rtl, err);
         return;
@@ -314,6 +346,12 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, SCENIC_DB_BAR,
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->db);
+    /* BAR3 is a 32-bit BAR: BAR2 (MSI-X) is 32-bit too, so slot 3 is free */
+    memory_region_init_io(&s->scu, OBJECT(s), &scenic_scu_ops, s,
+                          "scenic-scu-csr", scenic_model_scu_size(s->model));
+    pci_register_bar(pdev, SCENIC_SCU_BAR,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_32, &s->scu);
 
     if (pci_is_express(pdev)) {
         if (pcie_endpoint_cap_init(pdev, SCENIC_PCIE_CAP_OFFSET) < 0) {
@@ -396,6 +434,9 @@ static Property scenic_properties[] = {
     DEFINE_PROP_STRING("wire-fault-log", ScenicState, wire_fault_log),
     /* card faults on request (FAULT_INJECT, docs/recovery.md) */
     DEFINE_PROP_BOOL("fault-inject", ScenicState, fault_inject, false),
+    /* SCU reconfiguration delay in microseconds (docs/scu.md 5) */
+    DEFINE_PROP_UINT32("scu-reconfig-us", ScenicState, scu_reconfig_us,
+                       SCENIC_SCU_RECONFIG_US_DEFAULT),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -69,7 +69,8 @@ class FakeHost final : public Host {
         }
         out[0] = {bar0_base, regs::kBar0Size};
         out[1] = {db_base, Device::db_size()};
-        return 2;
+        out[2] = {scu_base, Device::scu_bar_size()};
+        return 3;
     }
     std::optional<uint64_t> msix_address(unsigned vector) override {
         const auto it = msix_addr.find(vector);
@@ -99,6 +100,7 @@ class FakeHost final : public Host {
     // model where they are.
     uint64_t bar0_base = 0xfe00'0000;
     uint64_t db_base = 0xf000'0000;
+    uint64_t scu_base = 0xfd00'0000;  // BAR3, the SCU CSR windows
     Device* route = nullptr;
     bool announce_bars = true;
     std::map<unsigned, uint64_t> msix_addr;
@@ -130,7 +132,7 @@ class FakeHost final : public Host {
             done += size;
         }
     }
-    // Which BAR [addr, addr + len) falls in: 0 (BAR0), 4 (doorbells), or -1 (neither).
+    // Which BAR [addr, addr + len) falls in: 0 (BAR0), 3 (SCU CSRs), 4 (doorbells), or -1.
     int bar_of(uint64_t addr, size_t len) const {
         if (addr >= bar0_base && addr - bar0_base < regs::kBar0Size &&
             len <= regs::kBar0Size - (addr - bar0_base)) {
@@ -139,6 +141,10 @@ class FakeHost final : public Host {
         if (addr >= db_base && addr - db_base < Device::db_size() &&
             len <= Device::db_size() - (addr - db_base)) {
             return 4;
+        }
+        if (addr >= scu_base && addr - scu_base < Device::scu_bar_size() &&
+            len <= Device::scu_bar_size() - (addr - scu_base)) {
+            return 3;
         }
         return -1;
     }
@@ -152,6 +158,8 @@ class FakeHost final : public Host {
             std::memcpy(&v, src.data() + off, size);
             if (bar == 0) {
                 route->mmio_write(a - bar0_base, v, size);
+            } else if (bar == 3) {
+                route->scu_write(a - scu_base, v, size);
             } else {
                 route->db_write(a - db_base, v, size);
             }

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -188,9 +189,12 @@ TEST(FormatLayout, TypedViewsAndTables) {
 
     std::map<uint8_t, std::string> ops;
     for (const auto& c : admin::kCommands) ops[c.opcode] = std::string(c.name);
-    EXPECT_EQ(ops.size(), 16u);
+    EXPECT_EQ(ops.size(), 20u);
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_TLB_FILL), "tlb_fill");
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_LOAD), "scu_load");
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_FLUSH_STATS), "scu_flush_stats");
+    EXPECT_EQ(sizeof(struct scenic_scu_status_page), admin::ScuStatusPage<>::kSize);
+    EXPECT_EQ(offsetof(struct scenic_scu_status_page, counters), 0x100u);
     EXPECT_EQ(sizeof(struct scenic_aeqe_scu), admin::AeqeScu<>::kSize);
     EXPECT_EQ(sizeof(struct scenic_aq_tlb_fill), admin::AqTlbFill<>::kSize);
     EXPECT_EQ(sizeof(struct scenic_aeqe_overflow), admin::AeqeOverflow<>::kSize);

@@ -160,6 +160,27 @@ wr $a+0x3c 1
 sleep 1
 check "dma length out of range: error" 6 "$(rd $a+0x3c)"
 
+# SCU: BAR3 is a 32-bit BAR of 16 x 64 KiB CSR windows; slot 5's passthrough IRQ_RAISE (CSR 7)
+# raises vector 16 + 5 (pending in the PBA: every table entry is masked).
+check "scu block version 1.2" 0x00010002 "$(rd $a+0x3004)"
+check "scu irq_lines" 4 "$(rd $a+0x3018)"
+check "scu reconfig_us default" 8000 "$(rd $a+0x3020)"
+check "BAR3 is 32-bit memory" 0 "$(( $(cfg32 $A 0x1c) & 7 ))"
+set -- $(sed -n 4p $A/resource)
+check "BAR3 size" 0x100000 "$(( $2 - $1 + 1 ))"
+a3=$(bar $A 3)
+check "BAR3 slot 3 ID low" 0x41535331 "$(rd $a3+0x30000)"
+check "BAR3 slot 3 ID high" 0x53435550 "$(rd $a3+0x30004)"
+check "BAR3 slot 0 reads 0" 0 "$(rd $a3+0x0)"
+wr $a3+0x50008 0xcafef00d
+check "BAR3 slot 5 scratch" 0xcafef00d "$(rd $a3+0x50008)"
+check "BAR3 slot 6 scratch untouched" 0 "$(rd $a3+0x60008)"
+wr $a3+0x50038 2
+check "scu slot 5 irq status" 2 "$(rd $a+0x3154)"
+check "scu slot 5 vector 21 pending" 0x200021 "$(rd $a2+$pba)"
+wr $a+0x3154 2
+check "scu slot 5 irq status w1c" 0 "$(rd $a+0x3154)"
+
 # Hostile accesses read 0 and change nothing (sizes other than 4 bytes).
 wr $a+0x1c 0x11223344
 check "8-bit read" 0 "$(devmem $a 8)"
@@ -184,6 +205,7 @@ check "msix=off: irq_test refused" 1 "$(rd $b+0x2c)"
 c=$(bar $C 0)
 check "bad block version" 0x007f0000 "$(rd $c+0x1004)"
 check "bad block version: core unchanged" 0x00020000 "$(rd $c+4)"
+check "scu-reconfig-us=250" 250 "$(rd $c+0x3020)"
 
 echo "1..$n"
 echo "SMOKE-RESULT fail=$fail"
@@ -197,7 +219,7 @@ chmod +x "$work/root/init"
 	-netdev dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=0,remote.type=inet,remote.host=127.0.0.1,remote.port=9 \
 	-device scenic,addr=0x10,netdev=n0,mac=02:5c:00:00:00:07 \
 	-device scenic,addr=0x11,msix=off \
-	-device scenic,addr=0x12,x-bad-block-version=on \
+	-device scenic,addr=0x12,x-bad-block-version=on,scu-reconfig-us=250 \
 	-kernel "$kernel" -initrd "$work/initrd.gz" \
 	-append "console=ttyS0 quiet panic=-1 memmap=1M\$0x10000000" \
 	>"$work/console.log" 2>&1 </dev/null &

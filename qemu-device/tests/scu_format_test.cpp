@@ -82,7 +82,7 @@ TEST(ScuFormat, ScuEventEntry) {
 }
 
 TEST(ScuFormat, RegistersOfTheContract) {
-    EXPECT_EQ(regs::scu::kVersion, 0x00010001u);
+    EXPECT_EQ(regs::scu::kVersion, 0x00010002u);
     EXPECT_EQ(regs::scu::kIfaceVersionDefault, 0x00010000u);
     EXPECT_EQ(regs::scu::kCsrWindowDefault & 0xff, 3u);          // BAR3
     EXPECT_EQ((regs::scu::kCsrWindowDefault >> 8) & 0xff, 16u);  // 64 KiB

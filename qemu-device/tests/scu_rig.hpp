@@ -98,7 +98,8 @@ class ScuRig : public ::testing::Test {
                       bool drop) {
                    out.push_back({s, d, m, {b.begin(), b.end()}, drop});
                },
-               [this](const scu::Event& e) { evs.push_back(e); }}) {}
+               [this](const scu::Event& e) { evs.push_back(e); },
+               [this](unsigned s) { irqs.push_back(s); }}) {}
 
     // Advance the clock, running what falls due.
     void run_for(uint64_t ns) {
@@ -129,6 +130,7 @@ class ScuRig : public ::testing::Test {
     FakeCardMemory mem;
     std::vector<ScuOut> out;
     std::vector<scu::Event> evs;
+    std::vector<unsigned> irqs;  // the slots whose vector fired, in order
     scu::SlotManager mgr;
 };
 

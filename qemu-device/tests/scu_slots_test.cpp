@@ -86,7 +86,8 @@ TEST_F(ScuSlots, OutOfRangeSlot) {
     EXPECT_EQ(mgr.unload(200), ScuStatus::kBadSlot);
     EXPECT_FALSE(mgr.query(16).has_value());
     EXPECT_FALSE(mgr.submit(16, Dir::kRx, meta(1, 1), std::vector<uint8_t>(64)));
-    EXPECT_EQ(mgr.csr_window_read(16 * kWin, 8), ~uint64_t{0});
+    EXPECT_EQ(mgr.csr_window_read(16 * kWin, 8), 0u);  // no slot there: reads 0
+    EXPECT_EQ(mgr.csr_window_read(0, 8), 0u);         // slot 0: fixed, never owned
 }
 
 TEST_F(ScuSlots, OversizedOrTruncatedImageRefused) {

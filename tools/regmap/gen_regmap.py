@@ -35,7 +35,7 @@ OUTPUTS = {
     "admin_cpp": "qemu-device/model/include/scenic/admin.hpp",
     "admin_md": "docs/admin-formats.md",
 }
-ACCESS = {"ro", "rw", "wo", "w1s"}
+ACCESS = {"ro", "rw", "wo", "w1s", "w1c"}
 # Licences of the outputs (COPYING): uapi/ is dual-licensed like rdma-core's kernel ABI headers,
 # the model, RTL and docs are MIT.
 SPDX_UAPI = "((GPL-2.0 WITH Linux-syscall-note) OR Linux-OpenIB)"
@@ -65,6 +65,12 @@ class Reg:
     reset: int
     doc: str
     fields: list[Field] = field(default_factory=list)
+    count: int = 1   # > 1: an array of registers, element n at offset + n * stride
+    stride: int = 0
+
+    @property
+    def offsets(self) -> list[int]:
+        return [self.offset + n * self.stride for n in range(self.count)]
 
 
 @dataclass
@@ -109,7 +115,10 @@ def load(path: Path):
             access = rr["access"]
             if access not in ACCESS:
                 fail(f"{blk.name}.{rr['name']}: unknown access {access}")
-            reg = Reg(rr["name"], rr["offset"], access, rr.get("reset", 0), rr["doc"])
+            reg = Reg(rr["name"], rr["offset"], access, rr.get("reset", 0), rr["doc"],
+                      count=rr.get("count", 1), stride=rr.get("stride", 0))
+            if reg.count < 1 or (reg.count > 1 and (reg.stride < 4 or reg.stride % 4)):
+                fail(f"{blk.name}.{reg.name}: an array needs count >= 1 and a stride of 4n bytes")
             for rf in rr.get("field", []):
                 msb, lsb = rf["bits"]
                 if not 31 >= msb >= lsb >= 0:
@@ -123,7 +132,7 @@ def load(path: Path):
                 reg.fields.append(fld)
                 reg.reset |= fld.reset << lsb
             blk.regs.append(reg)
-        offs = [r.offset for r in blk.regs]
+        offs = [o for r in blk.regs for o in r.offsets]
         if len(set(offs)) != len(offs) or any(o % 4 or o >= blk.size for o in offs):
             fail(f"block {blk.name}: register offsets overlap, are unaligned or out of the block")
         blocks.append(blk)
@@ -160,7 +169,9 @@ def gen_c(dev, blocks, vectors, _formats) -> str:
          f"#define SCENIC_MSIX_BAR {dev['msix_bar']}",
          f"#define SCENIC_MSIX_VECTORS {dev['msix_vectors']}",
          f"#define SCENIC_DB_BAR {dev['db_bar']}",
-         f"#define SCENIC_DB_PAGE_SIZE 0x{dev['db_page_size']:x}", "",
+         f"#define SCENIC_DB_PAGE_SIZE 0x{dev['db_page_size']:x}",
+         f"#define SCENIC_SCU_BAR {dev['scu_bar']}",
+         f"#define SCENIC_SCU_BAR_SIZE 0x{dev['scu_bar_size']:x}", "",
          "/* Every block begins with these three registers. */",
          "#define SCENIC_BLK_TYPE 0x0", "#define SCENIC_BLK_VERSION 0x4", "#define SCENIC_BLK_NEXT 0x8",
          "#define SCENIC_BLK_VERSION_MAJOR(v) ((v) >> 16)",
@@ -173,7 +184,7 @@ def gen_c(dev, blocks, vectors, _formats) -> str:
           " * register after the block header, in offset order: for register dumps.",
           " */"]
     for b in blocks:
-        regs = [r for r in b.regs[3:] if r.access != "wo"]
+        regs = [r for r in b.regs[3:] if r.access != "wo" and r.count == 1]
         o.append(f"#define SCENIC_{b.name.upper()}_READABLE_REGS(X) \\")
         o += [f"\tX({r.name.upper()}, 0x{r.offset:02x}) \\" for r in regs[:-1]]
         o.append(f"\tX({regs[-1].name.upper()}, 0x{regs[-1].offset:02x})" if regs else "\t/* none */")
@@ -188,7 +199,12 @@ def gen_c(dev, blocks, vectors, _formats) -> str:
               f"#define SCENIC_{B}_BLK_SIZE 0x{b.size:x}"]
         for r in b.regs[3:]:
             R = f"SCENIC_{B}_{r.name.upper()}"
-            o.append(f"#define {R} 0x{r.offset:02x} /* {r.access} */")
+            if r.count > 1:
+                o.append(f"#define {R}(n) (0x{r.offset:02x} + 0x{r.stride:x} * (n)) /* {r.access}, "
+                         f"n < {r.count} */")
+                o.append(f"#define {R}_COUNT {r.count}")
+            else:
+                o.append(f"#define {R} 0x{r.offset:02x} /* {r.access} */")
             o.append(f"#define {R}_DEFAULT 0x{r.reset:08x}")
             for f in r.fields:
                 o.append(f"#define {R}_{f.name.upper()}_SHIFT {f.lsb}")
@@ -208,6 +224,8 @@ def gen_cpp(dev, blocks, vectors, _formats) -> str:
          f"inline constexpr unsigned kMsixVectors = {dev['msix_vectors']};",
          f"inline constexpr unsigned kDbBar = {dev['db_bar']};",
          f"inline constexpr uint32_t kDbPageSize = 0x{dev['db_page_size']:x};",
+         f"inline constexpr unsigned kScuBar = {dev['scu_bar']};",
+         f"inline constexpr uint32_t kScuBarSize = 0x{dev['scu_bar_size']:x};",
          "inline constexpr uint32_t kBlkType = 0x0;", "inline constexpr uint32_t kBlkVersion = 0x4;",
          "inline constexpr uint32_t kBlkNext = 0x8;", ""]
     for v in vectors:
@@ -224,6 +242,9 @@ def gen_cpp(dev, blocks, vectors, _formats) -> str:
             C = camel(r.name)
             o.append(f"inline constexpr uint32_t k{C} = 0x{r.offset:02x};  // {r.access}")
             o.append(f"inline constexpr uint32_t k{C}Default = 0x{r.reset:08x};")
+            if r.count > 1:
+                o.append(f"inline constexpr uint32_t k{C}Count = {r.count};")
+                o.append(f"inline constexpr uint32_t k{C}Stride = 0x{r.stride:x};")
             for f in r.fields:
                 o.append(f"inline constexpr FieldDef k{C}{camel(f.name)}{{{f.lsb}, 0x{f.mask:08x}}};")
         o += [f"}}  // namespace {b.name}", ""]
@@ -246,6 +267,9 @@ def gen_sv(dev, blocks, vectors, formats) -> str:
             R = f"{B}_{r.name.upper()}"
             o.append(f"  localparam logic [11:0] {R} = 12'h{r.offset:03x};")
             o.append(f"  localparam logic [31:0] {R}_DEFAULT = 32'h{r.reset:08x};")
+            if r.count > 1:
+                o.append(f"  localparam int unsigned {R}_COUNT = {r.count};")
+                o.append(f"  localparam int unsigned {R}_STRIDE = {r.stride};")
             for f in r.fields:
                 o.append(f"  localparam int unsigned {R}_{f.name.upper()}_LSB = {f.lsb};")
                 o.append(f"  localparam int unsigned {R}_{f.name.upper()}_MSB = {f.msb};")
@@ -267,7 +291,9 @@ def gen_md(dev, blocks, vectors, _formats) -> str:
          f"| BAR0 | registers, {dev['bar0_size'] // 1024} KiB |",
          f"| BAR{dev['msix_bar']} | MSI-X table and PBA, {dev['msix_vectors']} vectors |",
          f"| BAR{dev['db_bar']} | RDMA doorbells: one {dev['db_page_size'] // 1024} KiB page per QP "
-         "(RDMA.MAX_QP pages), then one per CQ (RDMA.MAX_CQ pages); layout in uapi/scenic_rdma.h |", "",
+         "(RDMA.MAX_QP pages), then one per CQ (RDMA.MAX_CQ pages); layout in uapi/scenic_rdma.h |",
+         f"| BAR{dev['scu_bar']} | SCU CSR windows (32-bit BAR, {dev['scu_bar_size'] // 1024} KiB): "
+         "one 64 KiB window per slot, 64-bit registers (docs/scu.md 3) |", "",
          "## Register blocks", "",
          "BAR0 holds a linked list of blocks starting at offset 0. Each block starts with TYPE (0x0),",
          "VERSION (0x4, major in 31:16, minor in 15:0) and NEXT (0x8, BAR0 offset of the next block,",
@@ -281,11 +307,15 @@ def gen_md(dev, blocks, vectors, _formats) -> str:
         o.append(f"| {v['index']} | {v['name']} | {v['doc']} |")
     o.append("")
     o += ["Access: `ro` read-only, `rw` read-write, `wo` write-only (reads 0), "
-          "`w1s` write 1 to trigger (reads 0).", ""]
+          "`w1s` write 1 to trigger (reads 0), `w1c` write 1 to clear a bit.", ""]
     for b in blocks:
         o += [f"## Block {b.name}", "", b.doc, "",
               "| offset | register | access | reset | description |", "| --- | --- | --- | --- | --- |"]
         for r in b.regs:
+            if r.count > 1:
+                o.append(f"| `0x{b.offset + r.offset:04x} + 0x{r.stride:x}*n` | {r.name.upper()}(n), "
+                         f"n < {r.count} | {r.access} | `0x{r.reset:08x}` | {r.doc} |")
+                continue
             o.append(f"| `0x{b.offset + r.offset:04x}` | {r.name.upper()} | {r.access} | "
                      f"`0x{r.reset:08x}` | {r.doc} |")
             for f in r.fields:

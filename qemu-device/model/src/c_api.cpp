@@ -138,6 +138,9 @@ scenic_model* scenic_model_create(const scenic_model_config* cfg, const scenic_h
         config.wire_faults = cfg->wire_faults ? cfg->wire_faults : "";
         config.wire_fault_log = cfg->wire_fault_log ? cfg->wire_fault_log : "";
         config.fault_inject = cfg->fault_inject;
+        if (cfg->scu_reconfig_us != 0) {
+            config.scu_reconfig_us = cfg->scu_reconfig_us;
+        }
         config.rtl_blocks = scenic::cosim::parse_rtl_blocks(cfg->rtl_blocks ? cfg->rtl_blocks : "");
         if (config.rtl_blocks != 0) {
             std::fprintf(stderr, "scenic model: RTL blocks (Verilated): %s\n",
@@ -181,6 +184,21 @@ uint64_t scenic_model_db_read(scenic_model* /*m*/, uint64_t /*offset*/, unsigned
 void scenic_model_db_write(scenic_model* m, uint64_t offset, uint64_t value, unsigned size) {
     if (m) {
         guarded("db_write", [&] { m->device.db_write(offset, value, size); });
+    }
+}
+
+uint64_t scenic_model_scu_size(scenic_model* m) { return m ? scenic::Device::scu_bar_size() : 0; }
+
+uint64_t scenic_model_scu_read(scenic_model* m, uint64_t offset, unsigned size) {
+    if (!m) {
+        return 0;
+    }
+    return guarded("scu_read", [&] { return m->device.scu_read(offset, size); });
+}
+
+void scenic_model_scu_write(scenic_model* m, uint64_t offset, uint64_t value, unsigned size) {
+    if (m) {
+        guarded("scu_write", [&] { m->device.scu_write(offset, value, size); });
     }
 }
 

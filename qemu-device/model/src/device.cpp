@@ -10,7 +10,8 @@ namespace {
 const Config& checked(const Config& config) {
     if (!config.valid()) {
         throw std::invalid_argument(
-            "scenic: msix_vectors larger than the card's MSI-X table, or wire_drop_ppm > 10^6");
+            "scenic: msix_vectors larger than the card's MSI-X table, wire_drop_ppm > 10^6, or "
+            "scu_reconfig_us outside 1..10^7");
     }
     if ((config.rtl_blocks & ~cosim::kRtlAll) != 0) {
         throw std::invalid_argument("scenic: unknown RTL block in rtl_blocks");
@@ -42,7 +43,7 @@ Device::Device(const Config& config, Host& host)
       eth_(config_, tx_host_, events_),
       rdma_(config_, tx_host_, events_, core_.aeq(),
             [this](bool en) { eth_.set_roce_steering(en); }),
-      scu_(guard_, events_, core_.aeq(), rdma_.engine().mem()) {
+      scu_(config_, guard_, events_, core_.aeq(), rdma_.engine().mem()) {
     core_.aeq().set_on_overflow([this] { rdma_.engine().aeq_overflowed(); });
     eth_.set_roce_sink([this](std::span<const uint8_t> frame) { return rdma_.receive(frame); });
     bus_.attach(core_);

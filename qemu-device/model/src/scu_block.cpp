@@ -20,10 +20,10 @@ scu::MemStatus from_rdma(rdma::MemStatus s) {
     }
 }
 
-scu::SlotManagerConfig slot_config() {
+scu::SlotManagerConfig slot_config(const Config& config) {
     scu::SlotManagerConfig c;
     c.num_slots = regs::scu::kNumSlotsDefault;
-    c.reconfig_ns = uint64_t{regs::scu::kReconfigUsDefault} * 1000;
+    c.reconfig_ns = uint64_t{config.scu_reconfig_us} * 1000;
     c.max_image = regs::scu::kMaxImageDefault;
     c.iface = regs::scu::kIfaceVersionDefault;
     return c;
@@ -49,13 +49,34 @@ scu::MemStatus ScuBlock::RdmaMemory::write(uint32_t key, uint32_t pdn, uint64_t 
     return from_rdma(mem_.write(key, pdn, rdma::kAccessLocalWrite, iova, src));
 }
 
-ScuBlock::ScuBlock(Host& host, EventQueue& events, EventRing& aeq, rdma::Memory& mem)
+ScuBlock::ScuBlock(const Config& config, Host& host, EventQueue& events, EventRing& aeq,
+                   rdma::Memory& mem)
     : Block({regs::scu::kType, regs::scu::kVersion, regs::scu::kOffset, regs::scu::kSize,
              regs::scu::kNext}),
       aeq_(aeq),
       mem_(mem),
-      slots_(slot_config(),
-             {host, events, mem_, nullptr, [this](const scu::Event& e) { push_event(e); }}) {}
+      slots_(slot_config(config),
+             {host, events, mem_, nullptr, [this](const scu::Event& e) { push_event(e); },
+              [&host, vectors = config.msix_vectors](unsigned slot) {
+                  if (regs::kVecScu + slot < vectors) {
+                      host.msix_notify(regs::kVecScu + slot);
+                  }
+              }}) {}
+
+std::optional<unsigned> ScuBlock::slot_of(uint32_t offset, uint32_t reg) const {
+    static_assert(regs::scu::kSlotStateStride == regs::scu::kSlotIrqStatusStride &&
+                  regs::scu::kSlotStateStride == regs::scu::kSlotIrqMaskStride &&
+                  regs::scu::kSlotStateStride == regs::scu::kSlotKindStride);
+    constexpr uint32_t kStride = regs::scu::kSlotStateStride;
+    if (offset < reg || (offset - reg) % kStride != 0) {
+        return std::nullopt;
+    }
+    const uint32_t n = (offset - reg) / kStride;
+    if (n >= regs::scu::kSlotStateCount) {
+        return std::nullopt;
+    }
+    return n;
+}
 
 void ScuBlock::push_event(const scu::Event& e) {
     std::array<uint8_t, 32> entry{};
@@ -85,8 +106,41 @@ uint32_t ScuBlock::read_reg(uint32_t offset) {
             return slots_.busy_mask();
         case regs::scu::kSlotLoaded:
             return slots_.loaded_mask();
+        case regs::scu::kIrqLines:
+            return scu::kIrqLines;
         default:
-            return 0;
+            break;
+    }
+    // The per-slot registers; slots past NUM_SLOTS read 0.
+    const auto per_slot = [&](uint32_t reg) -> scu::Slot* {
+        const std::optional<unsigned> n = slot_of(offset, reg);
+        return n && *n < slots_.num_slots() ? &slots_.slot(*n) : nullptr;
+    };
+    if (scu::Slot* s = per_slot(regs::scu::kSlotState)) {
+        return static_cast<uint32_t>(s->state());
+    }
+    if (scu::Slot* s = per_slot(regs::scu::kSlotIrqStatus)) {
+        return s->irq_status();
+    }
+    if (scu::Slot* s = per_slot(regs::scu::kSlotIrqMask)) {
+        return s->irq_mask();
+    }
+    if (scu::Slot* s = per_slot(regs::scu::kSlotKind)) {
+        return s->image().kind;
+    }
+    return 0;
+}
+
+void ScuBlock::write_reg(uint32_t offset, uint32_t value) {
+    const auto per_slot = [&](uint32_t reg) -> scu::Slot* {
+        const std::optional<unsigned> n = slot_of(offset, reg);
+        return n && *n < slots_.num_slots() ? &slots_.slot(*n) : nullptr;
+    };
+    if (scu::Slot* s = per_slot(regs::scu::kSlotIrqStatus)) {
+        s->clear_irqs(value);
+    }
+    if (scu::Slot* s = per_slot(regs::scu::kSlotIrqMask)) {
+        s->set_irq_mask(value);
     }
 }
 

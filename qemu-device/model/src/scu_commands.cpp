@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The SCU admin commands (docs/scu.md 3, docs/admin-queue.md 5): SCU_LOAD, SCU_UNLOAD,
-// SCU_QUERY_SLOT, SCU_BIND_PD. Opcode and reserved bytes are checked by the admin queue first
+// SCU_QUERY_SLOT, SCU_BIND_PD, SCU_RESET, SCU_QUERY_CAPS, SCU_SET_STATUS_PAGE, SCU_FLUSH_STATS.
+// Opcode and reserved bytes are checked by the admin queue first
 // (check_request); then the slot (BAD_INDEX), values (BAD_ARG), the slot's state (BUSY), the
 // image's DMA (DMA_ERROR) and the image itself (BAD_ARG). The reason of a refusal is kept as the
 // slot's last_refusal; every refusal is counted by status. Nothing changes before all passed.
 #include <array>
 #include <vector>
 
+#include "scenic/regs.hpp"
 #include "scenic/scu_slots.hpp"
 
 namespace scenic::scu {
@@ -34,6 +36,8 @@ AqStatus aq_status_of(ScuStatus s) {
             return AqStatus::kBusy;
         case ScuStatus::kDmaError:
             return AqStatus::kDmaError;
+        case ScuStatus::kBadAddr:
+            return AqStatus::kBadArg;
         default:
             return AqStatus::kBadArg;
     }
@@ -123,6 +127,62 @@ CmdResult SlotManager::command(Entry entry, std::span<uint8_t, kAqResultBytes> r
                 r = refusal(AqStatus::kBadIndex, admin::kAqScuBindPdFields, "slot");
             } else {
                 bind_pd(s, v.unbind() != 0 ? std::nullopt : std::optional<uint32_t>(v.pdn()));
+            }
+            break;
+        }
+        case admin::AqOpcode::kScuReset: {
+            const admin::AqScuReset<const uint8_t> v(entry);
+            const unsigned s = v.slot();
+            if (!slot_ok(s, false)) {
+                refuse(s, ScuStatus::kBadSlot);
+                r = refusal(AqStatus::kBadIndex, admin::kAqScuResetFields, "slot");
+            } else if (const ScuStatus st = reset_slot(s); st != ScuStatus::kOk) {
+                r = {aq_status_of(st), 0};
+            }
+            break;
+        }
+        case admin::AqOpcode::kScuQueryCaps: {
+            const admin::AqScuQueryCaps<const uint8_t> v(entry);
+            const auto& f = admin::kAqScuQueryCapsFields;
+            const uint64_t addr = v.page_addr();
+            std::optional<unsigned> kinds;
+            if (addr == 0 || addr % kStatusPageBytes != 0) {
+                r = refusal(AqStatus::kBadArg, f, "page_addr");
+            } else if (kinds = write_caps(addr); !kinds) {
+                r = refusal(AqStatus::kDmaError, f, "page_addr");
+            } else {
+                const admin::AcqScuQueryCaps<> out(c);
+                out.set_num_slots(static_cast<uint8_t>(slots_.size()));
+                out.set_irq_lines(kIrqLines);
+                out.set_kinds(static_cast<uint16_t>(*kinds));
+                out.set_iface_version(cfg_.iface);
+                out.set_max_image(cfg_.max_image);
+                out.set_reconfig_us(static_cast<uint32_t>(cfg_.reconfig_ns / 1000));
+                out.set_csr_window(regs::scu::kCsrWindowDefault);
+            }
+            break;
+        }
+        case admin::AqOpcode::kScuSetStatusPage: {
+            const admin::AqScuSetStatusPage<const uint8_t> v(entry);
+            const auto& f = admin::kAqScuSetStatusPageFields;
+            const unsigned s = v.slot();
+            if (!slot_ok(s, true)) {
+                refuse(s, ScuStatus::kBadSlot);
+                r = refusal(AqStatus::kBadIndex, f, "slot");
+            } else if (const ScuStatus st = set_status_page(s, v.page_addr());
+                       st != ScuStatus::kOk) {
+                r = refusal(aq_status_of(st), f, "page_addr");
+            }
+            break;
+        }
+        case admin::AqOpcode::kScuFlushStats: {
+            const admin::AqScuFlushStats<const uint8_t> v(entry);
+            const unsigned s = v.slot();
+            if (!slot_ok(s, true)) {
+                refuse(s, ScuStatus::kBadSlot);
+                r = refusal(AqStatus::kBadIndex, admin::kAqScuFlushStatsFields, "slot");
+            } else if (const ScuStatus st = flush_stats(s); st != ScuStatus::kOk) {
+                r = {aq_status_of(st), 0};
             }
             break;
         }

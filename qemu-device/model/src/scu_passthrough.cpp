@@ -21,7 +21,7 @@ int64_t cap_tokens(uint64_t burst) {
 Registry Registry::builtin() {
     Registry r;
     r.add(kKindPassthrough, Passthrough::kVersion,
-          [](SlotPort& p) { return std::make_unique<Passthrough>(p); });
+          [](SlotPort& p) { return std::make_unique<Passthrough>(p); }, "passthrough");
     return r;
 }
 
@@ -140,6 +140,16 @@ void Passthrough::csr_write(uint32_t index, uint64_t value, uint8_t byte_mask) {
         case kIrqEvery:
             irq_every_ = merge_bytes(irq_every_, value, byte_mask);
             break;
+        case kIrqRaise: {
+            // The lines are in byte 0: a write of the upper half raises nothing.
+            const uint64_t lines = merge_bytes(0, value, byte_mask) & 0xf;
+            for (unsigned line = 0; line < 4; ++line) {
+                if ((lines >> line) & 1U) {
+                    port().raise_irq(line);
+                }
+            }
+            break;
+        }
         default:
             break;  // read-only or unused: ignored
     }

@@ -91,18 +91,47 @@ void Slot::raise_irq(unsigned line) {
         return;
     }
     ++cnt_.irqs;
-    const uint32_t bit = 1U << line;
-    if ((irq_pending_ & bit) != 0) {
-        return;  // edges coalesce while the line is pending
+    const uint32_t before = irq_pending_ & ~irq_mask_;
+    irq_pending_ |= 1U << line;  // edges coalesce while the line is pending
+    notify_if_due(before);
+}
+
+void Slot::notify_if_due(uint32_t before) {
+    const uint32_t due = irq_pending_ & ~irq_mask_;
+    if (due == 0 || before != 0) {
+        return;  // nothing unmasked pending, or the vector already covers it
     }
-    irq_pending_ |= bit;
     if (env_.event) {
-        env_.event({index_, admin::ScuEventKind::kInterrupt, admin::ScuStatus::kOk, irq_pending_,
+        env_.event({index_, admin::ScuEventKind::kInterrupt, admin::ScuStatus::kOk, due,
                     cnt_.irqs});
+    }
+    if (env_.irq) {
+        env_.irq(index_);
     }
 }
 
 uint32_t Slot::take_irqs() { return std::exchange(irq_pending_, 0); }
+
+void Slot::clear_irqs(uint32_t w1c) {
+    irq_pending_ &= ~w1c;
+    notify_if_due(0);
+}
+
+void Slot::set_irq_mask(uint32_t mask) {
+    const uint32_t before = irq_pending_ & ~irq_mask_;
+    irq_mask_ = mask & ((1U << kIrqLines) - 1);
+    notify_if_due(before);
+}
+
+bool Slot::reset_scu() {
+    if (state_ != ScuSlotState::kRunning) {
+        return false;
+    }
+    scu_->reset();
+    pump(Dir::kRx);
+    pump(Dir::kTx);
+    return true;
+}
 
 MemStatus Slot::check(uint32_t key, uint64_t iova, uint64_t len, bool write) {
     if (!pdn_) {

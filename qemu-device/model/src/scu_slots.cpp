@@ -28,7 +28,18 @@ ImageInfo SlotManager::passthrough_info() const {
     return i;
 }
 
+SlotManager::~SlotManager() {
+    if (status_timer_) {
+        env_.events.cancel(*status_timer_);
+    }
+}
+
 void SlotManager::reset() {
+    if (status_timer_) {
+        env_.events.cancel(*status_timer_);
+        status_timer_.reset();
+    }
+    pages_ = {};
     slots_.clear();  // cancels their timers
     for (unsigned i = 0; i < cfg_.num_slots; ++i) {
         auto s = std::make_unique<Slot>(i, env_, nullptr);
@@ -97,14 +108,24 @@ ScuStatus SlotManager::bind_pd(unsigned slot, std::optional<uint32_t> pdn) {
     return ScuStatus::kOk;
 }
 
+ScuStatus SlotManager::reset_slot(unsigned slot) {
+    if (slot == 0 || slot >= slots_.size()) {
+        return refuse(slot, ScuStatus::kBadSlot);
+    }
+    return slots_[slot]->reset_scu() ? ScuStatus::kOk : refuse(slot, ScuStatus::kBusy);
+}
+
 bool SlotManager::submit(unsigned slot, Dir d, const Meta& m, std::span<const uint8_t> data) {
     return slot < slots_.size() && slots_[slot]->submit(d, m, data);
 }
 
 uint64_t SlotManager::csr_window_read(uint64_t offset, unsigned size) {
-    const uint64_t slot = offset / kCsrWindowBytes;
-    if (slot >= slots_.size() || (size != 4 && size != 8) || offset % size != 0) {
+    if ((size != 4 && size != 8) || offset % size != 0) {
         return size >= 8 ? ~uint64_t{0} : (uint64_t{1} << (size * 8)) - 1;
+    }
+    const uint64_t slot = offset / kCsrWindowBytes;
+    if (slot == 0 || slot >= slots_.size()) {
+        return 0;
     }
     const auto index = static_cast<uint32_t>((offset % kCsrWindowBytes) / 8);
     const uint64_t v = slots_[slot]->csr_read(index);
@@ -116,7 +137,7 @@ uint64_t SlotManager::csr_window_read(uint64_t offset, unsigned size) {
 
 void SlotManager::csr_window_write(uint64_t offset, uint64_t value, unsigned size) {
     const uint64_t slot = offset / kCsrWindowBytes;
-    if (slot >= slots_.size() || (size != 4 && size != 8) || offset % size != 0) {
+    if (slot == 0 || slot >= slots_.size() || (size != 4 && size != 8) || offset % size != 0) {
         return;
     }
     const auto index = static_cast<uint32_t>((offset % kCsrWindowBytes) / 8);

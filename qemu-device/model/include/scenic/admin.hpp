@@ -182,6 +182,7 @@ enum class ScuStatus : uint8_t {
     kBadIface = 0x05,
     kUnknownKind = 0x06,
     kDmaError = 0x07,
+    kBadAddr = 0x08,
 };
 
 // A slot's state (SCU_QUERY_SLOT.state).
@@ -217,6 +218,10 @@ enum class AqOpcode : uint8_t {
     kScuUnload = 0x61,
     kScuQuerySlot = 0x62,
     kScuBindPd = 0x63,
+    kScuReset = 0x64,
+    kScuQueryCaps = 0x65,
+    kScuSetStatusPage = 0x66,
+    kScuFlushStats = 0x67,
 };
 
 // AEQ entry types.
@@ -2896,6 +2901,580 @@ inline constexpr std::array<FieldDef, 6> kAqScuBindPdFields{{
      }},
 }};
 
+// SCU_RESET request: pulse the slot's rst (its SCU's CSRs to reset values; counters, PD and status
+// page stay).
+template <typename Byte = uint8_t>
+class AqScuReset {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_scu_reset";
+    constexpr explicit AqScuReset(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint8_t slot() const { return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0); }
+    constexpr void set_slot(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 4> kAqScuResetFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuReset<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuReset<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuReset<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuReset<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuReset<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuReset<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"slot", "slot", 8, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuReset<const uint8_t>(e.first<128>()).slot();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuReset<>(e.first<128>()).set_slot(static_cast<uint8_t>(v));
+     }},
+}};
+
+// SCU_QUERY_CAPS request: the card writes its kind catalogue (scu_caps_kind entries) to a page.
+template <typename Byte = uint8_t>
+class AqScuQueryCaps {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_scu_query_caps";
+    constexpr explicit AqScuQueryCaps(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint64_t page_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_page_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 16, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 4> kAqScuQueryCapsFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuQueryCaps<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuQueryCaps<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuQueryCaps<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuQueryCaps<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuQueryCaps<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuQueryCaps<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"page_addr", "page_addr", 16, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuQueryCaps<const uint8_t>(e.first<128>()).page_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuQueryCaps<>(e.first<128>()).set_page_addr(static_cast<uint64_t>(v));
+     }},
+}};
+
+// SCU_QUERY_CAPS result.
+template <typename Byte = uint8_t>
+class AcqScuQueryCaps {
+  public:
+    static constexpr std::size_t kSize = 32;
+    static constexpr std::string_view kName = "acq_scu_query_caps";
+    constexpr explicit AcqScuQueryCaps(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t status() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint16_t syndrome() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_syndrome(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint16_t sq_head() const {
+        return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_sq_head(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 6, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t num_slots() const {
+        return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0);
+    }
+    constexpr void set_num_slots(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t irq_lines() const {
+        return detail::get<uint8_t, Byte>(b_, 9, uint8_t{0xff}, 0);
+    }
+    constexpr void set_irq_lines(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 9, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint16_t kinds() const {
+        return detail::get<uint16_t, Byte>(b_, 10, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_kinds(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 10, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint32_t iface_version() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_iface_version(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t max_image() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_max_image(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t reconfig_us() const {
+        return detail::get<uint32_t, Byte>(b_, 20, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_reconfig_us(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 20, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t csr_window() const {
+        return detail::get<uint32_t, Byte>(b_, 24, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_csr_window(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 24, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 12> kAcqScuQueryCapsFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"status", "hdr.status", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_status(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"syndrome", "hdr.syndrome", 4, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v));
+     }},
+    {"sq_head", "hdr.sq_head", 6, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).sq_head();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v));
+     }},
+    {"num_slots", "num_slots", 8, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).num_slots();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_num_slots(static_cast<uint8_t>(v));
+     }},
+    {"irq_lines", "irq_lines", 9, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).irq_lines();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_irq_lines(static_cast<uint8_t>(v));
+     }},
+    {"kinds", "kinds", 10, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).kinds();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_kinds(static_cast<uint16_t>(v));
+     }},
+    {"iface_version", "iface_version", 12, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).iface_version();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_iface_version(static_cast<uint32_t>(v));
+     }},
+    {"max_image", "max_image", 16, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).max_image();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_max_image(static_cast<uint32_t>(v));
+     }},
+    {"reconfig_us", "reconfig_us", 20, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).reconfig_us();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_reconfig_us(static_cast<uint32_t>(v));
+     }},
+    {"csr_window", "csr_window", 24, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuQueryCaps<const uint8_t>(e.first<32>()).csr_window();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuQueryCaps<>(e.first<32>()).set_csr_window(static_cast<uint32_t>(v));
+     }},
+}};
+
+// One entry of the SCU_QUERY_CAPS page: an SCU implementation the card can instantiate.
+template <typename Byte = uint8_t>
+class ScuCapsKind {
+  public:
+    static constexpr std::size_t kSize = 48;
+    static constexpr std::string_view kName = "scu_caps_kind";
+    constexpr explicit ScuCapsKind(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint32_t kind() const {
+        return detail::get<uint32_t, Byte>(b_, 0, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_kind(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 0, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint16_t kind_version() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_kind_version(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
+    }
+    uint8_t name(std::size_t i) const {
+        return detail::get<uint8_t, Byte>(b_, 16 + 1 * detail::check_index(i, 32), uint8_t{0xff},
+                                          0);
+    }
+    void set_name(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 16 + 1 * detail::check_index(i, 32), uint8_t{0xff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 3> kScuCapsKindFields{{
+    {"kind", "kind", 0, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return ScuCapsKind<const uint8_t>(e.first<48>()).kind();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         ScuCapsKind<>(e.first<48>()).set_kind(static_cast<uint32_t>(v));
+     }},
+    {"kind_version", "kind_version", 4, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return ScuCapsKind<const uint8_t>(e.first<48>()).kind_version();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         ScuCapsKind<>(e.first<48>()).set_kind_version(static_cast<uint16_t>(v));
+     }},
+    {"name", "name", 16, 1, 32, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return ScuCapsKind<const uint8_t>(e.first<48>()).name(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         ScuCapsKind<>(e.first<48>()).set_name(i, static_cast<uint8_t>(v));
+     }},
+}};
+
+// SCU_SET_STATUS_PAGE request: where the card writes the slot's status page (scu_status_page).
+template <typename Byte = uint8_t>
+class AqScuSetStatusPage {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_scu_set_status_page";
+    constexpr explicit AqScuSetStatusPage(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint8_t slot() const { return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0); }
+    constexpr void set_slot(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint64_t page_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_page_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 16, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 5> kAqScuSetStatusPageFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSetStatusPage<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSetStatusPage<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSetStatusPage<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSetStatusPage<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSetStatusPage<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSetStatusPage<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"slot", "slot", 8, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSetStatusPage<const uint8_t>(e.first<128>()).slot();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSetStatusPage<>(e.first<128>()).set_slot(static_cast<uint8_t>(v));
+     }},
+    {"page_addr", "page_addr", 16, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSetStatusPage<const uint8_t>(e.first<128>()).page_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSetStatusPage<>(e.first<128>()).set_page_addr(static_cast<uint64_t>(v));
+     }},
+}};
+
+// SCU_FLUSH_STATS request: the slot's status page written now; re-arms the slot's FAULT event.
+template <typename Byte = uint8_t>
+class AqScuFlushStats {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_scu_flush_stats";
+    constexpr explicit AqScuFlushStats(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint8_t slot() const { return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0); }
+    constexpr void set_slot(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 4> kAqScuFlushStatsFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuFlushStats<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuFlushStats<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuFlushStats<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuFlushStats<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuFlushStats<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuFlushStats<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"slot", "slot", 8, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuFlushStats<const uint8_t>(e.first<128>()).slot();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuFlushStats<>(e.first<128>()).set_slot(static_cast<uint8_t>(v));
+     }},
+}};
+
+// The start of a slot's 4 KiB status page (docs/scu.md 4.4), written by the card; the rest of the
+// page is written zero.
+template <typename Byte = uint8_t>
+class ScuStatusPage {
+  public:
+    static constexpr std::size_t kSize = 512;
+    static constexpr std::string_view kName = "scu_status_page";
+    constexpr explicit ScuStatusPage(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint64_t seq() const {
+        return detail::get<uint64_t, Byte>(b_, 0, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_seq(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 0, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+    constexpr uint32_t state() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_state(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t kind() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_kind(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
+    }
+    uint64_t completions(std::size_t i) const {
+        return detail::get<uint64_t, Byte>(b_, 64 + 8 * detail::check_index(i, 7),
+                                           uint64_t{0xffffffffffffffff}, 0);
+    }
+    void set_completions(std::size_t i, uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 64 + 8 * detail::check_index(i, 7), uint64_t{0xffffffffffffffff},
+                              0, v);
+    }
+    uint64_t counters(std::size_t i) const {
+        return detail::get<uint64_t, Byte>(b_, 256 + 8 * detail::check_index(i, 20),
+                                           uint64_t{0xffffffffffffffff}, 0);
+    }
+    void set_counters(std::size_t i, uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 256 + 8 * detail::check_index(i, 20),
+                              uint64_t{0xffffffffffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 5> kScuStatusPageFields{{
+    {"seq", "seq", 0, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return ScuStatusPage<const uint8_t>(e.first<512>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         ScuStatusPage<>(e.first<512>()).set_seq(static_cast<uint64_t>(v));
+     }},
+    {"state", "state", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return ScuStatusPage<const uint8_t>(e.first<512>()).state();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         ScuStatusPage<>(e.first<512>()).set_state(static_cast<uint32_t>(v));
+     }},
+    {"kind", "kind", 12, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return ScuStatusPage<const uint8_t>(e.first<512>()).kind();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         ScuStatusPage<>(e.first<512>()).set_kind(static_cast<uint32_t>(v));
+     }},
+    {"completions", "completions", 64, 8, 7, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return ScuStatusPage<const uint8_t>(e.first<512>()).completions(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         ScuStatusPage<>(e.first<512>()).set_completions(i, static_cast<uint64_t>(v));
+     }},
+    {"counters", "counters", 256, 8, 20, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return ScuStatusPage<const uint8_t>(e.first<512>()).counters(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         ScuStatusPage<>(e.first<512>()).set_counters(i, static_cast<uint64_t>(v));
+     }},
+}};
+
 // Header of every AEQ entry.
 template <typename Byte = uint8_t>
 class AeqeHdr {
@@ -3847,7 +4426,7 @@ inline constexpr std::array<FieldDef, 3> kCeqeFields{{
      }},
 }};
 
-inline constexpr std::array<StructDef, 37> kStructs{{
+inline constexpr std::array<StructDef, 44> kStructs{{
     {"aq_sqe_hdr", 8, kAqSqeHdrFields},
     {"aq_cqe_hdr", 8, kAqCqeHdrFields},
     {"aq_sqe", 128, kAqSqeFields},
@@ -3874,6 +4453,13 @@ inline constexpr std::array<StructDef, 37> kStructs{{
     {"aq_scu_query_slot", 128, kAqScuQuerySlotFields},
     {"acq_scu_query_slot", 32, kAcqScuQuerySlotFields},
     {"aq_scu_bind_pd", 128, kAqScuBindPdFields},
+    {"aq_scu_reset", 128, kAqScuResetFields},
+    {"aq_scu_query_caps", 128, kAqScuQueryCapsFields},
+    {"acq_scu_query_caps", 32, kAcqScuQueryCapsFields},
+    {"scu_caps_kind", 48, kScuCapsKindFields},
+    {"aq_scu_set_status_page", 128, kAqScuSetStatusPageFields},
+    {"aq_scu_flush_stats", 128, kAqScuFlushStatsFields},
+    {"scu_status_page", 512, kScuStatusPageFields},
     {"aeqe_hdr", 16, kAeqeHdrFields},
     {"aeqe", 32, kAeqeFields},
     {"aeqe_link", 32, kAeqeLinkFields},
@@ -3887,7 +4473,7 @@ inline constexpr std::array<StructDef, 37> kStructs{{
     {"ceqe", 8, kCeqeFields},
 }};
 
-inline constexpr std::array<CommandDef, 16> kCommands{{
+inline constexpr std::array<CommandDef, 20> kCommands{{
     {0x01, "nop", "aq_nop", "acq_nop"},
     {0x10, "create_cq", "aq_create_cq", "aq_cqe"},
     {0x11, "destroy_cq", "aq_destroy_cq", "aq_cqe"},
@@ -3904,6 +4490,10 @@ inline constexpr std::array<CommandDef, 16> kCommands{{
     {0x61, "scu_unload", "aq_scu_unload", "acq_scu_load"},
     {0x62, "scu_query_slot", "aq_scu_query_slot", "acq_scu_query_slot"},
     {0x63, "scu_bind_pd", "aq_scu_bind_pd", "aq_cqe"},
+    {0x64, "scu_reset", "aq_scu_reset", "aq_cqe"},
+    {0x65, "scu_query_caps", "aq_scu_query_caps", "acq_scu_query_caps"},
+    {0x66, "scu_set_status_page", "aq_scu_set_status_page", "aq_cqe"},
+    {0x67, "scu_flush_stats", "aq_scu_flush_stats", "aq_cqe"},
 }};
 
 }  // namespace scenic::admin

@@ -29,10 +29,15 @@ struct Config {
     // Blocks run as Verilated RTL instead of their C++ twins (scenic::cosim::RtlBlock mask).
     uint32_t rtl_blocks = 0;
 
+    // SCU reconfiguration delay (QEMU: scu-reconfig-us), SCU.RECONFIG_US; 1 us .. 10 s.
+    uint32_t scu_reconfig_us = regs::scu::kReconfigUsDefault;
+
     static constexpr uint32_t kBadMajor = 0x7f;
+    static constexpr uint32_t kMaxScuReconfigUs = 10'000'000;
 
     [[nodiscard]] bool valid() const {
-        return msix_vectors <= regs::kMsixVectors && wire_drop_ppm <= 1'000'000;
+        return msix_vectors <= regs::kMsixVectors && wire_drop_ppm <= 1'000'000 &&
+               scu_reconfig_us >= 1 && scu_reconfig_us <= kMaxScuReconfigUs;
     }
 };
 

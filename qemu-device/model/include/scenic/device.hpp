@@ -70,6 +70,29 @@ class Device {
         });
     }
 
+    // BAR3 (regs::kScuBar): the SCU slots' CSR windows, 64 KiB each (docs/scu.md 3).
+    [[nodiscard]] static uint64_t scu_bar_size() { return regs::kScuBarSize; }
+    [[nodiscard]] uint64_t scu_read(uint64_t offset, unsigned size) {
+        if (busy_) {
+            ++reentries_;
+            return 0;
+        }
+        if (core_.link_down()) {
+            return size >= 8 ? ~uint64_t{0} : (uint64_t{1} << (size * 8)) - 1;  // as off the bus
+        }
+        busy_ = true;
+        const Unbusy unbusy{busy_};
+        // An SCU's CSR read may raise an interrupt or schedule its timer: nothing re-enters.
+        return scu_.slots().csr_window_read(offset, size);
+    }
+    void scu_write(uint64_t offset, uint64_t value, unsigned size) {
+        enter([&] {
+            if (!core_.link_down()) {
+                scu_.slots().csr_window_write(offset, value, size);
+            }
+        });
+    }
+
     // The wire. Received frames pass the fault-injecting wire's rx rules (and the legacy
     // Config::wire_drop_ppm) before the card sees them; sent ones its tx rules.
     void eth_rx(std::span<const uint8_t> frame) {

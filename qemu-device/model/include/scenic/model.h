@@ -64,6 +64,9 @@ typedef struct scenic_model_config {
     /* CORE.FAULT_INJECT is honoured (forced card fatal, admin-queue stall, AEQ stall, wrong
      * completion id: docs/admin-queue.md 2); false: it reads 0 and ignores writes. */
     bool fault_inject;
+    /* SCU reconfiguration delay in microseconds (SCU.RECONFIG_US), 1..10000000; 0: the default
+     * (8000, the paper's 8 ms). */
+    uint32_t scu_reconfig_us;
 } scenic_model_config;
 
 /* Checks an rtl_blocks list: returns 0 if every name is known, else -1 with a message naming the
@@ -89,6 +92,14 @@ void scenic_model_mmio_write(scenic_model *m, uint64_t offset, uint64_t value, u
 uint64_t scenic_model_db_size(scenic_model *m);
 uint64_t scenic_model_db_read(scenic_model *m, uint64_t offset, unsigned size);
 void scenic_model_db_write(scenic_model *m, uint64_t offset, uint64_t value, unsigned size);
+
+/* The SCU CSR BAR (SCENIC_SCU_BAR): scenic_model_scu_size() bytes, one 64 KiB window of 64-bit
+ * registers per slot (docs/scu.md 3). 8-byte and 4-byte naturally aligned accesses reach the
+ * slot's SCU (all-ones while it reconfigures); slot 0 and windows past NUM_SLOTS read 0; other
+ * sizes and offsets read all-ones and ignore writes. */
+uint64_t scenic_model_scu_size(scenic_model *m);
+uint64_t scenic_model_scu_read(scenic_model *m, uint64_t offset, unsigned size);
+void scenic_model_scu_write(scenic_model *m, uint64_t offset, uint64_t value, unsigned size);
 
 /* Every call below that arrives while the model is already running (the card's own DMA or
  * MSI-X routed back into it, a frame looped back from the wire) is not executed nested: MMIO,

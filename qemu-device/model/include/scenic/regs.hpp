@@ -17,6 +17,8 @@ inline constexpr uint32_t kBar0Size = 0x10000;
 inline constexpr unsigned kMsixVectors = 32;
 inline constexpr unsigned kDbBar = 4;
 inline constexpr uint32_t kDbPageSize = 0x1000;
+inline constexpr unsigned kScuBar = 3;
+inline constexpr uint32_t kScuBarSize = 0x100000;
 inline constexpr uint32_t kBlkType = 0x0;
 inline constexpr uint32_t kBlkVersion = 0x4;
 inline constexpr uint32_t kBlkNext = 0x8;
@@ -24,6 +26,7 @@ inline constexpr uint32_t kBlkNext = 0x8;
 inline constexpr unsigned kVecCore = 0;
 inline constexpr unsigned kVecEth = 1;
 inline constexpr unsigned kVecRdma = 2;
+inline constexpr unsigned kVecScu = 16;
 
 // Identity, capabilities, reset and self-tests. Always present, always first.
 namespace core {
@@ -337,7 +340,7 @@ inline constexpr uint32_t kLoopbackDropsDefault = 0x00000000;
 // Stream Compute Unit slots (paper section 5.3).
 namespace scu {
 inline constexpr uint32_t kType = 0x5c1c0004;
-inline constexpr uint32_t kVersion = 0x00010001;
+inline constexpr uint32_t kVersion = 0x00010002;
 inline constexpr uint32_t kOffset = 0x3000;
 inline constexpr uint32_t kSize = 0x1000;
 inline constexpr uint32_t kNext = 0x0000;
@@ -355,6 +358,24 @@ inline constexpr uint32_t kSlotBusy = 0x28;  // ro
 inline constexpr uint32_t kSlotBusyDefault = 0x00000000;
 inline constexpr uint32_t kSlotLoaded = 0x2c;  // ro
 inline constexpr uint32_t kSlotLoadedDefault = 0x00000000;
+inline constexpr uint32_t kIrqLines = 0x18;  // ro
+inline constexpr uint32_t kIrqLinesDefault = 0x00000004;
+inline constexpr uint32_t kSlotState = 0x100;  // ro
+inline constexpr uint32_t kSlotStateDefault = 0x00000000;
+inline constexpr uint32_t kSlotStateCount = 16;
+inline constexpr uint32_t kSlotStateStride = 0x10;
+inline constexpr uint32_t kSlotIrqStatus = 0x104;  // w1c
+inline constexpr uint32_t kSlotIrqStatusDefault = 0x00000000;
+inline constexpr uint32_t kSlotIrqStatusCount = 16;
+inline constexpr uint32_t kSlotIrqStatusStride = 0x10;
+inline constexpr uint32_t kSlotIrqMask = 0x108;  // rw
+inline constexpr uint32_t kSlotIrqMaskDefault = 0x00000000;
+inline constexpr uint32_t kSlotIrqMaskCount = 16;
+inline constexpr uint32_t kSlotIrqMaskStride = 0x10;
+inline constexpr uint32_t kSlotKind = 0x10c;  // ro
+inline constexpr uint32_t kSlotKindDefault = 0x00000001;
+inline constexpr uint32_t kSlotKindCount = 16;
+inline constexpr uint32_t kSlotKindStride = 0x10;
 }  // namespace scu
 
 }  // namespace scenic::regs

@@ -9,6 +9,7 @@
 
 #include "scenic/admin_queue.hpp"
 #include "scenic/block.hpp"
+#include "scenic/config.hpp"
 #include "scenic/event_ring.hpp"
 #include "scenic/rdma_memory.hpp"
 #include "scenic/regs.hpp"
@@ -18,7 +19,9 @@ namespace scenic {
 
 class ScuBlock final : public Block {
   public:
-    ScuBlock(Host& host, EventQueue& events, EventRing& aeq, rdma::Memory& mem);
+    // Slot n's vector is regs::kVecScu + n, raised only if the card has that many vectors.
+    ScuBlock(const Config& config, Host& host, EventQueue& events, EventRing& aeq,
+             rdma::Memory& mem);
     ScuBlock(const ScuBlock&) = delete;
     ScuBlock& operator=(const ScuBlock&) = delete;
 
@@ -34,7 +37,7 @@ class ScuBlock final : public Block {
 
   protected:
     uint32_t read_reg(uint32_t offset) override;
-    void write_reg(uint32_t /*offset*/, uint32_t /*value*/) override {}
+    void write_reg(uint32_t offset, uint32_t value) override;
 
   private:
     // The RDMA engine's MR table and TLB as the slots' memory ports see them.
@@ -51,6 +54,8 @@ class ScuBlock final : public Block {
         rdma::Memory& mem_;
     };
     void push_event(const scu::Event& e);
+    // The slot whose per-slot register `offset` is (reg = the array's first offset), if any.
+    [[nodiscard]] std::optional<unsigned> slot_of(uint32_t offset, uint32_t reg) const;
 
     EventRing& aeq_;
     RdmaMemory mem_;

@@ -21,6 +21,7 @@ class Passthrough final : public Scu {
     static constexpr uint32_t kPkts = 4;
     static constexpr uint32_t kBytes = 5;
     static constexpr uint32_t kIrqEvery = 6;
+    static constexpr uint32_t kIrqRaise = 7;  // wo: bit n raises line n (0..3), reads 0
     static constexpr uint64_t kIdValue = 0x53435550'41535331;  // "SCUPASS1"
     static constexpr uint64_t kBurstDefault = 65536;
 

@@ -39,6 +39,8 @@ struct SlotCounters {
     uint64_t csr_dropped = 0;  // CSR accesses while loading
     uint64_t irqs = 0;
     uint64_t loads = 0;
+    // Completions of the slot's QPs and memory port, by op (docs/scu.md 4.4 order).
+    std::array<uint64_t, 7> completions{};
 };
 
 // What the card knows of an MR, for the memory port's checks.
@@ -75,6 +77,8 @@ struct SlotEnv {
     // A packet out of the slot with the card's metadata.
     std::function<void(unsigned slot, Dir, const Meta&, std::span<const uint8_t>, bool drop)> out;
     std::function<void(const Event&)> event;
+    // The slot's MSI-X vector (16 + slot): STATUS & ~MASK became non-zero. Empty: none.
+    std::function<void(unsigned slot)> irq;
 };
 
 class Slot final : public SlotPort {
@@ -109,6 +113,15 @@ class Slot final : public SlotPort {
     void rearm_fault_event() { fault_reported_ = false; }
     // Lines pending, cleared by the read (the driver's handler).
     uint32_t take_irqs();
+    // SLOT_IRQ_STATUS (w1c) and SLOT_IRQ_MASK (docs/scu.md 3). Clearing or unmasking while an
+    // unmasked line is still pending fires the vector again, so a line that rose between the
+    // handler's read and its clear is not lost.
+    [[nodiscard]] uint32_t irq_status() const { return irq_pending_; }
+    void clear_irqs(uint32_t w1c);
+    [[nodiscard]] uint32_t irq_mask() const { return irq_mask_; }
+    void set_irq_mask(uint32_t mask);
+    // SCU_RESET: the SCU's rst pulse (CSRs to reset values); false while reconfiguring.
+    bool reset_scu();
 
     [[nodiscard]] const SlotCounters& counters() const { return cnt_; }
     admin::ScuStatus last_refusal = admin::ScuStatus::kOk;
@@ -148,7 +161,10 @@ class Slot final : public SlotPort {
     std::optional<uint32_t> pdn_;
     bool fault_reported_ = false;
     bool pumping_ = false;
+    void notify_if_due(uint32_t before);
+
     uint32_t irq_pending_ = 0;
+    uint32_t irq_mask_ = 0;
     SlotCounters cnt_;
 };
 

@@ -49,12 +49,29 @@ class SlotManager {
     admin::ScuStatus unload(unsigned slot);
     [[nodiscard]] std::optional<SlotInfo> query(unsigned slot);
     admin::ScuStatus bind_pd(unsigned slot, std::optional<uint32_t> pdn);
+    // SCU_RESET: the slot's SCU out of reset again (not while it reconfigures).
+    admin::ScuStatus reset_slot(unsigned slot);
+
+    // Status pages (docs/scu.md 4.4, scu_status_page.cpp). Setting one writes the whole page
+    // once (a refused DMA changes nothing); 0 stops the writes. The traffic counters are
+    // rewritten under an odd seq every kStatusPeriodNs and on flush.
+    static constexpr uint64_t kStatusPeriodNs = 1'000'000;
+    static constexpr size_t kStatusPageBytes = 4096;
+    admin::ScuStatus set_status_page(unsigned slot, uint64_t addr);
+    admin::ScuStatus flush_stats(unsigned slot);
+    [[nodiscard]] uint64_t status_page(unsigned slot) const {
+        return slot < pages_.size() ? pages_[slot].addr : 0;
+    }
+    // SCU_QUERY_CAPS's page: the kind catalogue; returns the entries written (DMA error: nullopt).
+    static constexpr size_t kCapsMaxKinds = 4096 / 48;
+    std::optional<unsigned> write_caps(uint64_t addr);
 
     // The datapath into a slot (steering is the caller's).
     bool submit(unsigned slot, Dir d, const Meta& m, std::span<const uint8_t> data);
 
-    // BAR3: 64 KiB per slot, 64-bit registers, 32-bit halves allowed. Outside a slot or
-    // misaligned: reads all-ones, writes ignored.
+    // BAR3: 64 KiB per slot, 64-bit registers, 32-bit halves allowed. Slot 0 (fixed, never
+    // owned) and windows past NUM_SLOTS read 0 and ignore writes; other sizes or misaligned
+    // offsets read all-ones (the wrapper's SLVERR) and are ignored.
     uint64_t csr_window_read(uint64_t offset, unsigned size);
     void csr_window_write(uint64_t offset, uint64_t value, unsigned size);
 
@@ -74,19 +91,32 @@ class SlotManager {
     [[nodiscard]] uint32_t loaded_mask() const;
     [[nodiscard]] const SlotManagerConfig& config() const { return cfg_; }
 
-    // Card reset: every slot back to the passthrough, counters and bindings cleared.
+    // Card reset: every slot back to the passthrough, counters, bindings and pages cleared.
     void reset();
+    SlotManager(const SlotManager&) = delete;
+    SlotManager& operator=(const SlotManager&) = delete;
+    ~SlotManager();
 
   private:
     admin::ScuStatus refuse(unsigned slot, admin::ScuStatus s);
     [[nodiscard]] ImageInfo passthrough_info() const;
     admin::ScuStatus reconfigure(unsigned slot, const ImageInfo& info);
+    // One status page write: the seq'd counters (whole: the rest of the page too).
+    bool write_status(unsigned slot, bool whole);
+    void arm_status_timer();
+
+    struct StatusPage {
+        uint64_t addr = 0;  // 0: none
+        uint64_t seq = 0;
+    };
 
     SlotManagerConfig cfg_;
     SlotEnv env_;
     Registry registry_;
     std::vector<std::unique_ptr<Slot>> slots_;
     std::array<uint64_t, 16> refused_{};
+    std::array<StatusPage, 16> pages_{};
+    std::optional<EventQueue::Id> status_timer_;
 };
 
 }  // namespace scenic::scu
