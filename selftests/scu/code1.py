@@ -64,6 +64,21 @@ def wait_irq_times_out():
 
 
 @test
+def irq_raised_by_the_scu_reaches_this_process():
+    import os as _os
+    import select
+    import scenic
+    t = scenic.ScenicThread(2)
+    efd = t.irq_fd(3)
+    t.set_csr(1 << 1 | 1 << 3, 7)  # the passthrough's IRQ_RAISE: lines 1 and 3 (docs/scu.md 8)
+    lines = t.wait_irq(2000)
+    assert lines == 0b1010, bin(lines)
+    r, _, _ = select.select([efd], [], [], 2.0)
+    assert r == [efd], "the eventfd of line 3 was not signalled"
+    assert int.from_bytes(_os.read(efd, 8), "little") >= 1
+
+
+@test
 def bad_image_refused_old_scu_kept():
     import scenic
     with open(IMAGE, "rb") as f:
