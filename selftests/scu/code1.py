@@ -126,19 +126,19 @@ def main():
     failed = 0
     if not os.path.exists(IMAGE):
         for i, fn in enumerate(TESTS, 1):
-            print(f"ok {i} {fn.__name__} # SKIP no image {IMAGE}")
+            print(f"ok {i} - {fn.__name__} # SKIP no image {IMAGE}")
         return 0
     for i, fn in enumerate(TESTS, 1):
         try:
             res = fn()
         except Exception as e:  # every failure is reported, the next test still runs
             failed += 1
-            print(f"not ok {i} {fn.__name__} # {type(e).__name__}: {e}")
+            print(f"not ok {i} - {fn.__name__} # {type(e).__name__}: {e}")
             continue
         if isinstance(res, str) and res.startswith("SKIP"):
-            print(f"ok {i} {fn.__name__} # {res}")
+            print(f"ok {i} - {fn.__name__} # {res}")
         else:
-            print(f"ok {i} {fn.__name__}")
+            print(f"ok {i} - {fn.__name__}")
     return 1 if failed else 0
 
 
