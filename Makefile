@@ -15,12 +15,12 @@ BUILD := $(CURDIR)/build
 CMAKE_BUILD := $(BUILD)/cmake
 export KVER KDIR
 
-.PHONY: all setup regmap regmap-check model model-asan fuzz qemu kmod provider image demo shell unit vmtest check clean help
+.PHONY: all setup regmap regmap-check model runtime scu-images model-asan fuzz qemu kmod provider image demo shell unit vmtest check clean help
 
 help:
 	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
 
-all: regmap-check model qemu kmod provider image
+all: regmap-check model runtime qemu kmod provider image
 
 setup:
 	bash tools/setup-host.sh
@@ -37,6 +37,15 @@ $(CMAKE_BUILD)/build.ninja:
 model: $(CMAKE_BUILD)/build.ninja
 	cmake --build $(CMAKE_BUILD)
 
+# The SCU runtime alone (runtime/README.md): libscenic-runtime, scenicctl, the Python module,
+# their tests and build/scu/<name>.scuimg. `make model` builds them too (one CMake project).
+runtime: $(CMAKE_BUILD)/build.ninja
+	cmake --build $(CMAKE_BUILD) --target scenic_runtime scenicctl scenic_runtime_test scu_images \
+		scenic_python
+
+scu-images: $(CMAKE_BUILD)/build.ninja
+	cmake --build $(CMAKE_BUILD) --target scu_images
+
 # The model and its unit tests under ASan + UBSan + _GLIBCXX_ASSERTIONS, and the libFuzzer
 # harness (clang): lanes of make check (docs/fuzzing.md).
 ASAN_BUILD := $(BUILD)/cmake-asan
@@ -46,7 +55,7 @@ $(ASAN_BUILD)/build.ninja:
 
 model-asan: $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) --target scenic_model_test scenic_rdma_test scenic_containment_test \
-		scenic_scu_test scenic_loopback_test
+		scenic_scu_test scenic_loopback_test scenic_runtime_test
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -15,7 +15,7 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$top/packaging/private-root.sh"
 root=$(realpath -m "$1") kver=$2 dir=${3:-$top/build/packages}
-pkgs=(scenic-dkms libscenic1 ibverbs-provider-scenic scenic-tools)
+pkgs=(scenic-dkms libscenic1 ibverbs-provider-scenic libscenic-runtime0 scenic-tools)
 debs=()
 for p in "${pkgs[@]}"; do
 	f=$(ls "$dir/${p}_"*.deb 2>/dev/null | head -n 1)

@@ -18,7 +18,8 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$top/packaging/private-root.sh"
 dir=${1:-$top/build/packages}
-pkgs=(scenic-dkms libscenic1 ibverbs-provider-scenic libscenic-dev scenic-tools)
+pkgs=(scenic-dkms libscenic1 ibverbs-provider-scenic libscenic-runtime0 libscenic-dev scenic-tools
+	python3-scenic)
 debs=()
 for p in "${pkgs[@]}"; do
 	f=$(ls "$dir/${p}_"*.deb 2>/dev/null | head -n 1)

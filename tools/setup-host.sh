@@ -44,6 +44,7 @@ pkgs=(
 	# rdma-core 44.0 source build (provider) and the provider's unit tests
 	libnl-3-dev libnl-route-3-dev libudev-dev libsystemd-dev python3-docutils cython3 pandoc
 	libibverbs-dev
+	pybind11-dev python3-dev python3-numpy # the Python module scenic (runtime/python)
 	# RTL
 	verilator yosys
 	# packages (packaging/): Debian and RPM builds, lintian, the DKMS check

@@ -29,10 +29,18 @@ inline constexpr size_t kFlags = 0x16;
 inline constexpr size_t kBuildId = 0x18;
 inline constexpr size_t kName = 0x20;
 inline constexpr size_t kDataW = 0x40;
+inline constexpr size_t kLuts = 0x44;  // resource figures (yosys), informational on the card
+inline constexpr size_t kFfs = 0x48;
+inline constexpr size_t kBram36 = 0x4c;
+inline constexpr size_t kUram = 0x50;
+inline constexpr size_t kDsp = 0x54;
 inline constexpr size_t kPayloadOffset = 0x60;
 inline constexpr size_t kPayloadSize = 0x68;
 inline constexpr size_t kSha256 = 0x70;
 inline constexpr size_t kCrc = 0xfc;
+inline constexpr size_t kNameBytes = 32;
+// Reserved (must be zero): {offset, length}.
+inline constexpr std::array<std::array<size_t, 2>, 3> kReserved{{{0x58, 8}, {0x64, 4}, {0x90, 0x6c}}};
 }  // namespace image
 
 struct ImageInfo {

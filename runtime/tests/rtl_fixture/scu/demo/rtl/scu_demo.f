@@ -1,0 +1,2 @@
+// SPDX-License-Identifier: MIT
+scu/demo/rtl/scu_demo.sv
