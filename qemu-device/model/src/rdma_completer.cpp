@@ -17,6 +17,21 @@ using roce::psn_add;
 using roce::psn_diff;
 
 void Completer::complete_ok(Qp& qp) {
+    switch (qp.req.pending.front().opcode) {
+        case SCENIC_WQE_OP_WRITE:
+        case SCENIC_WQE_OP_WRITE_IMM:
+            e_.scu_completed(qp, Engine::ScuOp::kRemoteWrite);
+            break;
+        case SCENIC_WQE_OP_READ:
+            e_.scu_completed(qp, Engine::ScuOp::kRemoteRead);
+            break;
+        case SCENIC_WQE_OP_SEND:
+        case SCENIC_WQE_OP_SEND_IMM:
+            e_.scu_completed(qp, Engine::ScuOp::kRemoteSend);
+            break;
+        default:
+            break;  // atomics have no SCU counter
+    }
     qp.req.pending.pop_front();
     e_.complete_send_ok(qp);
 }

@@ -361,6 +361,7 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
     if (info.last) {
         ++s.msn;
         recv_cqe(qp, kWcSuccess, SCENIC_CQE_OP_RECV, s.recv_off, &pkt);
+        e_.scu_completed(qp, Engine::ScuOp::kRecvSend);
     }
     return true;
 }
@@ -429,6 +430,7 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
     s.msg = info.last ? ResponderState::Msg::kNone : ResponderState::Msg::kWrite;
     if (info.last) {
         ++s.msn;
+        e_.scu_completed(qp, Engine::ScuOp::kRecvWrite);
         if (imm) {
             // As rxe: byte_len of a WRITE with immediate is the message length.
             recv_cqe(qp, kWcSuccess, SCENIC_CQE_OP_RECV_WRITE_IMM, s.write_total, &pkt);

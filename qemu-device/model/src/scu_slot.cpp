@@ -170,6 +170,7 @@ MemStatus Slot::mem_read(uint32_t key, uint64_t iova, std::span<uint8_t> dst) {
     }
     if (s == MemStatus::kOk) {
         cnt_.mem_rd_bytes += dst.size();
+        ++cnt_.completions[kLocalRead];
     } else if (s != MemStatus::kRetry) {
         fault(s);
     }
@@ -183,6 +184,7 @@ MemStatus Slot::mem_write(uint32_t key, uint64_t iova, std::span<const uint8_t> 
     }
     if (s == MemStatus::kOk) {
         cnt_.mem_wr_bytes += src.size();
+        ++cnt_.completions[kLocalWrite];
     } else if (s != MemStatus::kRetry) {
         fault(s);
     }

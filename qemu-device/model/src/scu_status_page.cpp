@@ -111,6 +111,23 @@ void SlotManager::arm_status_timer() {
     });
 }
 
+void SlotManager::count_completion(unsigned slot, CompletionOp op) {
+    if (slot >= slots_.size() || op >= kCompletionOps) {
+        return;
+    }
+    const uint64_t n = slots_[slot]->count_completion(op);
+    if (pages_[slot].addr == 0) {
+        return;
+    }
+    std::array<uint8_t, 8> b{};
+    for (size_t i = 0; i < 8; ++i) {
+        b[i] = static_cast<uint8_t>(n >> (8 * i));
+    }
+    // A single 8-byte write, as the per-QP sq_completed; a refused one is repeated by the next
+    // periodic write of the page.
+    (void)env_.host.dma_write(pages_[slot].addr + 0x40 + 8 * uint64_t{op}, b);
+}
+
 std::optional<unsigned> SlotManager::write_caps(uint64_t addr) {
     std::vector<uint8_t> page(kStatusPageBytes);
     const std::vector<Registry::Entry> kinds = registry_.entries();

@@ -119,6 +119,16 @@ class Engine {
     // The responder needs a receive WQE and has none: true when the RQ record gave more.
     bool rq_record(Qp& qp);
 
+    // Per-SCU completion counters (docs/scu.md 4.4): op in the status page's order.
+    enum class ScuOp : uint8_t { kRemoteWrite, kRemoteRead, kRemoteSend, kRecvWrite, kRecvSend };
+    using ScuCompletion = std::function<void(unsigned scu, ScuOp op)>;
+    void set_scu_completion(ScuCompletion f) { scu_completion_ = std::move(f); }
+    void scu_completed(const Qp& qp, ScuOp op) {
+        if (scu_completion_) {
+            scu_completion_(qp.scu, op);
+        }
+    }
+
   private:
     // A valid frame with an opcode of the RC range that IBA reserves, to an RC QP that
     // receives: true when the responder took it (Invalid Request NAK).
@@ -182,6 +192,7 @@ class Engine {
     Loopback loop_;
     std::vector<std::unique_ptr<Qp>> qps_ = std::vector<std::unique_ptr<Qp>>(kMaxQp);
     std::vector<std::unique_ptr<Qp>> retired_;  // destroyed, freed by collect()
+    ScuCompletion scu_completion_;
     uint64_t next_generation_ = 1;
 };
 

@@ -27,6 +27,17 @@ inline constexpr uint32_t kCsrWindowBytes = 64 * 1024;
 inline constexpr uint32_t kCsrRegs = kCsrWindowBytes / 8;
 inline constexpr size_t kFifoBytes = 32 * 1024;  // per direction
 inline constexpr size_t kFifoPackets = 64;       // per direction
+// Indices of SlotCounters::completions, the status page's order (docs/scu.md 4.4).
+enum CompletionOp : unsigned {
+    kRemoteWrite,
+    kRemoteRead,
+    kRemoteSend,
+    kRecvWrite,
+    kRecvSend,
+    kLocalRead,
+    kLocalWrite,
+    kCompletionOps,
+};
 
 // The wrapper's counters (docs/scu.md 2.4), indexed by direction where there are two.
 struct SlotCounters {
@@ -39,7 +50,8 @@ struct SlotCounters {
     uint64_t csr_dropped = 0;  // CSR accesses while loading
     uint64_t irqs = 0;
     uint64_t loads = 0;
-    // Completions of the slot's QPs and memory port, by op (docs/scu.md 4.4 order).
+    // Completions of the slot's QPs and memory port, by op (docs/scu.md 4.4 order, kRemoteWrite
+    // .. kLocalWrite).
     std::array<uint64_t, 7> completions{};
 };
 
@@ -124,6 +136,8 @@ class Slot final : public SlotPort {
     bool reset_scu();
 
     [[nodiscard]] const SlotCounters& counters() const { return cnt_; }
+    // One more completion of op (docs/scu.md 4.4 order); returns the new count.
+    uint64_t count_completion(unsigned op) { return ++cnt_.completions.at(op); }
     admin::ScuStatus last_refusal = admin::ScuStatus::kOk;
 
     // SlotPort.

@@ -62,6 +62,9 @@ class SlotManager {
     [[nodiscard]] uint64_t status_page(unsigned slot) const {
         return slot < pages_.size() ? pages_[slot].addr : 0;
     }
+    // A completion of a QP on the slot (the RDMA engine): counted, and with a status page set,
+    // that counter's 8 bytes written at once. Slots past NUM_SLOTS are ignored.
+    void count_completion(unsigned slot, CompletionOp op);
     // SCU_QUERY_CAPS's page: the kind catalogue; returns the entries written (DMA error: nullopt).
     static constexpr size_t kCapsMaxKinds = 4096 / 48;
     std::optional<unsigned> write_caps(uint64_t addr);
