@@ -190,6 +190,7 @@ def _qemu_cmd(qemu, kernel, initrd, node, nnodes, ports, opts):
     if opts.get("dmesg"):
         append.append("scenicvm.dmesg=1")
     append += opts.get("append", [])
+    append += os.environ.get("SCENIC_VM_APPEND", "").split()  # e.g. tools/vm/debug-kernel-test
     cmd = [qemu, "-name", f"node{node.num},debug-threads=on",  # vCPU threads: "CPU 0/TCG"
            "-machine", "q35", "-cpu", "max", "-m", str(opts.get("mem", 1024)),
            "-smp", "1", "-nographic", "-vga", "none", "-no-reboot", "-nic", "none",
