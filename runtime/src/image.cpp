@@ -30,15 +30,6 @@ constexpr size_t kHdr = scu::kImageHeaderBytes;
 constexpr uint32_t kCardIface = 0x00010000;  // docs/scu.md: this interface is 1.0
 
 template <typename T>
-T get(std::span<const uint8_t> b, size_t off) {
-    T v = 0;
-    for (size_t i = 0; i < sizeof(T); ++i) {
-        v = static_cast<T>(v | (static_cast<T>(b[off + i]) << (8 * i)));
-    }
-    return v;
-}
-
-template <typename T>
 void put(std::span<uint8_t> b, size_t off, T v) {
     for (size_t i = 0; i < sizeof(T); ++i) {
         b[off + i] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * i));
@@ -47,23 +38,23 @@ void put(std::span<uint8_t> b, size_t off, T v) {
 
 ImageHeader read_header(std::span<const uint8_t> b) {
     ImageHeader h;
-    h.format_version = get<uint16_t>(b, img::kFormat);
-    h.header_size = get<uint16_t>(b, img::kHeaderSize);
-    h.iface_version = get<uint32_t>(b, img::kIface);
-    h.kind = get<uint32_t>(b, img::kKind);
-    h.kind_version = get<uint16_t>(b, img::kKindVersion);
-    h.flags = get<uint16_t>(b, img::kFlags);
-    h.build_id = get<uint64_t>(b, img::kBuildId);
+    h.format_version = scu::image_le<uint16_t>(b, img::kFormat);
+    h.header_size = scu::image_le<uint16_t>(b, img::kHeaderSize);
+    h.iface_version = scu::image_le<uint32_t>(b, img::kIface);
+    h.kind = scu::image_le<uint32_t>(b, img::kKind);
+    h.kind_version = scu::image_le<uint16_t>(b, img::kKindVersion);
+    h.flags = scu::image_le<uint16_t>(b, img::kFlags);
+    h.build_id = scu::image_le<uint64_t>(b, img::kBuildId);
     const auto name = b.subspan(img::kName, img::kNameBytes);
     h.name.assign(name.begin(), std::find(name.begin(), name.end(), uint8_t{0}));
-    h.data_width = get<uint32_t>(b, img::kDataW);
-    h.resources = {get<uint32_t>(b, img::kLuts), get<uint32_t>(b, img::kFfs),
-                   get<uint32_t>(b, img::kBram36), get<uint32_t>(b, img::kUram),
-                   get<uint32_t>(b, img::kDsp)};
-    h.payload_offset = get<uint32_t>(b, img::kPayloadOffset);
-    h.payload_size = get<uint64_t>(b, img::kPayloadSize);
+    h.data_width = scu::image_le<uint32_t>(b, img::kDataW);
+    h.resources = {scu::image_le<uint32_t>(b, img::kLuts), scu::image_le<uint32_t>(b, img::kFfs),
+                   scu::image_le<uint32_t>(b, img::kBram36), scu::image_le<uint32_t>(b, img::kUram),
+                   scu::image_le<uint32_t>(b, img::kDsp)};
+    h.payload_offset = scu::image_le<uint32_t>(b, img::kPayloadOffset);
+    h.payload_size = scu::image_le<uint64_t>(b, img::kPayloadSize);
     std::copy_n(b.begin() + img::kSha256, h.payload_sha256.size(), h.payload_sha256.begin());
-    h.crc32 = get<uint32_t>(b, img::kCrc);
+    h.crc32 = scu::image_le<uint32_t>(b, img::kCrc);
     return h;
 }
 

@@ -13,6 +13,16 @@
 namespace scenic::scu {
 
 inline constexpr size_t kImageHeaderBytes = 256;
+
+// A little-endian field of an image header; the caller has checked that it lies inside b.
+template <typename T>
+T image_le(std::span<const uint8_t> b, size_t off) {
+    T v = 0;
+    for (size_t i = 0; i < sizeof(T); ++i) {
+        v = static_cast<T>(v | (static_cast<T>(b[off + i]) << (8 * i)));
+    }
+    return v;
+}
 inline constexpr std::array<uint8_t, 8> kImageMagic{'S', 'C', 'E', 'N', 'S', 'C', 'U', 0};
 inline constexpr uint16_t kImageFormatVersion = 1;
 inline constexpr uint32_t kDataWidth = 512;  // the model's slot stream width (U55C, 100G)
@@ -40,7 +50,8 @@ inline constexpr size_t kSha256 = 0x70;
 inline constexpr size_t kCrc = 0xfc;
 inline constexpr size_t kNameBytes = 32;
 // Reserved (must be zero): {offset, length}.
-inline constexpr std::array<std::array<size_t, 2>, 3> kReserved{{{0x58, 8}, {0x64, 4}, {0x90, 0x6c}}};
+inline constexpr std::array<std::array<size_t, 2>, 3> kReserved{
+    {{0x58, 8}, {0x64, 4}, {0x90, 0x6c}}};
 }  // namespace image
 
 struct ImageInfo {
