@@ -140,6 +140,10 @@ xfer_fetch() {
 	return 1
 }
 
+# wire_inject "count=N hex=BYTES": asks the VM runner to put frames into this node's end of the
+# wire (tools/vm/README.md); on the console, which the runner reads as it goes, not in the TAP.
+wire_inject() { echo "SCENIC-WIRE-INJECT $1" >/dev/console; }
+
 # no_oops_eth: no kernel WARN/BUG/oops/hung task/lockup line since this script started (a host
 # that is not the VM rig may have such lines from before, e.g. from its own boot).
 OOPS_ETH_RE='Oops|BUG|WARNING|hung_task|soft lockup|rcu_sched detected'

@@ -38,10 +38,10 @@ $RAWSEND -r -i "$IFACE" -w 10 >$T/recv.out 2>&1 &
 rpid=$!
 sleep 0.5
 sync_peer runt-go 60
-echo "SCENIC-WIRE-INJECT count=10 hex=$(echo "$MYMAC" | tr -d :)ffffffff"
-echo "SCENIC-WIRE-INJECT count=5 hex=$(echo "$MYMAC" | tr -d :)$(echo "$PEERMAC" | tr -d :)88"
-echo "SCENIC-WIRE-INJECT count=1 hex=ff"
-echo "SCENIC-WIRE-INJECT count=4 hex=$(echo "$MYMAC" | tr -d :)$big"
+wire_inject "count=10 hex=$(echo "$MYMAC" | tr -d :)ffffffff"
+wire_inject "count=5 hex=$(echo "$MYMAC" | tr -d :)$(echo "$PEERMAC" | tr -d :)88"
+wire_inject "count=1 hex=ff"
+wire_inject "count=4 hex=$(echo "$MYMAC" | tr -d :)$big"
 sync_peer runt-sent 60
 # the injected frames arrive within milliseconds; give them 5 s before judging
 wait_for 50 sh -c "[ \$($ETHTOOL -S $IFACE | awk '\$1 == \"rx_drop_runt:\" { print \$2 }') -ge \$(( $(awk '$1 == "rx_drop_runt" { print $2 }' $T/s0) + 16 )) ]"
