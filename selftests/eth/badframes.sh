@@ -5,7 +5,7 @@
 # 100 bytes (control: must arrive) and 20 frames of 3000 bytes; node 2 stays at MTU 1500. Node 2:
 # rx_drop_oversize grows by exactly 20 and nothing longer than 1518 bytes reaches its stack
 # (rawsend -r counts every frame the interface delivers), while the control frames do arrive.
-. /selftests/eth/lib.sh
+. "$(dirname "$0")/lib.sh"
 T=/tmp/eth-bad
 mkdir -p $T
 

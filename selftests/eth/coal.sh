@@ -7,7 +7,7 @@
 # node 2) must cost node 2 fewer ETH interrupts (/proc/interrupts scenic-eth@<bdf> delta), and
 # the card fewer raised vectors (IRQ_COUNT), with rx-frames 64 / rx-usecs 2000 than with
 # rx-frames 1 / rx-usecs 0. Defaults (1 / 0) restored at the end.
-. /selftests/eth/lib.sh
+. "$(dirname "$0")/lib.sh"
 T=/tmp/eth-coal
 mkdir -p $T
 # The load: 2000 frames of 1000 bytes, 50 us apart (rawsend, an EtherType nobody handles, so

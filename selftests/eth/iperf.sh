@@ -3,7 +3,7 @@
 # iperf.sh [full|tcp] (both nodes): node 2 runs the iperf3 server, node 1 the client, 10 s per
 # run: TCP, TCP -R (node 2 sends), and with "full" (default) also UDP and UDP -R at 50 Mbit/s.
 # Pass: the client exits 0 and the receiver's throughput is > 0 (numbers printed as # lines).
-. /selftests/eth/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 MODE=${1:-full}
 if [ "$MODE" = full ]; then RUNS="tcp tcp-R udp udp-R"; else RUNS="tcp tcp-R"; fi

@@ -1,23 +1,56 @@
 # SPDX-License-Identifier: MIT
-# Helpers of the ETH (fallback path) selftests: two-node tests run on both nodes of a run
-# (tools/vm/scenic-vm -n 2); node 1 is the sender / client, node 2 the receiver / server.
-# Source it: . /selftests/eth/lib.sh  (it sources ../scenic/lib.sh for the TAP helpers).
+# Helpers of the ETH (fallback path) selftests: two-node tests run on both nodes (node 1 is the
+# sender / client, node 2 the receiver / server). Source it: . "$(dirname "$0")/lib.sh"
+# (it sources ../scenic/lib.sh for the TAP helpers).
+#
+# The nodes: the VM rig's /run/scenicvm.env (NODE NODES IFACE; addresses 10.0.0.N, fd00::N), or
+# on two hosts the environment (README.md): SCENIC_NODE (1 or 2), SCENIC_IFACE, and, when not
+# the defaults, SCENIC_ADDR4 / SCENIC_PEER4 / SCENIC_ADDR6 / SCENIC_PEER6 and SCENIC_PEER_MAC.
 
-. /selftests/scenic/lib.sh
-. /run/scenicvm.env	# NODE NODES IFACE
+ETH_DIR=$(cd "$(dirname "$0")" && pwd)
+. "$ETH_DIR/../scenic/lib.sh"
+
+if [ -r /run/scenicvm.env ]; then
+	. /run/scenicvm.env
+	VM_RIG=1
+else
+	VM_RIG=0 NODES=2
+	NODE=${SCENIC_NODE:-} IFACE=${SCENIC_IFACE:-}
+	case $NODE in
+	1 | 2) ;;
+	*)
+		echo "# SKIP: not in the VM rig: set SCENIC_NODE=1 (sender) or 2 (receiver) and" \
+			"SCENIC_IFACE on both hosts (selftests/eth/README.md)"
+		exit "$KSFT_SKIP"
+		;;
+	esac
+fi
 
 IP=/usr/sbin/ip
 PING=/usr/bin/ping
 ETHTOOL=/usr/sbin/ethtool
 IPERF=/usr/bin/iperf3
-RAWSEND=/usr/bin/rawsend
+RAWSEND=$ETH_DIR/rawsend
 PEER=$((3 - NODE))
-ADDR4=10.0.0.$NODE
-PEER4=10.0.0.$PEER
-ADDR6=fd00::$NODE
-PEER6=fd00::$PEER
-MYMAC=$(printf '52:54:00:5c:00:%02x' "$NODE")
-PEERMAC=$(printf '52:54:00:5c:00:%02x' "$PEER")
+ADDR4=${SCENIC_ADDR4:-10.0.0.$NODE}
+PEER4=${SCENIC_PEER4:-10.0.0.$PEER}
+ADDR6=${SCENIC_ADDR6:-fd00::$NODE}
+PEER6=${SCENIC_PEER6:-fd00::$PEER}
+if [ $VM_RIG = 1 ]; then
+	MYMAC=$(printf '52:54:00:5c:00:%02x' "$NODE")
+	PEERMAC=$(printf '52:54:00:5c:00:%02x' "$PEER")
+else
+	MYMAC=$(cat "/sys/class/net/$IFACE/address" 2>/dev/null)
+	PEERMAC=${SCENIC_PEER_MAC:-}
+	export SCENIC_NODE SCENIC_PEER4="$PEER4"	# for scenic-barrier
+	# the barrier's listener (busybox nc), for as long as this script runs
+	BARRIER_DIR=$ETH_DIR
+	[ -x "$BARRIER_DIR/scenic-barrier" ] || BARRIER_DIR=$ETH_DIR/../../tools/vm/guest
+	PATH=$BARRIER_DIR:$PATH
+	busybox nc -ll -p 5790 -e "$BARRIER_DIR/scenic-barrier-recv" 2>/dev/null &
+	BARRIER_LISTENER=$!
+	trap 'kill $BARRIER_LISTENER 2>/dev/null' EXIT
+fi
 XFER_PORT=5791
 
 # sync_peer NAME [TIMEOUT_S]: barrier with the other node (over the wire under test).
@@ -107,9 +140,18 @@ xfer_fetch() {
 	return 1
 }
 
+# wire_inject "count=N hex=BYTES": asks the VM runner to put frames into this node's end of the
+# wire (tools/vm/README.md); on the console, which the runner reads as it goes, not in the TAP.
+wire_inject() { echo "SCENIC-WIRE-INJECT $1" >/dev/console; }
+
+# no_oops_eth: no kernel WARN/BUG/oops/hung task/lockup line since this script started (a host
+# that is not the VM rig may have such lines from before, e.g. from its own boot).
+OOPS_ETH_RE='Oops|BUG|WARNING|hung_task|soft lockup|rcu_sched detected'
+OOPS_ETH_AT_START=$(dmesg 2>/dev/null | grep -c -E "$OOPS_ETH_RE")
 no_oops_eth() {
-	if dmesg | grep -q -E 'Oops|BUG|WARNING|hung_task|soft lockup|rcu_sched detected'; then
-		dmesg | grep -E 'Oops|BUG|WARNING|hung_task|soft lockup|rcu_sched' | tail -n 5 | sed 's/^/# dmesg: /'
+	_no_new=$(($(dmesg | grep -c -E "$OOPS_ETH_RE") - OOPS_ETH_AT_START))
+	if [ "$_no_new" -gt 0 ]; then
+		dmesg | grep -E "$OOPS_ETH_RE" | tail -n "$_no_new" | tail -n 5 | sed 's/^/# dmesg: /'
 		return 1
 	fi
 	return 0

@@ -6,7 +6,7 @@
 # returns within 30 s, the netdev and its scenic-eth vector are gone, modprobe brings back an
 # interface with the same MAC, the client ends (bounded). Afterwards ping works both ways and
 # neither dmesg has an oops, hung task or soft lockup.
-. /selftests/eth/lib.sh
+. "$(dirname "$0")/lib.sh"
 T=/tmp/eth-flap
 mkdir -p $T
 

@@ -5,7 +5,7 @@
 # (`ping -f -l 64 -s 1400`: bursts of 64 frames); node 2's `ethtool -S rx_drop_ring_full` must
 # grow. Afterwards ping works with the small ring and again with the default ring (256), and
 # dmesg has no oops.
-. /selftests/eth/lib.sh
+. "$(dirname "$0")/lib.sh"
 T=/tmp/eth-overflow
 mkdir -p $T
 

@@ -16,7 +16,7 @@
 # loss is invisible to both cards and is computed from the two cards' counters. Node 2 sends its
 # counters to node 1 over TCP (nc) after the flood. The flood part needs SCENIC on both nodes
 # (a virtio-net peer has no card counters): skipped otherwise.
-. /selftests/eth/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tap_plan 10
 [ -n "$IFACE" ] || { tap_fail "test interface" "none with MAC $MYMAC"; tap_done; }
