@@ -70,9 +70,11 @@ for r in 1 2; do
 	sync_peer "ut$r-server" 60
 	p0=$(rstat rx_pkts)
 	flowing() { [ "$(rstat rx_pkts)" -gt "$((${p0:-0} + 100))" ]; }
-	tap_result "round $r: WRITEs from node 2 flow (rx_pkts ${p0:-?} -> $(rstat rx_pkts))" \
-		"rx_pkts did not move in 20 s: $(tail -n 2 /tmp/ut-srv.out | tr '\n' ';')" \
-		wait_for 200 flowing
+	wait_for 200 flowing
+	p1=$(rstat rx_pkts)
+	tap_result "round $r: WRITEs from node 2 flow (rx_pkts ${p0:-?} -> ${p1:-?})" \
+		"rx_pkts did not rise by 100 in 20 s: $(tail -n 2 /tmp/ut-srv.out | tr '\n' ';')" \
+		[ "${p1:-0}" -gt "$((${p0:-0} + 100))" ]
 	t0=$(date +%s)
 	if [ $r = 1 ]; then
 		what="rmmod scenic_rdma"
