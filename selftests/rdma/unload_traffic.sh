@@ -1,27 +1,32 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Unload under RDMA traffic (issue 15). Node 2 streams RDMA WRITEs (ib_write_bw, 64 KiB) into
-# node 1's QP; while they flow node 1 tears its side down:
+# Unload and reset under RDMA traffic (issue 15). Node 2 streams RDMA WRITEs (ib_write_bw,
+# 64 KiB) into node 1's QP; while they flow node 1 tears its side down:
 #   round 1: rmmod scenic_rdma (ib_core disassociates the perftest process's context);
 #   round 2: the card unbound from scenic.ko (the core removes its auxiliary devices under
-#            traffic), then every scenic module unloaded.
-# Each round checks: the unload returns within 60 s, nothing of the driver is left (modules,
-# ib_device, interrupt vectors after round 2), node 2's QP goes to ERR (its ib_write_bw ends
-# with an error completion well before its 60 s), and after modprobe a new ib_device carries
-# 200 x 64 KiB WRITEs node 1 -> node 2 again. The boot's "dmesg clean" check then fails on any
+#            traffic), then every scenic module unloaded;
+#   round 3: a function-level reset (sysfs reset): the driver recovers by itself.
+# Each round checks: the unload or reset returns within 60 s, nothing of the driver is left
+# (modules, ib_device, interrupt vectors after round 2; "reset done" after round 3), node 2's QP
+# goes to ERR (its ib_write_bw ends with an error completion well before its 60 s), and then a
+# new ib_device carries 200 x 64 KiB WRITEs node 1 -> node 2 again. The boot's "dmesg clean" check then fails on any
 # WARN, oops or leak report of either node.
 . /selftests/rdma/lib.sh
 
 PORT=18800	# + 10 per round; + 1 for the check run
 BW="/usr/bin/ib_write_bw -N -s 65536"
 
-if [ "$NODE" = 1 ]; then tap_plan 14; else tap_plan 4; fi
+if [ "$NODE" = 1 ]; then tap_plan 20; else tap_plan 6; fi
 addr_setup
 wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
 
-# reload R: modules back (round 2: the core first, as load_unload.sh), address, RDMA device.
+# reload R: modules back (round 2: the core first, as load_unload.sh; round 3: none, the driver
+# recovers by itself and registers a new ib_device), address, RDMA device.
 reload() {
-	if [ "$1" = 2 ]; then
+	if [ "$1" = 3 ]; then
+		newdev() { _i=$($RDMA dev 2>/dev/null | awk -F: 'NR == 1 { print $1 }'); [ -n "$_i" ] && [ "$_i" != "$idx0" ]; }
+		wait_for 600 newdev
+	elif [ "$1" = 2 ]; then
 		$MODPROBE scenic
 		for _m in scenic_eth scenic_rdma scenic_scu; do $MODPROBE "$_m"; done
 	else
@@ -58,12 +63,13 @@ peer_round() {
 if [ "$NODE" = 2 ]; then
 	peer_round 1
 	peer_round 2
+	peer_round 3
 	tap_done
 fi
 
 BDF=$(scenic_bdf)
 vectors() { grep -c "scenic.*@$BDF" /proc/interrupts; }
-for r in 1 2; do
+for r in 1 2 3; do
 	timeout 150 $BW -d "$DEV" -x "$GIDX" -p $((PORT + 10 * r)) -D 60 >/tmp/ut-srv.out 2>&1 &
 	srv=$!
 	sleep 1
@@ -76,7 +82,13 @@ for r in 1 2; do
 		"rx_pkts did not rise by 100 in 20 s: $(tail -n 2 /tmp/ut-srv.out | tr '\n' ';')" \
 		[ "${p1:-0}" -gt "$((${p0:-0} + 100))" ]
 	t0=$(date +%s)
-	if [ $r = 1 ]; then
+	idx0=$($RDMA dev 2>/dev/null | awk -F: 'NR == 1 { print $1 }')
+	rd0=$(dmesg_count 'reset done')
+	if [ $r = 3 ]; then
+		what="function-level reset (echo 1 > .../reset)"
+		timeout 60 sh -c "echo 1 > /sys/bus/pci/devices/$BDF/reset"
+		rc=$?
+	elif [ $r = 1 ]; then
 		what="rmmod scenic_rdma"
 		timeout 60 $RMMOD scenic_rdma
 		rc=$?
@@ -91,7 +103,10 @@ for r in 1 2; do
 	tap_result "round $r: $what with a QP under traffic returns 0 within 60 s ($(($(date +%s) - t0)) s)" \
 		"exit $rc" [ $rc = 0 ]
 	left=$(ls /sys/class/infiniband 2>/dev/null | tr '\n' ' ')
-	if [ $r = 1 ]; then
+	if [ $r = 3 ]; then
+		more_resets() { [ "$(dmesg_count 'reset done')" -gt "$rd0" ]; }
+		tap_result "round 3: dmesg: reset done" "no new 'reset done' line" wait_for 300 more_resets
+	elif [ $r = 1 ]; then
 		tap_result "round 1: scenic_rdma gone, no ib_device left ($left)" "$left" \
 			sh -c "[ ! -d /sys/module/scenic_rdma ] && [ -z '$left' ]"
 	else
@@ -104,7 +119,7 @@ for r in 1 2; do
 	kill $srv 2>/dev/null
 	wait $srv 2>/dev/null
 	reload $r
-	tap_result "round $r: after modprobe $DEV is back with its RoCE v2 GID on $IFACE" \
+	tap_result "round $r: $DEV is back (index ${idx0:-?} -> $($RDMA dev 2>/dev/null | awk -F: 'NR == 1 { print $1 }')) with its RoCE v2 GID on $IFACE" \
 		"no RDMA device: $($RDMA dev 2>&1 | tr '\n' ';')" wait_rdma
 	sync_peer "ut$r-back" 180
 	sleep 1
