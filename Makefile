@@ -15,7 +15,7 @@ BUILD := $(CURDIR)/build
 CMAKE_BUILD := $(BUILD)/cmake
 export KVER KDIR
 
-.PHONY: all setup regmap regmap-check model runtime scu-images model-asan fuzz qemu kmod provider image demo shell unit vmtest check clean help
+.PHONY: all setup regmap regmap-check model runtime scu-images model-asan fuzz qemu qemu-asan kmod provider image demo shell unit vmtest check clean help
 
 help:
 	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -67,6 +67,11 @@ fuzz: $(FUZZ_BUILD)/build.ninja
 qemu: model
 	bash qemu-device/build-qemu.sh
 
+# The same QEMU relinked with the model of build/cmake-asan (ASan + UBSan): the vm-asan lane of
+# make check runs a few VM boots on it (docs/fuzzing.md). Costs a link when model-asan is built.
+qemu-asan: model
+	bash qemu-device/build-qemu.sh --asan
+
 kmod:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
@@ -92,7 +97,7 @@ unit: model
 vmtest: image qemu
 	selftests/run-vm-tests
 
-check: setup all model-asan fuzz
+check: setup all model-asan fuzz qemu-asan
 	tools/run-tests.sh
 
 clean:

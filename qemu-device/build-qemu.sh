@@ -15,9 +15,26 @@
 #    the files whose content changed, so an unchanged tree is a no-op and a change to the device
 #    is an incremental rebuild.
 # 4. Builds qemu-system-x86_64 and copies it to build/qemu/qemu-system-x86_64.
+# 5. With --asan, also relinks that build's objects with the model library of build/cmake-asan
+#    (ASan + UBSan + _GLIBCXX_ASSERTIONS, as `make model-asan`) and -fsanitize=address,undefined
+#    into build/qemu/qemu-system-x86_64-asan (the VM lane vm-asan, docs/fuzzing.md). Only the
+#    model is instrumented: QEMU's own C and our glue (qemu/scenic.c) are not rebuilt. The relink
+#    is cached next to the plain binary, keyed by the link command and the inputs it changes.
+#
+#   qemu-device/build-qemu.sh --asan
 #
 # Environment: SCENIC_CACHE (cache root), JOBS (parallel jobs, default nproc).
 set -euo pipefail
+
+asan=0
+case "${1:-}" in
+--asan) asan=1 ;;
+"") ;;
+*)
+	printf 'usage: %s [--asan]\n' "$0" >&2
+	exit 2
+	;;
+esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -99,6 +116,16 @@ fi
 cmake --build "$top/build/cmake" --target scenic_model
 model_lib=$top/build/cmake/qemu-device/libscenic_model.a
 [ -f "$model_lib" ] || die "$model_lib was not built"
+asan_lib=$top/build/cmake-asan/qemu-device/libscenic_model.a
+if [ "$asan" = 1 ]; then
+	msg "building the device model with ASan + UBSan (build/cmake-asan)"
+	if [ ! -f "$top/build/cmake-asan/CMakeCache.txt" ]; then
+		cmake -S "$top" -B "$top/build/cmake-asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+			-DSCENIC_SANITIZE=ON >/dev/null
+	fi
+	cmake --build "$top/build/cmake-asan" --target scenic_model
+	[ -f "$asan_lib" ] || die "$asan_lib was not built"
+fi
 
 # --- 2. the QEMU source, cached ------------------------------------------------------------
 mkdir -p "$cache"
@@ -178,3 +205,43 @@ out=$top/build/qemu/qemu-system-x86_64
 cp "$binary" "$out.tmp.$$"
 mv -f "$out.tmp.$$" "$out"
 msg "build/qemu/qemu-system-x86_64 (copied from $binary)"
+
+# --- 5. --asan: the same objects, the sanitized model ---------------------------------------
+[ "$asan" = 1 ] || exit 0
+# The final link of the plain binary as ninja runs it, with the model library swapped, the
+# sanitizer runtimes added and another output. Still under the lock: the objects are this
+# checkout's.
+link=$(ninja -C "$dir/build" -t commands qemu-system-x86_64 | tail -n 1)
+glue_lib=$dir/src/hw/net/scenic/libscenic_model.a
+case "$link" in
+*" -o qemu-system-x86_64 "*"$glue_lib"*) ;;
+*) die "unexpected link command for qemu-system-x86_64: ${link:0:300}" ;;
+esac
+link=${link/" -o qemu-system-x86_64 "/" -o qemu-system-x86_64-asan.tmp "}
+link="${link//"$glue_lib"/"$asan_lib"} -fsanitize=address,undefined"
+asan_bin=$dir/build/qemu-system-x86_64-asan
+key=$({
+	printf '%s\n' "$link"
+	sha256sum "$asan_lib" "$binary" | cut -d' ' -f1
+} | sha256sum | cut -c1-16)
+if [ -x "$asan_bin" ] && [ "$(cat "$asan_bin.key" 2>/dev/null)" = "$key" ]; then
+	msg "qemu-system-x86_64-asan up to date ($key)"
+else
+	msg "linking qemu-system-x86_64-asan with $asan_lib"
+	start=$(date +%s)
+	(cd "$dir/build" && eval "$link") || die "the ASan link failed"
+	mv -f "$dir/build/qemu-system-x86_64-asan.tmp" "$asan_bin"
+	echo "$key" >"$asan_bin.key"
+	msg "qemu-system-x86_64-asan linked ($(($(date +%s) - start)) s)"
+fi
+# The sanitizers really are in: their runtimes are linked and the model's code calls them.
+needed=$(readelf -d "$asan_bin" | grep NEEDED)
+grep -q 'libasan\.so' <<<"$needed" || die "$asan_bin does not link libasan"
+grep -q 'libubsan\.so' <<<"$needed" || die "$asan_bin does not link libubsan"
+syms=$(nm -u "$asan_bin")
+grep -q '__asan_report_load' <<<"$syms" || die "$asan_bin has no ASan-instrumented code"
+grep -q '__ubsan_handle_.*_abort' <<<"$syms" || die "$asan_bin has no UBSan-instrumented code"
+out=$top/build/qemu/qemu-system-x86_64-asan
+cp "$asan_bin" "$out.tmp.$$"
+mv -f "$out.tmp.$$" "$out"
+msg "build/qemu/qemu-system-x86_64-asan (copied from $asan_bin)"

@@ -74,6 +74,13 @@ count packages packaging/build-packages.sh
 tally dkms packaging/dkms-check.sh
 count qemu-smoke qemu-device/tests/qemu-smoke.sh
 tally vm-selftests selftests/run-vm-tests
+# A few boots again on the QEMU whose device model has ASan + UBSan (`make qemu-asan`): the
+# hostile guest programs, hand-made and spoofed RoCE frames, bad Ethernet frames; any sanitizer
+# report in QEMU fails (docs/fuzzing.md)
+tally vm-asan selftests/run-vm-tests --qemu build/qemu/qemu-system-x86_64-asan \
+	--boot rdma --boot rdma-events --boot rdma-conform-interop --boot eth \
+	--only hostile --only mmio_hostile --only unload_traffic --only event_overflow --only raw \
+	--only ping --only badframes
 # The kernel matrix and the packages in use: guests on bookworm-backports' 6.12 whose scenic
 # software comes only from the .debs above (DKMS builds the modules in the image): probe, FLR,
 # Ethernet, RDMA, perftest against rxe, conformance (packaging/README.md)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # rdma_hostile (selftests/rdma/rdma_hostile.c): a hostile local process against the driver:
 # doorbell pages kept after destroy and number reuse, read-only mappings, huge and wrapping MRs,
-# RLIMIT_MEMLOCK and the per-context cap on rings, kill -9 in the middle of traffic. Node 1 runs
+# RLIMIT_MEMLOCK and the per-context cap on rings, kill -9 in the middle of traffic, an MR
+# deregistered while WRITEs and READs into it wait for TLB misses. Node 1 runs
 # it; node 2 only has to be there (the QPs point at it). Then the kernel log must be clean.
 # HOSTILE_PARTS=de (say) runs only those parts of rdma_hostile.
 . /selftests/rdma/lib.sh

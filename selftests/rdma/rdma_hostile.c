@@ -15,8 +15,15 @@
  *     beyond the limit get ENOMEM; a context's rings are capped.
  *  e) kill -9 of a process whose QPs are retransmitting leaves no QP, CQ, MR
  *     or PD behind in rdma resource.
+ *  f) deregistration racing TLB misses: QP A WRITEs and READs into an MR of
+ *     QP B (both on this card, looped back) beyond the part the driver
+ *     prefills in the card's TLB, and the MR is deregistered while they run.
+ *     Every WR ends in success, a remote access error or a flush; once
+ *     ibv_dereg_mr has returned nothing lands in the pages any more (a canary
+ *     written then stays intact) and no READ returns it; the card carries
+ *     clean traffic afterwards.
  *
- * Usage: rdma_hostile -d DEV -p PEER_IPV4 [-o PARTS]   (PARTS: letters a..e, default all)
+ * Usage: rdma_hostile -d DEV -p PEER_IPV4 [-o PARTS]   (PARTS: letters a..f, default all)
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -641,9 +648,218 @@ static void test_kill9(void)
 	    after[0], before[0], after[1], before[1], after[2], before[2], after[3], before[3]);
 }
 
+/* ---- f) ---- */
+
+#define F_MR_BYTES	(12u << 20)	/* the driver prefills the TLB for the first 8 MiB */
+#define F_OFF		(8u << 20)	/* every access lands beyond it: a TLB miss per page */
+#define F_WRITES	8
+#define F_READS		2
+#define F_LEN		(64u << 10)
+#define F_ROUNDS	40
+#define F_CANARY	0xdb
+#define F_OLD		0x5a		/* the MR's contents before the WRITEs */
+
+/* A 64-byte block of canary in @p (random data holds the canary byte now and then, not 64). */
+static bool has_canary_block(const uint8_t *p, size_t len)
+{
+	for (size_t o = 0; o + 64 <= len; o += 64) {
+		size_t k = 0;
+
+		while (k < 64 && p[o + k] == F_CANARY)
+			k++;
+		if (k == 64)
+			return true;
+	}
+	return false;
+}
+
+/* RESET -> INIT with remote write and read, then RTR -> RTS towards @dqpn on this card. */
+static void f_connect(struct ibv_qp *qp, int gidx, enum ibv_mtu mtu, const union ibv_gid *gid,
+		      uint32_t dqpn)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("f: modify_qp RESET");
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		die("f: modify_qp INIT");
+	rc_connect(qp, gidx, mtu, gid->raw, dqpn, 0, 0);
+}
+
+/* Waits (at most 5 s) for @n completions on @cq; counts them by status. */
+static int f_reap(struct ibv_cq *cq, int n, int *ok, int *acc, int *flush, int *other,
+		  int *other_st)
+{
+	uint64_t end = now_ms() + 5000;
+	struct ibv_wc wc[16];
+	int got = 0;
+
+	while (got < n && now_ms() < end) {
+		int k = ibv_poll_cq(cq, 16, wc);
+
+		if (k < 0)
+			die("f: poll_cq");
+		for (int i = 0; i < k; i++) {
+			if (wc[i].status == IBV_WC_SUCCESS)
+				(*ok)++;
+			else if (wc[i].status == IBV_WC_REM_ACCESS_ERR)
+				(*acc)++;
+			else if (wc[i].status == IBV_WC_WR_FLUSH_ERR)
+				(*flush)++;
+			else {
+				(*other)++;
+				*other_st = wc[i].status;
+			}
+		}
+		got += k;
+		if (!k)
+			usleep(200);
+	}
+	return got;
+}
+
+static void test_dereg_race(void)
+{
+	struct ibv_context *ctx = open_device(devname);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cqa = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cqb = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	struct ibv_qp *qa = pd && cqa ? make_qp(pd, cqa, 32) : NULL;
+	struct ibv_qp *qb = pd && cqb ? make_qp(pd, cqb, 32) : NULL;
+	size_t local_bytes = (size_t)(F_WRITES + F_READS) * F_LEN;
+	int ok = 0, acc = 0, flush = 0, other = 0, other_st = 0, lost = 0, late = 0;
+	int read_canary = 0, races = 0, reconnects = 0;
+	uint8_t *tgt, *local;
+	struct ibv_mr *lmr, *mr;
+	union ibv_gid gid;
+	enum ibv_mtu mtu;
+	uint64_t seed = 0x15f;
+	int gidx;
+
+	if (!qa || !qb)
+		die("f: set-up");
+	gidx = find_roce4_gid(ctx, &gid, &mtu);
+	tgt = mmap(NULL, F_MR_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	local = mmap(NULL, local_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tgt == MAP_FAILED || local == MAP_FAILED)
+		die("f: mmap");
+	lmr = ibv_reg_mr(pd, local, local_bytes, IBV_ACCESS_LOCAL_WRITE);
+	if (!lmr)
+		die("f: reg local MR");
+	f_connect(qa, gidx, mtu, &gid, qb->qp_num);
+	f_connect(qb, gidx, mtu, &gid, qa->qp_num);
+
+	for (int r = 0; r < F_ROUNDS; r++) {
+		struct ibv_send_wr wr[F_WRITES + F_READS], *bad;
+		struct ibv_sge sge[F_WRITES + F_READS];
+		int n = F_WRITES + F_READS, got, acc0 = acc, flush0 = flush;
+
+		memset(tgt, F_OLD, F_MR_BYTES);
+		memset(local, 0, local_bytes);
+		fill(local, 0, (size_t)F_WRITES * F_LEN, (uint64_t)r);
+		mr = ibv_reg_mr(pd, tgt, F_MR_BYTES, IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+		if (!mr)
+			die("f: reg target MR");
+		for (int i = 0; i < n; i++) {
+			bool rd = i >= F_WRITES;
+
+			sge[i] = (struct ibv_sge){ (uintptr_t)local + (size_t)i * F_LEN, F_LEN,
+						   lmr->lkey };
+			wr[i] = (struct ibv_send_wr){
+				.wr_id = (uint64_t)i, .sg_list = &sge[i], .num_sge = 1,
+				.opcode = rd ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+				.send_flags = IBV_SEND_SIGNALED,
+				.next = i + 1 < n ? &wr[i + 1] : NULL,
+				/* READs fetch what the first WRITEs target */
+				.wr.rdma = { .remote_addr = (uintptr_t)tgt + F_OFF +
+						 (size_t)(rd ? i - F_WRITES : i) * F_LEN * 2,
+					     .rkey = mr->rkey },
+			};
+		}
+		if (ibv_post_send(qa, wr, &bad))
+			die("f: post_send");
+		/* a different moment of the transfer each round: from at once to ~8 ms in */
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		usleep((useconds_t)((seed >> 33) % 8000));
+		if (ibv_dereg_mr(mr))
+			die("f: dereg target MR");
+		/* from here on the card must not touch these pages */
+		memset(tgt, F_CANARY, F_MR_BYTES);
+		got = f_reap(cqa, n, &ok, &acc, &flush, &other, &other_st);
+		lost += n - got;
+		usleep(20000);
+		for (size_t o = 0; o < F_MR_BYTES; o++)
+			if (tgt[o] != F_CANARY) {
+				late++;
+				fprintf(stderr, "# f: round %d: byte %zu of the deregistered MR changed to 0x%02x\n",
+					r, o, tgt[o]);
+				break;
+			}
+		for (int i = F_WRITES; i < n; i++)
+			read_canary += has_canary_block(local + (size_t)i * F_LEN, F_LEN);
+		races += acc > acc0 && ok > 0;
+		if (acc > acc0 || flush > flush0 || qp_state(qa) != IBV_QPS_RTS ||
+		    qp_state(qb) != IBV_QPS_RTS) {
+			/* the access error sent both QPs to ERR: start them again */
+			f_connect(qa, gidx, mtu, &gid, qb->qp_num);
+			f_connect(qb, gidx, mtu, &gid, qa->qp_num);
+			reconnects++;
+		}
+	}
+	fprintf(stderr, "# f: %d rounds: %d WRs succeeded, %d remote access errors, %d flushed, %d other (last status %d), %d lost; %d rounds with both successes and errors, %d reconnects\n",
+		F_ROUNDS, ok, acc, flush, other, other_st, lost, races, reconnects);
+	tap(!other && !lost, "f: MR deregistered under %d WRITEs + %d READs with TLB misses, %d rounds: every WR ends in success (%d), remote access error (%d) or flush (%d)",
+	    F_WRITES, F_READS, F_ROUNDS, ok, acc, flush);
+	tap(acc > 0, "f: the race was met: %d WRs found the MR gone (remote access error)", acc);
+	tap(!late, "f: after ibv_dereg_mr returned no byte landed in the pages (%d rounds with a late write)",
+	    late);
+	tap(!read_canary, "f: no READ returned what was written after the deregistration (%d)",
+	    read_canary);
+
+	/* the card still works: a fresh MR, all WRITEs in place */
+	{
+		struct ibv_send_wr w, *bad;
+		struct ibv_sge sg = { (uintptr_t)local, F_LEN, lmr->lkey };
+		int ok2 = 0, e = 0;
+
+		memset(tgt, 0, F_MR_BYTES);
+		fill(local, 0, F_LEN, 0x77);
+		mr = ibv_reg_mr(pd, tgt, F_MR_BYTES, IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+		if (!mr)
+			die("f: reg final MR");
+		w = (struct ibv_send_wr){ .wr_id = 99, .sg_list = &sg, .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED,
+					  .wr.rdma = { .remote_addr = (uintptr_t)tgt + F_MR_BYTES - F_LEN,
+						       .rkey = mr->rkey } };
+		if (ibv_post_send(qa, &w, &bad))
+			die("f: post final WRITE");
+		f_reap(cqa, 1, &ok2, &e, &e, &e, &other_st);
+		tap(ok2 == 1 && !memcmp(tgt + F_MR_BYTES - F_LEN, local, F_LEN),
+		    "f: afterwards a WRITE into a new MR's last 64 KiB completes with its data (%s)",
+		    ok2 == 1 ? "success" : "failed");
+		ibv_dereg_mr(mr);
+	}
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	ibv_destroy_cq(cqa);
+	ibv_destroy_cq(cqb);
+	ibv_dereg_mr(lmr);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	munmap(tgt, F_MR_BYTES);
+	munmap(local, local_bytes);
+}
+
 int main(int argc, char **argv)
 {
-	const char *only = "abcde";
+	const char *only = "abcdef";
 	int o;
 
 	rc_prog = "rdma_hostile";
@@ -670,6 +886,8 @@ int main(int argc, char **argv)
 		test_memlock();
 	if (strchr(only, 'e'))
 		test_kill9();
+	if (strchr(only, 'f'))
+		test_dereg_race();
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
 }

@@ -28,6 +28,12 @@
  * the target memory as it was and the QP in ERR; so does a SEND_ONLY longer
  * than the PMTU (rxe 6.1 receives it).
  *
+ * A third party (issue 15): a WRITE_ONLY from a spoofed source address (.99 of
+ * the subnet) is dropped without an answer and places nothing; a replay of an
+ * accepted WRITE with other data places nothing and gets at most a re-ACK; a
+ * "duplicate" READ with a bad rkey at a WRITE's PSN is dropped without a NAK
+ * (SCENIC only); the QP stays RTS and ACKs the next WRITE in sequence.
+ *
  * Raw responder (the device is the requester): 4 signalled WRITEs answered
  * by one ACK of the last PSN; WRITE, WRITE, READ answered by the READ
  * response only; WRITE + FETCH_ADD answered by the atomic ACK only: every WR
@@ -61,7 +67,7 @@
 #define MAX_WC		8
 #define FAA_ORIG	0x1122334455667788ull
 #define FAA_ADD		5
-#define PLAN		42		/* checks of one client run (roce_raw -P prints it) */
+#define PLAN		50		/* checks of one client run (roce_raw -P prints it) */
 
 /* RC opcodes (IBA 9.2) */
 enum {
@@ -499,6 +505,7 @@ struct tx {
 	uint64_t orig;		/* AtomicAckETH */
 	const uint8_t *data;
 	uint32_t len;
+	bool spoof;		/* source IPv4 .99 of our subnet instead of ours */
 };
 
 static void tx_send(struct raw *r, const struct tx *t)
@@ -550,6 +557,8 @@ static void tx_send(struct raw *r, const struct tx *t)
 	ip[8] = 64;
 	ip[9] = IPPROTO_UDP;
 	memcpy(ip + 12, &r->ip, 4);
+	if (t->spoof)
+		ip[15] = 99;	/* a third host on the wire, not the QP's path */
 	memcpy(ip + 16, &r->peer_ip, 4);
 	put16(ip + 10, ip_csum(ip));
 	put16(udp, (uint16_t)(0xc000 | (t->qpn & 0x3fff)));
@@ -1134,6 +1143,68 @@ static void responder_tests(struct client *c)
 		} else {
 			check_nak(c, w, 7, x, n, psn, 0, 0, 0);
 		}
+	}
+
+	/*
+	 * (f) a third party on the wire (issue 15): a request with a spoofed source address,
+	 * then a replay of an accepted WRITE with other data, and a "duplicate" READ with a bad
+	 * rkey at the PSN of a WRITE. None may place data, get an answer that hurts, or end the QP.
+	 */
+	w = "WRITE_ONLY from a spoofed source IPv4 (.99)";
+	qpn = dev_qp(c, 11, w);
+	if (qpn) {
+		off = region(c, 11);
+		psn = slot_psn(11);
+		write_pkt(&t, WRITE_ONLY, qpn, psn, data, 64);
+		with_reth(&t, c, off, 64);
+		t.ackreq = true;
+		t.spoof = true;
+		n = exchange(c, &t, 11, x, 1500);
+		tap(n == 0 && region_is(c, 11, 0, 0, 0), "%s: %s responder drops it: no answer "
+		    "(got %d: %s), target memory untouched", w, c->peer, n, desc(x, n));
+		st = dev_state(c, 11, IBV_QPS_RTS);
+		tap(st == IBV_QPS_RTS, "%s: QP still RTS (got %s)", w, state_str(st));
+
+		w = "the same WRITE_ONLY from the QP's peer";
+		t.spoof = false;
+		n = exchange(c, &t, 11, x, 3000);
+		check_ack(c, w, x, n, psn, 1);
+		tap(region_is(c, 11, 0, 64, 1), "%s: data placed", w);
+
+		w = "a replay of that WRITE_ONLY with other data";
+		write_pkt(&t, WRITE_ONLY, qpn, psn, data + 128, 64);
+		with_reth(&t, c, off, 64);
+		t.ackreq = true;
+		n = exchange(c, &t, 11, x, 1500);
+		tap(region_is(c, 11, 0, 64, 1), "%s: not placed, the memory holds the first WRITE's "
+		    "data", w);
+		tap(n == 0 || (n == 1 && x[0].op == ACK && x[0].syn == AETH_ACK && x[0].psn == psn),
+		    "%s: %s responder answers at most a re-ACK of PSN %#x (got %d: %s)", w, c->peer,
+		    psn, n, desc(x, n));
+
+		w = "a duplicate READ with a bad rkey at the WRITE's PSN";
+		write_pkt(&t, READ_REQ, qpn, psn, NULL, 0);
+		with_reth(&t, c, off, 64);
+		t.rkey ^= 0x5a5a00;
+		t.ackreq = true;
+		if (c->rxe) {
+			tap(true, "%s: QP still RTS # SKIP checked against SCENIC only", w);
+		} else {
+			n = exchange(c, &t, 11, x, 1500);
+			st = dev_state(c, 11, IBV_QPS_RTS);
+			tap(n == 0 && st == IBV_QPS_RTS, "%s: SCENIC responder drops it silently, no "
+			    "NAK (got %d: %s), QP still RTS (got %s)", w, n, desc(x, n),
+			    state_str(st));
+		}
+
+		w = "then the next WRITE_ONLY in sequence";
+		write_pkt(&t, WRITE_ONLY, qpn, psn + 1, data + 256, 64);
+		with_reth(&t, c, off + 64, 64);
+		t.ackreq = true;
+		n = exchange(c, &t, 11, x, 3000);
+		tap(n == 1 && x[0].op == ACK && x[0].syn == AETH_ACK && x[0].psn == psn + 1 &&
+		    x[0].msn == 2, "%s: %s responder ACKs PSN %#x with MSN 2: the QP went on "
+		    "(got %d: %s)", w, c->peer, psn + 1, n, desc(x, n));
 	}
 }
 
