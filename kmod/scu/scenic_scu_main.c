@@ -147,6 +147,7 @@ static int scenic_scu_probe(struct auxiliary_device *adev,
 	card->reconfig_us = ioread32(blk->base + SCENIC_SCU_RECONFIG_US);
 	/* block 1.2 has interrupt lines, per-slot registers and BAR3 */
 	card->v1_2 = (blk->version & 0xffff) >= 2;
+	scenic_scu_steer_init(card);
 	mutex_init(&card->map_lock);
 	for (i = 0; i < SCENIC_SCU_MAX_SLOTS; i++) {
 		struct scenic_scu_slot *slot = &card->slots[i];
