@@ -794,6 +794,23 @@ static int card_ifindex(void)
 	return idx;
 }
 
+static int has_carrier(int ifindex)
+{
+	char name[IF_NAMESIZE], path[256], v[8] = "";
+	FILE *f;
+
+	if (!if_indextoname(ifindex, name))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/carrier", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(v, sizeof(v), f))
+		v[0] = 0;
+	fclose(f);
+	return v[0] == '1';
+}
+
 /* An IPv4/UDP broadcast frame to dport out of the card's netdev; its length or -errno. */
 static int send_udp(int ifindex, uint16_t dport)
 {
@@ -879,6 +896,11 @@ static void test_steer_frames(int fd, uint16_t dport)
 	}
 	n = send_udp(ifindex, dport);
 	check(n == 128, "a UDP frame to port %u sent from the card's netdev (%d)", dport, n);
+	if (!has_carrier(ifindex)) {
+		/* the card sends nothing (and steers nothing) while its link is down */
+		skip("steered frame: the card's netdev has no carrier");
+		return;
+	}
 	check(n == 128 && tx_counted(fd, &before, 1, 128, &c),
 	      "the frame went through slot 1: tx in %llu->%llu (%llu bytes), out %llu->%llu",
 	      (unsigned long long)before.tx_pkts_in, (unsigned long long)c.tx_pkts_in,
