@@ -27,9 +27,10 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <net/if.h>
+#include <linux/ethtool.h>
 #include <linux/if_packet.h>
+#include <linux/sockios.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -766,31 +767,29 @@ static int counters(int fd, struct scenic_scu_counters *c)
 	return xioctl(fd, SCENIC_SCU_IOC_COUNTERS, c);
 }
 
-/* ifindex of the card's netdev (its device is scenic.eth.<card>), 0 if none */
+/* ifindex of the card's netdev (ethtool driver "scenic_eth"), 0 if none */
 static int card_ifindex(void)
 {
-	char path[512], link[512], want[32];
-	struct dirent *de;
-	int idx = 0;
-	ssize_t n;
-	DIR *d;
+	struct ethtool_drvinfo di;
+	struct if_nameindex *ifs, *p;
+	struct ifreq ifr;
+	int s, idx = 0;
 
-	snprintf(want, sizeof(want), "scenic.eth.%u", card_no);
-	d = opendir("/sys/class/net");
-	if (!d)
-		return 0;
-	while (!idx && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/net/%s/device", de->d_name);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = 0;
-		if (strstr(link, want))
-			idx = if_nametoindex(de->d_name);
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ifs = if_nameindex();
+	for (p = ifs; s >= 0 && p && p->if_index && !idx; p++) {
+		memset(&ifr, 0, sizeof(ifr));
+		memset(&di, 0, sizeof(di));
+		di.cmd = ETHTOOL_GDRVINFO;
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->if_name);
+		ifr.ifr_data = (void *)&di;
+		if (!ioctl(s, SIOCETHTOOL, &ifr) && !strcmp(di.driver, "scenic_eth"))
+			idx = p->if_index;
 	}
-	closedir(d);
+	if (ifs)
+		if_freenameindex(ifs);
+	if (s >= 0)
+		close(s);
 	return idx;
 }
 
@@ -882,11 +881,11 @@ static int tx_counted(int fd, const struct scenic_scu_counters *before,
 static void test_steer_frames(int fd, uint16_t dport)
 {
 	struct scenic_scu_counters before, c;
-	int ifindex, n, err;
+	int ifindex, n, err, ok;
 
 	ifindex = card_ifindex();
 	if (!ifindex) {
-		skip("steered frame: no netdev of scenic.eth.%u", card_no);
+		skip("steered frame: no scenic_eth netdev");
 		return;
 	}
 	err = counters(fd, &before);
@@ -901,8 +900,9 @@ static void test_steer_frames(int fd, uint16_t dport)
 		skip("steered frame: the card's netdev has no carrier");
 		return;
 	}
-	check(n == 128 && tx_counted(fd, &before, 1, 128, &c),
-	      "the frame went through slot 1: tx in %llu->%llu (%llu bytes), out %llu->%llu",
+	memset(&c, 0, sizeof(c));
+	ok = n == 128 && tx_counted(fd, &before, 1, 128, &c);
+	check(ok, "the frame went through slot 1: tx in %llu->%llu (%llu bytes), out %llu->%llu",
 	      (unsigned long long)before.tx_pkts_in, (unsigned long long)c.tx_pkts_in,
 	      (unsigned long long)(c.tx_bytes_in - before.tx_bytes_in),
 	      (unsigned long long)before.tx_pkts_out, (unsigned long long)c.tx_pkts_out);
