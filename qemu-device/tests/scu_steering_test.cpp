@@ -332,6 +332,33 @@ TEST_F(ScuSteerFrames, LoadingSlotDropsItsFramesAndUnloadTakesTheRules) {
     EXPECT_EQ(mgr().counters(4).fifo_drops[static_cast<unsigned>(Dir::kRx)], 1u);
 }
 
+TEST(ScuSteerRoce, FramesForTheOffloadNeverMeetTheRules) {
+    // RDMA enabled: a RoCE v2 frame (UDP 4791) goes to the engine, which drops this one
+    // (no valid ICRC), and never reaches the rule's slot.
+    Node n(1);
+    scu::SlotManager& m = n.dev.scu().slots();
+    unsigned idx = 0;
+    ASSERT_EQ(m.steer_add(3, udp_dport(4791), idx), ScuStatus::kOk);
+    const uint64_t dropped =
+        n.dev.rdma().counters().rx_drop_icrc + n.dev.rdma().counters().rx_drop_malformed;
+    auto f = udp4(49152, 4791, 128);
+    std::copy(n.mac.begin(), n.mac.end(), f.begin());
+    n.dev.eth_rx(f);
+    EXPECT_EQ(m.counters(3).pkts_in[static_cast<unsigned>(Dir::kRx)], 0u);
+    EXPECT_EQ(m.steering().hits(idx), 0u);
+    EXPECT_EQ(n.dev.rdma().counters().rx_drop_icrc + n.dev.rdma().counters().rx_drop_malformed,
+              dropped + 1);
+
+    // RDMA disabled (RDMA.CTRL 0): the same frame takes the fallback path, so the rule applies.
+    EthRig rig;
+    rig.up();
+    unsigned idx2 = 0;
+    ASSERT_EQ(rig.dev.scu().slots().steer_add(3, udp_dport(4791), idx2), ScuStatus::kOk);
+    rig.dev.eth_rx(udp4(49152, 4791, 128));
+    EXPECT_EQ(rig.dev.scu().slots().counters(3).pkts_in[static_cast<unsigned>(Dir::kRx)], 1u);
+    EXPECT_EQ(rig.r(eth::kRxTail), 1u);
+}
+
 TEST_F(ScuSteerFrames, CardResetClearsTheTable) {
     add(6, udp_dport(5000));
     rig.dev.reset();
