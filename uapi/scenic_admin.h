@@ -260,6 +260,19 @@ enum scenic_scu_status {
 	 * aq_status BAD_ARG.
 	 */
 	SCENIC_SCU_STATUS_BAD_ADDR = 0x08,
+	/*
+	 * A steering rule the card refuses: unknown flag, no direction, a value bit outside its
+	 * mask, IPv4 address bytes past the fourth, ports without TCP/UDP/SCTP as the protocol.
+	 * aq_status BAD_ARG.
+	 */
+	SCENIC_SCU_STATUS_BAD_RULE = 0x09,
+	/* Every entry of the steering table is in use. aq_status NO_RESOURCES. */
+	SCENIC_SCU_STATUS_TABLE_FULL = 0x0a,
+	/*
+	 * SCU_STEER_DEL of a rule index out of range, free, or of another slot. aq_status
+	 * NOT_FOUND.
+	 */
+	SCENIC_SCU_STATUS_NO_RULE = 0x0b,
 };
 
 /* X(ENUMERATOR, "name") for every value of enum scenic_scu_status */
@@ -272,7 +285,10 @@ enum scenic_scu_status {
 	X(SCENIC_SCU_STATUS_BAD_IFACE, "bad_iface") \
 	X(SCENIC_SCU_STATUS_UNKNOWN_KIND, "unknown_kind") \
 	X(SCENIC_SCU_STATUS_DMA_ERROR, "dma_error") \
-	X(SCENIC_SCU_STATUS_BAD_ADDR, "bad_addr")
+	X(SCENIC_SCU_STATUS_BAD_ADDR, "bad_addr") \
+	X(SCENIC_SCU_STATUS_BAD_RULE, "bad_rule") \
+	X(SCENIC_SCU_STATUS_TABLE_FULL, "table_full") \
+	X(SCENIC_SCU_STATUS_NO_RULE, "no_rule")
 
 /* A slot's state (SCU_QUERY_SLOT.state). */
 enum scenic_scu_slot_state {
@@ -342,6 +358,12 @@ enum scenic_aq_opcode {
 	/* Set (or clear) the page the card writes a slot's status to. */
 	SCENIC_AQ_OP_SCU_SET_STATUS_PAGE = 0x66,
 	SCENIC_AQ_OP_SCU_FLUSH_STATS = 0x67,	/* Write a slot's status page now. */
+	/*
+	 * Add a steering rule: fallback frames that match it go through the slot (docs/scu.md
+	 * 3).
+	 */
+	SCENIC_AQ_OP_SCU_STEER_ADD = 0x68,
+	SCENIC_AQ_OP_SCU_STEER_DEL = 0x69,	/* Remove a steering rule of a slot. */
 };
 
 /* X(ENUMERATOR, "name") for every value of enum scenic_aq_opcode */
@@ -365,7 +387,9 @@ enum scenic_aq_opcode {
 	X(SCENIC_AQ_OP_SCU_RESET, "scu_reset") \
 	X(SCENIC_AQ_OP_SCU_QUERY_CAPS, "scu_query_caps") \
 	X(SCENIC_AQ_OP_SCU_SET_STATUS_PAGE, "scu_set_status_page") \
-	X(SCENIC_AQ_OP_SCU_FLUSH_STATS, "scu_flush_stats")
+	X(SCENIC_AQ_OP_SCU_FLUSH_STATS, "scu_flush_stats") \
+	X(SCENIC_AQ_OP_SCU_STEER_ADD, "scu_steer_add") \
+	X(SCENIC_AQ_OP_SCU_STEER_DEL, "scu_steer_del")
 
 /* AEQ entry types. */
 enum scenic_aeq_type {
@@ -761,6 +785,62 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_bind_pd) == 128);
 #define SCENIC_AQ_SCU_BIND_PD_UNBIND_SHIFT 0
 
 /*
+ * SCU_STEER_ADD request: one steering rule, inline; its fields sit at the offsets of the ABI's
+ * scenic_scu_steer_rule (docs/scu.md 4.2, whose 0x00..0x07 the header takes and whose rule_id,
+ * 0x1c, is reserved here). Numbers in host order, addresses in network order (IPv4 in the first
+ * 4 bytes); a zero mask is a wildcard.
+ */
+struct scenic_aq_scu_steer_add {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 flags;	/* 0x08 dir_rx, dir_tx, ipv6 */
+	__le16 priority;	/* 0x0c */
+	__le16 ethertype;	/* 0x0e */
+	__le16 ethertype_mask;	/* 0x10 */
+	__u8 ip_proto;	/* 0x12 */
+	__u8 ip_proto_mask;	/* 0x13 */
+	__le16 src_port;	/* 0x14 */
+	__le16 src_port_mask;	/* 0x16 */
+	__le16 dst_port;	/* 0x18 */
+	__le16 dst_port_mask;	/* 0x1a */
+	__u8 reserved_0x1c[4];
+	__u8 src_ip[16];	/* 0x20 */
+	__u8 src_ip_mask[16];	/* 0x30 */
+	__u8 dst_ip[16];	/* 0x40 */
+	__u8 dst_ip_mask[16];	/* 0x50 */
+	__u8 slot;	/* 0x60 */
+	__u8 reserved_0x61[31];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_steer_add) == 128);
+#define SCENIC_AQ_SCU_STEER_ADD_DIR_RX_MASK 0x1U
+#define SCENIC_AQ_SCU_STEER_ADD_DIR_RX_SHIFT 0
+#define SCENIC_AQ_SCU_STEER_ADD_DIR_TX_MASK 0x2U
+#define SCENIC_AQ_SCU_STEER_ADD_DIR_TX_SHIFT 1
+#define SCENIC_AQ_SCU_STEER_ADD_IPV6_MASK 0x4U
+#define SCENIC_AQ_SCU_STEER_ADD_IPV6_SHIFT 2
+
+/* SCU_STEER_ADD result. */
+struct scenic_acq_scu_steer_add {
+	struct scenic_aq_cqe_hdr hdr;
+	__le32 rule_id;	/* 0x08 */
+	__le32 rules_used;	/* 0x0c */
+	__u8 reserved_0x10[16];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_acq_scu_steer_add) == 32);
+
+/* SCU_STEER_DEL request: free one entry of the slot's. */
+struct scenic_aq_scu_steer_del {
+	struct scenic_aq_sqe_hdr hdr;
+	__u8 slot;	/* 0x08 */
+	__u8 reserved_0x09[3];
+	__le32 rule_id;	/* 0x0c */
+	__u8 reserved_0x10[112];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_scu_steer_del) == 128);
+
+/*
  * SCU_RESET request: pulse the slot's rst (its SCU's CSRs to reset values; counters, PD and
  * status page stay).
  */
@@ -987,7 +1067,9 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(SCENIC_AQ_OP_SCU_RESET, scu_reset, aq_scu_reset, aq_cqe) \
 	X(SCENIC_AQ_OP_SCU_QUERY_CAPS, scu_query_caps, aq_scu_query_caps, acq_scu_query_caps) \
 	X(SCENIC_AQ_OP_SCU_SET_STATUS_PAGE, scu_set_status_page, aq_scu_set_status_page, aq_cqe) \
-	X(SCENIC_AQ_OP_SCU_FLUSH_STATS, scu_flush_stats, aq_scu_flush_stats, aq_cqe)
+	X(SCENIC_AQ_OP_SCU_FLUSH_STATS, scu_flush_stats, aq_scu_flush_stats, aq_cqe) \
+	X(SCENIC_AQ_OP_SCU_STEER_ADD, scu_steer_add, aq_scu_steer_add, acq_scu_steer_add) \
+	X(SCENIC_AQ_OP_SCU_STEER_DEL, scu_steer_del, aq_scu_steer_del, aq_cqe)
 
 /* X(TYPE, name, entry struct) for every AEQ entry type */
 #define SCENIC_AEQ_EVENTS(X) \
@@ -1196,6 +1278,38 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aq_scu_bind_pd, slot, slot, 0x08, 1, 0xffU) \
 	X(aq_scu_bind_pd, flags, unbind, 0x09, 1, SCENIC_AQ_SCU_BIND_PD_UNBIND_MASK) \
 	X(aq_scu_bind_pd, pdn, pdn, 0x0c, 4, 0xffffffffU) \
+	X(aq_scu_steer_add, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_scu_steer_add, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_scu_steer_add, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_scu_steer_add, flags, dir_rx, 0x08, 4, SCENIC_AQ_SCU_STEER_ADD_DIR_RX_MASK) \
+	X(aq_scu_steer_add, flags, dir_tx, 0x08, 4, SCENIC_AQ_SCU_STEER_ADD_DIR_TX_MASK) \
+	X(aq_scu_steer_add, flags, ipv6, 0x08, 4, SCENIC_AQ_SCU_STEER_ADD_IPV6_MASK) \
+	X(aq_scu_steer_add, priority, priority, 0x0c, 2, 0xffffU) \
+	X(aq_scu_steer_add, ethertype, ethertype, 0x0e, 2, 0xffffU) \
+	X(aq_scu_steer_add, ethertype_mask, ethertype_mask, 0x10, 2, 0xffffU) \
+	X(aq_scu_steer_add, ip_proto, ip_proto, 0x12, 1, 0xffU) \
+	X(aq_scu_steer_add, ip_proto_mask, ip_proto_mask, 0x13, 1, 0xffU) \
+	X(aq_scu_steer_add, src_port, src_port, 0x14, 2, 0xffffU) \
+	X(aq_scu_steer_add, src_port_mask, src_port_mask, 0x16, 2, 0xffffU) \
+	X(aq_scu_steer_add, dst_port, dst_port, 0x18, 2, 0xffffU) \
+	X(aq_scu_steer_add, dst_port_mask, dst_port_mask, 0x1a, 2, 0xffffU) \
+	X(aq_scu_steer_add, src_ip, src_ip, 0x20, 16, 0xffU) \
+	X(aq_scu_steer_add, src_ip_mask, src_ip_mask, 0x30, 16, 0xffU) \
+	X(aq_scu_steer_add, dst_ip, dst_ip, 0x40, 16, 0xffU) \
+	X(aq_scu_steer_add, dst_ip_mask, dst_ip_mask, 0x50, 16, 0xffU) \
+	X(aq_scu_steer_add, slot, slot, 0x60, 1, 0xffU) \
+	X(acq_scu_steer_add, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(acq_scu_steer_add, hdr.status, status, 0x02, 1, 0xffU) \
+	X(acq_scu_steer_add, hdr.flags, phase, 0x03, 1, SCENIC_AQ_CQE_HDR_PHASE_MASK) \
+	X(acq_scu_steer_add, hdr.syndrome, syndrome, 0x04, 2, 0xffffU) \
+	X(acq_scu_steer_add, hdr.sq_head, sq_head, 0x06, 2, 0xffffU) \
+	X(acq_scu_steer_add, rule_id, rule_id, 0x08, 4, 0xffffffffU) \
+	X(acq_scu_steer_add, rules_used, rules_used, 0x0c, 4, 0xffffffffU) \
+	X(aq_scu_steer_del, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_scu_steer_del, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_scu_steer_del, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_scu_steer_del, slot, slot, 0x08, 1, 0xffU) \
+	X(aq_scu_steer_del, rule_id, rule_id, 0x0c, 4, 0xffffffffU) \
 	X(aq_scu_reset, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
 	X(aq_scu_reset, hdr.opcode, opcode, 0x02, 1, 0xffU) \
 	X(aq_scu_reset, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \

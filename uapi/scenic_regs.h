@@ -157,7 +157,8 @@
 	X(CSR_WINDOW, 0x24) \
 	X(SLOT_BUSY, 0x28) \
 	X(SLOT_LOADED, 0x2c) \
-	X(IRQ_LINES, 0x18)
+	X(IRQ_LINES, 0x18) \
+	X(STEER_RULES, 0x1c)
 
 /* Block core: Identity, capabilities, reset and self-tests. Always present, always first. */
 #define SCENIC_CORE_BLK_TYPE 0x5c1c0001
@@ -534,6 +535,8 @@
 #define SCENIC_SCU_SLOT_LOADED_DEFAULT 0x00000000
 #define SCENIC_SCU_IRQ_LINES 0x18 /* ro */
 #define SCENIC_SCU_IRQ_LINES_DEFAULT 0x00000004
+#define SCENIC_SCU_STEER_RULES 0x1c /* ro */
+#define SCENIC_SCU_STEER_RULES_DEFAULT 0x00000040
 #define SCENIC_SCU_SLOT_STATE(n) (0x100 + 0x10 * (n)) /* ro, n < 16 */
 #define SCENIC_SCU_SLOT_STATE_COUNT 16
 #define SCENIC_SCU_SLOT_STATE_DEFAULT 0x00000000

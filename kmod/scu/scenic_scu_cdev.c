@@ -92,6 +92,8 @@ int scenic_scu_fill_info(struct scenic_scu_slot *slot, struct file *file,
 	info->build_id = q.build_id;
 	info->reconfig_delay_us = card->reconfig_us;
 	info->qp_policy = SCENIC_SCU_QP_SAME_UID;
+	info->steer_rules_used = scenic_scu_steer_used(slot);
+	info->steer_rules_max = card->steer_max;
 	if (slot->index == 0)
 		info->flags |= SCENIC_SCU_INFO_FIXED;
 	if (q.pd_bound)
@@ -186,8 +188,14 @@ static long scenic_scu_ioctl(struct file *file, unsigned int cmd,
 	case SCENIC_SCU_IOC_SET_IRQ:
 		err = scenic_scu_ioctl_set_irq(slot, uarg);
 		break;
+	case SCENIC_SCU_IOC_STEER_ADD:
+		err = scenic_scu_ioctl_steer_add(slot, uarg);
+		break;
+	case SCENIC_SCU_IOC_STEER_DEL:
+		err = scenic_scu_ioctl_steer_del(slot, uarg);
+		break;
 	default:
-		/* steering and QP policy: not on this card yet */
+		/* QP policy: not enforced by the card yet (docs/scu.md 4.6) */
 		err = -EOPNOTSUPP;
 		break;
 	}

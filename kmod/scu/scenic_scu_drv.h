@@ -27,6 +27,8 @@
 /* mmap offsets of INFO: the CSR window, then the status page (64K-page safe) */
 #define SCENIC_SCU_CSR_MMAP_OFFSET	0
 #define SCENIC_SCU_STATUS_MMAP_OFFSET	SCENIC_SCU_CSR_WINDOW_SIZE
+/* steering table entries the driver records (the model's SCU.STEER_RULES) */
+#define SCENIC_SCU_MAX_STEER	64
 /* distinct device inodes whose mappings a zap must reach */
 #define SCENIC_SCU_MAP_INODES	8
 
@@ -45,6 +47,13 @@ struct scenic_scu_image {
 
 struct scenic_scu_card;
 struct eventfd_ctx;
+
+/* The driver's copy of one entry of the card's steering table. */
+struct scenic_scu_steer_entry {
+	bool used;
+	u8 slot;
+	struct scenic_scu_steer_rule rule;
+};
 
 /**
  * struct scenic_scu_slot - one slot and its char device
@@ -134,6 +143,9 @@ struct scenic_scu_card {
 	void __iomem *bar3;		/* the slots' CSR windows, or NULL */
 	struct mutex map_lock;		/* map_inodes */
 	struct inode *map_inodes[SCENIC_SCU_MAP_INODES];
+	struct mutex steer_lock;	/* steer[], and the order of STEER commands */
+	u32 steer_max;			/* SCU.STEER_RULES, 0: no steering */
+	struct scenic_scu_steer_entry steer[SCENIC_SCU_MAX_STEER];
 	struct scenic_scu_slot slots[SCENIC_SCU_MAX_SLOTS];
 };
 
@@ -200,6 +212,14 @@ ssize_t scenic_scu_read(struct file *file, char __user *buf, size_t count,
 int scenic_scu_status_init(struct scenic_scu_card *card);
 void scenic_scu_status_fini(struct scenic_scu_card *card);
 int scenic_scu_ioctl_counters(struct scenic_scu_slot *slot, void __user *arg);
+
+/* scenic_scu_steer.c */
+void scenic_scu_steer_init(struct scenic_scu_card *card);
+void scenic_scu_steer_forget(struct scenic_scu_slot *slot);
+u32 scenic_scu_steer_used(struct scenic_scu_slot *slot);
+int scenic_scu_ioctl_steer_add(struct scenic_scu_slot *slot, void __user *arg);
+int scenic_scu_ioctl_steer_del(struct scenic_scu_slot *slot, void __user *arg);
+ssize_t scenic_scu_steer_show(struct scenic_scu_slot *slot, char *buf);
 
 /* scenic_scu_sysfs.c */
 extern const struct attribute_group *scenic_scu_slot_groups[];

@@ -297,6 +297,9 @@ static int scu_do_load(struct scenic_scu_slot *slot, struct scenic_scu_load *ld,
 		scu_set_pending(slot, false);
 		goto out;
 	}
+	/* an accepted UNLOAD took the slot's steering rules on the card */
+	if (unload)
+		scenic_scu_steer_forget(slot);
 	err = scu_wait(slot, ld, &img, unload, &status, &pause_ns);
 	if (err)
 		goto out;

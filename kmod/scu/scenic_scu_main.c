@@ -147,6 +147,7 @@ static int scenic_scu_probe(struct auxiliary_device *adev,
 	card->reconfig_us = ioread32(blk->base + SCENIC_SCU_RECONFIG_US);
 	/* block 1.2 has interrupt lines, per-slot registers and BAR3 */
 	card->v1_2 = (blk->version & 0xffff) >= 2;
+	scenic_scu_steer_init(card);
 	mutex_init(&card->map_lock);
 	for (i = 0; i < SCENIC_SCU_MAX_SLOTS; i++) {
 		struct scenic_scu_slot *slot = &card->slots[i];
@@ -281,6 +282,15 @@ static void scenic_scu_abi_checks(void)
 	BUILD_BUG_ON(offsetof(struct scenic_scu_load, total_ns) != 0x30);
 	BUILD_BUG_ON(offsetof(struct scenic_scu_counters, rx_pkts_in) != 0x40);
 	BUILD_BUG_ON(offsetof(struct scenic_scu_steer_rule, src_ip) != 0x20);
+	/* SCU_STEER_ADD carries the rule at the ABI's offsets (docs/scu.md 3) */
+	BUILD_BUG_ON(offsetof(struct scenic_scu_steer_rule, flags) !=
+		     offsetof(struct scenic_aq_scu_steer_add, flags));
+	BUILD_BUG_ON(offsetof(struct scenic_scu_steer_rule, dst_port_mask) !=
+		     offsetof(struct scenic_aq_scu_steer_add, dst_port_mask));
+	BUILD_BUG_ON(offsetof(struct scenic_scu_steer_rule, dst_ip_mask) !=
+		     offsetof(struct scenic_aq_scu_steer_add, dst_ip_mask));
+	BUILD_BUG_ON(sizeof(struct scenic_scu_steer_rule) !=
+		     offsetof(struct scenic_aq_scu_steer_add, slot));
 }
 
 static int __init scenic_scu_init(void)

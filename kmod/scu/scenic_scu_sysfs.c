@@ -106,6 +106,22 @@ SCU_ATTR(loads, SCU_ATTR_LOADS);
 SCU_ATTR(last_pause_ns, SCU_ATTR_LAST_PAUSE_NS);
 SCU_ATTR(owned, SCU_ATTR_OWNED);
 
+/* The driver's record of the slot's rules: no admin command is needed. */
+static ssize_t steering_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct scenic_scu_slot *slot = dev_get_drvdata(dev);
+	struct scenic_scu_card *card = slot->card;
+	ssize_t ret;
+
+	down_read(&card->rwsem);
+	ret = scenic_scu_card_usable(card) ?
+	      scenic_scu_steer_show(slot, buf) : -ENODEV;
+	up_read(&card->rwsem);
+	return ret;
+}
+static DEVICE_ATTR_RO(steering);
+
 static struct attribute *scenic_scu_slot_attrs[] = {
 	&dev_attr_state.attr,
 	&dev_attr_kind.attr,
@@ -116,6 +132,7 @@ static struct attribute *scenic_scu_slot_attrs[] = {
 	&dev_attr_loads.attr,
 	&dev_attr_last_pause_ns.attr,
 	&dev_attr_owned.attr,
+	&dev_attr_steering.attr,
 	NULL,
 };
 

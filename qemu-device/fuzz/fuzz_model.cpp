@@ -839,6 +839,14 @@ class Harness {
     // budget counts every fire, those run while the driver waits for a command too.
     void drain() {
         q_.fault_len = 0;
+        // A status page is rewritten every millisecond for as long as it is set (docs/scu.md
+        // 4.4): the driver takes every page back, as scenic_scu.ko does at unbind, before the
+        // card must go idle.
+        if (!dead_) {
+            for (uint32_t slot = 0; slot < 16; ++slot) {
+                cmd(static_cast<uint32_t>(admin::AqOpcode::kScuSetStatusPage), {slot, 0, 0, 0});
+            }
+        }
         const uint64_t fires0 = q_.fires;
         while (q_.fires - fires0 < kMaxDrainFires) {
             if (dead_ && recoveries_ < kMaxRecoveries) {

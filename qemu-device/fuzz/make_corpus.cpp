@@ -375,7 +375,7 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> seeds() {
     namespace su = scenic::regs::scu;
     using scenic::admin::AqOpcode;
     const auto scu_op = [](AqOpcode o) { return static_cast<uint32_t>(o); };
-    constexpr uint32_t page = 0x3e000;     // low half of guest RAM + 0x3e000 (RAM at 4 GiB)
+    constexpr uint32_t page = 0x3e000;        // low half of guest RAM + 0x3e000 (RAM at 4 GiB)
     constexpr uint32_t kBar0Lo = 0xfe000000;  // fake_qemu.hpp's BAR0
     Seed scu;
     scu.scu_write(3 * 0x10000 + 8, 0x1234).scu_read(3 * 0x10000 + 8).scu_read(0, 2);
@@ -385,11 +385,38 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> seeds() {
     scu.mmio_write(static_cast<uint16_t>(su::kOffset + su::kSlotIrqStatus + 3 * 0x10), 0x1);
     scu.command(scu_op(AqOpcode::kScuSetStatusPage), {3, 0, page, 1});
     scu.command(scu_op(AqOpcode::kScuQueryCaps), {0, 0, page + 0x1000, 1});
-    scu.command(scu_op(AqOpcode::kScuSetStatusPage),
-                {4, 0, kBar0Lo, 0});
+    scu.command(scu_op(AqOpcode::kScuSetStatusPage), {4, 0, kBar0Lo, 0});
     scu.command(scu_op(AqOpcode::kScuFlushStats), {3}).command(scu_op(AqOpcode::kScuReset), {3});
     scu.timer(1'000'000).events().reset().scu_read(3 * 0x10000);
     add("scu", scu);
+
+    // Steering: a UDP rule into slot 3 (words as the entry's bytes from 0x08: flags, priority |
+    // ethertype, ethertype_mask | proto | proto_mask, src port, dst port | mask, .., slot in
+    // word 22), a frame it matches and one it does not, a bad rule, then the rule deleted.
+    std::vector<uint32_t> rule(23, 0);
+    rule[0] = 1;
+    rule[2] = 17U << 16 | 0xffU << 24;
+    rule[4] = 5000U | 0xffffU << 16;
+    rule[22] = 3;
+    std::vector<uint8_t> udp(128, 0);
+    udp[12] = 0x08;
+    udp[14] = 0x45;
+    udp[23] = 17;
+    udp[36] = 5000 >> 8;
+    udp[37] = 5000 & 0xff;
+    Seed steer;
+    steer.command(scu_op(AqOpcode::kScuSteerAdd), rule);
+    for (int i = 0; i < 2; ++i) {
+        steer.raw(kOpRawFrame);
+        steer.w.put<uint16_t>(static_cast<uint16_t>(udp.size())).bytes(udp);
+        udp[37] ^= 1;
+    }
+    rule[0] = 0;  // no direction: bad rule
+    steer.command(scu_op(AqOpcode::kScuSteerAdd), rule);
+    steer.command(scu_op(AqOpcode::kScuSteerDel), {3, 0})
+        .command(scu_op(AqOpcode::kScuUnload), {3});
+    steer.timer(0).events();
+    add("scu-steer", steer);
     return out;
 }
 

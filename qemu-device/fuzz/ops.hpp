@@ -78,7 +78,9 @@ inline constexpr uint32_t kCmdTable[] = {static_cast<uint32_t>(admin::AqOpcode::
                                          static_cast<uint32_t>(admin::AqOpcode::kScuReset),
                                          static_cast<uint32_t>(admin::AqOpcode::kScuQueryCaps),
                                          static_cast<uint32_t>(admin::AqOpcode::kScuSetStatusPage),
-                                         static_cast<uint32_t>(admin::AqOpcode::kScuFlushStats)};
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuFlushStats),
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuSteerAdd),
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuSteerDel)};
 // The selector byte that picks `op` from kCmdTable.
 constexpr uint8_t cmd_selector(uint32_t op) {
     for (size_t i = 0; i < std::size(kCmdTable); ++i) {

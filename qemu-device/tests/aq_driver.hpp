@@ -397,6 +397,13 @@ inline Sqe encode_cmd(uint32_t op, const std::vector<uint32_t>& args) {
             break;
         }
         default:
+            // The SCU group (0x60..0x7f): the words as they are from byte 8, so the fuzz
+            // harness reaches every field of those entries (a steering rule's slot is a[22]).
+            if (opcode >= 0x60 && opcode <= 0x7f) {
+                for (size_t i = 0; i < a.size(); ++i) {
+                    d::store<uint32_t>(s, 8 + 4 * i, a[i]);
+                }
+            }
             break;  // NOP or an unknown opcode: the header only
     }
     return e;

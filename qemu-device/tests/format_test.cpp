@@ -189,7 +189,15 @@ TEST(FormatLayout, TypedViewsAndTables) {
 
     std::map<uint8_t, std::string> ops;
     for (const auto& c : admin::kCommands) ops[c.opcode] = std::string(c.name);
-    EXPECT_EQ(ops.size(), 20u);
+    EXPECT_EQ(ops.size(), 22u);
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_STEER_ADD), "scu_steer_add");
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_STEER_DEL), "scu_steer_del");
+    // The rule sits at the offsets of the ABI's scenic_scu_steer_rule (docs/scu.md 3, 4.2).
+    EXPECT_EQ(offsetof(struct scenic_aq_scu_steer_add, flags), 0x08u);
+    EXPECT_EQ(offsetof(struct scenic_aq_scu_steer_add, dst_port_mask), 0x1au);
+    EXPECT_EQ(offsetof(struct scenic_aq_scu_steer_add, src_ip), 0x20u);
+    EXPECT_EQ(offsetof(struct scenic_aq_scu_steer_add, dst_ip_mask), 0x50u);
+    EXPECT_EQ(offsetof(struct scenic_aq_scu_steer_add, slot), 0x60u);
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_TLB_FILL), "tlb_fill");
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_LOAD), "scu_load");
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_FLUSH_STATS), "scu_flush_stats");

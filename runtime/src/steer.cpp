@@ -69,6 +69,11 @@ uint32_t ScenicReconfig::steer_add(unsigned slot, const SteerRule& r) {
         k.ethertype = r.ethertype.value_or(family == AF_INET6 ? kEtherIpv6 : kEtherIpv4);
         k.ethertype_mask = 0xffff;
     }
+    // The card matches ports only under an exact TCP, UDP or SCTP protocol (docs/scu.md 3).
+    if ((r.src_port || r.dst_port) &&
+        (!r.ip_proto || (*r.ip_proto != 6 && *r.ip_proto != 17 && *r.ip_proto != 132))) {
+        throw ScenicError(EINVAL, "steering rule", "ports need --ip-proto 6, 17 or 132");
+    }
     if (r.ip_proto) {
         k.ip_proto = *r.ip_proto;
         k.ip_proto_mask = 0xff;

@@ -187,6 +187,12 @@ TEST_F(Ctl, SteerAddAndDel) {
     EXPECT_EQ(run({"steer", "add", "1", "--dst-ip", "10.0.0.1/33"}), ctl::kExitError);
     EXPECT_EQ(run({"steer", "add", "1", "--dst-ip", "10.0.0.300"}), ctl::kExitError);
     EXPECT_EQ(run({"steer", "add", "1", "--dir", "sideways"}), ctl::kExitUsage);
+    // The card matches ports only under TCP, UDP or SCTP: refused before the kernel sees it.
+    const size_t before = card->rules(1).size();
+    EXPECT_EQ(run({"steer", "add", "1", "--dst-port", "53"}), ctl::kExitError);
+    EXPECT_NE(err.find("--ip-proto"), std::string::npos) << err;
+    EXPECT_EQ(run({"steer", "add", "1", "--ip-proto", "1", "--src-port", "53"}), ctl::kExitError);
+    EXPECT_EQ(card->rules(1).size(), before);
 }
 
 TEST_F(Ctl, UsageErrors) {

@@ -9,8 +9,11 @@
  * image is refused with its status and errno while the old SCU keeps running;
  * hostile ioctl structs; the sysfs files agree with INFO; CSR ioctl and
  * mapping, status page, COUNTERS, interrupts (eventfd, poll, read) when the
- * card has them; owner hand-offs; after a reset of the card, the old fd fails
- * with ENODEV, its mapping is zapped and the slot comes back.
+ * card has them; steering rules (add, delete, sysfs, refusals without
+ * CAP_NET_ADMIN, bad rules, a full table, a frame of the card's netdev counted
+ * by the slot, the rules gone with an unload); owner hand-offs; after a reset
+ * of the card, the old fd fails with ENODEV, its mapping is zapped and the slot
+ * comes back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,8 +26,14 @@
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <linux/ethtool.h>
+#include <linux/if_packet.h>
+#include <linux/sockios.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -724,6 +733,295 @@ static void test_handoff(void)
 	      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
+static int steer_add(int fd, struct scenic_scu_steer_rule *r)
+{
+	r->size = sizeof(*r);
+	return xioctl(fd, SCENIC_SCU_IOC_STEER_ADD, r);
+}
+
+static int steer_del(int fd, uint32_t id)
+{
+	struct scenic_scu_steer_del d;
+
+	memset(&d, 0, sizeof(d));
+	d.size = sizeof(d);
+	d.rule_id = id;
+	return xioctl(fd, SCENIC_SCU_IOC_STEER_DEL, &d);
+}
+
+/* UDP to dport in the given directions */
+static void udp_rule(struct scenic_scu_steer_rule *r, uint16_t dport, uint32_t dirs)
+{
+	memset(r, 0, sizeof(*r));
+	r->flags = dirs;
+	r->ip_proto = 17;
+	r->ip_proto_mask = 0xff;
+	r->dst_port = dport;
+	r->dst_port_mask = 0xffff;
+}
+
+static int counters(int fd, struct scenic_scu_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	return xioctl(fd, SCENIC_SCU_IOC_COUNTERS, c);
+}
+
+/* ifindex of the card's netdev (ethtool driver "scenic_eth"), 0 if none */
+static int card_ifindex(void)
+{
+	struct ethtool_drvinfo di;
+	struct if_nameindex *ifs, *p;
+	struct ifreq ifr;
+	int s, idx = 0;
+
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ifs = if_nameindex();
+	for (p = ifs; s >= 0 && p && p->if_index && !idx; p++) {
+		memset(&ifr, 0, sizeof(ifr));
+		memset(&di, 0, sizeof(di));
+		di.cmd = ETHTOOL_GDRVINFO;
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->if_name);
+		ifr.ifr_data = (void *)&di;
+		if (!ioctl(s, SIOCETHTOOL, &ifr) && !strcmp(di.driver, "scenic_eth"))
+			idx = p->if_index;
+	}
+	if (ifs)
+		if_freenameindex(ifs);
+	if (s >= 0)
+		close(s);
+	return idx;
+}
+
+static int has_carrier(int ifindex)
+{
+	char name[IF_NAMESIZE], path[256], v[8] = "";
+	FILE *f;
+
+	if (!if_indextoname(ifindex, name))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/carrier", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(v, sizeof(v), f))
+		v[0] = 0;
+	fclose(f);
+	return v[0] == '1';
+}
+
+/* An IPv4/UDP broadcast frame to dport out of the card's netdev; its length or -errno. */
+static int send_udp(int ifindex, uint16_t dport)
+{
+	unsigned char f[128];
+	struct sockaddr_ll sll;
+	struct ifreq ifr;
+	int s, n;
+
+	s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	if (!if_indextoname(ifindex, ifr.ifr_name) || ioctl(s, SIOCGIFFLAGS, &ifr))
+		goto fail;
+	if (!(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr))
+			goto fail;
+		usleep(200000);
+	}
+	memset(f, 0, sizeof(f));
+	memset(f, 0xff, 6);
+	memcpy(f + 6, "\x02\x5c\x00\x00\x00\x7e", 6);
+	f[12] = 0x08;			/* IPv4 */
+	f[14] = 0x45;
+	f[16] = 0;
+	f[17] = sizeof(f) - 14;
+	f[22] = 64;
+	f[23] = 17;			/* UDP */
+	f[36] = dport >> 8;
+	f[37] = dport & 0xff;
+	f[38] = 0;
+	f[39] = sizeof(f) - 34;
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = ifindex;
+	sll.sll_halen = 6;
+	memset(sll.sll_addr, 0xff, 6);
+	n = sendto(s, f, sizeof(f), 0, (struct sockaddr *)&sll, sizeof(sll));
+	if (n < 0)
+		goto fail;
+	close(s);
+	return n;
+fail:
+	n = -errno;
+	close(s);
+	return n;
+}
+
+/* The slot's TX counters grew by `pkts` frames of `len` bytes within a second. */
+static int tx_counted(int fd, const struct scenic_scu_counters *before,
+		      uint64_t pkts, uint64_t len, struct scenic_scu_counters *c)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (counters(fd, c))
+			return 0;
+		if (c->tx_pkts_out >= before->tx_pkts_out + pkts)
+			break;
+		usleep(10000);
+	}
+	return c->tx_pkts_in == before->tx_pkts_in + pkts &&
+	       c->tx_bytes_in == before->tx_bytes_in + pkts * len &&
+	       c->tx_pkts_out == before->tx_pkts_out + pkts &&
+	       c->tx_bytes_out == before->tx_bytes_out + pkts * len;
+}
+
+static void test_steer_frames(int fd, uint16_t dport)
+{
+	struct scenic_scu_counters before, c;
+	int ifindex, n, err, ok;
+
+	ifindex = card_ifindex();
+	if (!ifindex) {
+		skip("steered frame: no scenic_eth netdev");
+		return;
+	}
+	err = counters(fd, &before);
+	if (err) {
+		skip("steered frame: COUNTERS says %s", strerror(err));
+		return;
+	}
+	n = send_udp(ifindex, dport);
+	check(n == 128, "a UDP frame to port %u sent from the card's netdev (%d)", dport, n);
+	if (!has_carrier(ifindex)) {
+		/* the card sends nothing (and steers nothing) while its link is down */
+		skip("steered frame: the card's netdev has no carrier");
+		return;
+	}
+	memset(&c, 0, sizeof(c));
+	ok = n == 128 && tx_counted(fd, &before, 1, 128, &c);
+	check(ok, "the frame went through slot 1: tx in %llu->%llu (%llu bytes), out %llu->%llu",
+	      (unsigned long long)before.tx_pkts_in, (unsigned long long)c.tx_pkts_in,
+	      (unsigned long long)(c.tx_bytes_in - before.tx_bytes_in),
+	      (unsigned long long)before.tx_pkts_out, (unsigned long long)c.tx_pkts_out);
+	/* a frame no rule matches stays on the normal path */
+	n = send_udp(ifindex, dport + 1);
+	usleep(100000);
+	counters(fd, &before);
+	check(n == 128 && before.tx_pkts_in == c.tx_pkts_in && !before.rx_pkts_in,
+	      "a UDP frame to port %u (no rule) does not reach slot 1 (tx in %llu)",
+	      dport + 1, (unsigned long long)before.tx_pkts_in);
+}
+
+static void test_steer(int fd)
+{
+	struct scenic_scu_steer_rule r;
+	struct scenic_scu_load ld;
+	struct scenic_scu_info i;
+	char want[128];
+	uint32_t id, n;
+	int ro, err, st = -1;
+	pid_t pid;
+
+	info(fd, &i);
+	if (!i.steer_rules_max) {
+		skip("steering: the card has no steering table (steer_rules_max 0)");
+		return;
+	}
+	check(i.steer_rules_max == 64 && i.steer_rules_used == 0,
+	      "INFO: steer_rules_max %u, used %u", i.steer_rules_max, i.steer_rules_used);
+	udp_rule(&r, 5000, SCENIC_SCU_STEER_DIR_TX);
+	r.priority = 2;
+	r.rule_id = 77;		/* output only */
+	err = steer_add(fd, &r);
+	id = r.rule_id;
+	check(!err && id < i.steer_rules_max, "STEER_ADD of UDP port 5000 (tx): rule %u (%s)",
+	      id, strerror(err));
+	info(fd, &i);
+	check(i.steer_rules_used == 1, "INFO: steer_rules_used 1 (got %u)", i.steer_rules_used);
+	snprintf(want, sizeof(want), "%u dir tx priority 2 ip-proto 17/0xff dst-port 5000/0xffff",
+		 id);
+	check(!strcmp(sysfs(1, "steering"), want), "sysfs steering: '%s'", sysfs(1, "steering"));
+	check(!strcmp(sysfs(2, "steering"), ""), "sysfs steering of slot 2 is empty");
+
+	ro = open_slot(1, O_RDONLY);
+	udp_rule(&r, 5001, SCENIC_SCU_STEER_DIR_RX);
+	err = steer_add(ro, &r);
+	check(err == EBADF, "observer's STEER_ADD: EBADF (got %s)", strerror(err));
+	err = steer_del(ro, id);
+	check(err == EBADF, "observer's STEER_DEL: EBADF (got %s)", strerror(err));
+	close(ro);
+
+	/* the owner fd without CAP_NET_ADMIN (a child that dropped root) */
+	pid = fork();
+	if (pid == 0) {
+		struct scenic_scu_steer_rule cr;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(3);
+		udp_rule(&cr, 5002, SCENIC_SCU_STEER_DIR_RX);
+		if (steer_add(fd, &cr) != EPERM)
+			_exit(1);
+		_exit(steer_del(fd, id) == EPERM ? 0 : 2);
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	check(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "owner without CAP_NET_ADMIN: STEER_ADD and STEER_DEL EPERM (child exit %d)",
+	      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+
+	udp_rule(&r, 5003, 0);
+	err = steer_add(fd, &r);
+	check(err == EINVAL, "rule without a direction: EINVAL (got %s)", strerror(err));
+	udp_rule(&r, 5003, SCENIC_SCU_STEER_DIR_RX | 8);
+	err = steer_add(fd, &r);
+	check(err == EINVAL, "rule with an unknown flag: EINVAL (got %s)", strerror(err));
+	udp_rule(&r, 5003, SCENIC_SCU_STEER_DIR_RX);
+	r.dst_port_mask = 0xff00;
+	err = steer_add(fd, &r);
+	check(err == EINVAL, "port bits outside the mask (the card's bad_rule): EINVAL (got %s)",
+	      strerror(err));
+	udp_rule(&r, 5003, SCENIC_SCU_STEER_DIR_RX);
+	r.ip_proto_mask = 0;
+	r.ip_proto = 0;
+	err = steer_add(fd, &r);
+	check(err == EINVAL, "ports without TCP/UDP/SCTP: EINVAL (got %s)", strerror(err));
+	udp_rule(&r, 5003, SCENIC_SCU_STEER_DIR_RX);
+	r.comp_mask = 1;
+	err = steer_add(fd, &r);
+	check(err == EINVAL, "rule with a comp_mask bit: EINVAL (got %s)", strerror(err));
+	err = steer_del(fd, 999);
+	check(err == ENOENT, "STEER_DEL of rule 999: ENOENT (got %s)", strerror(err));
+
+	test_steer_frames(fd, 5000);
+
+	err = steer_del(fd, id);
+	check(!err, "STEER_DEL of rule %u (%s)", id, strerror(err));
+	err = steer_del(fd, id);
+	check(err == ENOENT, "STEER_DEL of it again: ENOENT (got %s)", strerror(err));
+
+	/* fill the table: the card says NO_RESOURCES, the ioctl ENOSPC */
+	for (n = 0, err = 0; n <= i.steer_rules_max && !err; n += !err) {
+		udp_rule(&r, 6000 + n, SCENIC_SCU_STEER_DIR_RX);
+		err = steer_add(fd, &r);
+	}
+	check(err == ENOSPC && n == i.steer_rules_max,
+	      "%u rules fit, the next one: ENOSPC (got %s)", n, strerror(err));
+	info(fd, &i);
+	check(i.steer_rules_used == n, "INFO: steer_rules_used %u", i.steer_rules_used);
+	err = unload(fd, &ld);
+	info(fd, &i);
+	check(!err && i.steer_rules_used == 0 && !strcmp(sysfs(1, "steering"), ""),
+	      "UNLOAD takes the slot's rules: used %u (%s)", i.steer_rules_used, strerror(err));
+	udp_rule(&r, 5000, SCENIC_SCU_STEER_DIR_RX);
+	err = steer_add(fd, &r);
+	check(!err, "a rule fits again after the unload (%s)", strerror(err));
+	if (!err)
+		steer_del(fd, r.rule_id);
+}
+
 static sigjmp_buf bus_jmp;
 
 static void on_sigbus(int sig)
@@ -867,6 +1165,7 @@ int main(int argc, char **argv)
 	test_csr(fd);
 	test_status(fd);
 	test_irq(fd);
+	test_steer(fd);
 	close(fd);
 	test_handoff();
 	test_card_reset(&good);

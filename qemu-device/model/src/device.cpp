@@ -50,6 +50,17 @@ Device::Device(const Config& config, Host& host)
         scu_.slots().count_completion(slot, static_cast<scu::CompletionOp>(op));
     });
     eth_.set_roce_sink([this](std::span<const uint8_t> frame) { return rdma_.receive(frame); });
+    // Fallback frames through the SCU steering table (docs/scu.md 3) and back.
+    eth_.set_steer([this](scu::Dir d, std::span<const uint8_t> frame) {
+        return scu_.slots().steer_frame(d, frame);
+    });
+    scu_.set_frame_out([this](scu::Dir d, std::span<const uint8_t> frame) {
+        if (d == scu::Dir::kRx) {
+            eth_.deliver_from_scu(frame);
+        } else {
+            tx_host_.eth_send(frame);
+        }
+    });
     bus_.attach(core_);
     bus_.attach(eth_);
     bus_.attach(rdma_);

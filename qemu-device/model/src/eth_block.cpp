@@ -214,7 +214,20 @@ void EthBlock::receive(std::span<const uint8_t> frame) {
     if (verdict.port == dp::PrefilterPort::Rdma && roce_sink_ && roce_sink_(frame)) {
         return;
     }
-    const dp::FrameClass cls = verdict.cls;
+    // Fallback from here on: the SCU steering table may take the frame (docs/scu.md 3); what
+    // the slot returns re-enters below with deliver_from_scu().
+    if (steer_ && steer_(scu::Dir::kRx, frame)) {
+        return;
+    }
+    deliver(frame, verdict.cls);
+}
+
+void EthBlock::deliver_from_scu(std::span<const uint8_t> frame) {
+    // The tagger runs on the slot's (possibly modified) frame.
+    deliver(frame, dp::classify_frame(frame));
+}
+
+void EthBlock::deliver(std::span<const uint8_t> frame, dp::FrameClass cls) {
     if (frame.size() > max_frame() || (rx_.valid() && !rx_.fits(frame.size()))) {
         ++cnt_.rx_drop_oversize;
         return;
@@ -252,7 +265,7 @@ void EthBlock::tx_kick() {
     if ((ctrl_ & eth::kCtrlTxEn.mask) == 0 || !tx_.pending()) {
         return;
     }
-    const uint32_t n = tx_.run(kTxBatch, max_frame(), link_up_, cnt_);
+    const uint32_t n = tx_.run(kTxBatch, max_frame(), link_up_, cnt_, steer_);
     // TX_HEAD is in the writeback before the events for those commands count (contract 3).
     if (n != 0 && wb_.enabled()) {
         wb_.update(rx_.tail(), tx_.head());

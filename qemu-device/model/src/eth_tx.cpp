@@ -41,7 +41,8 @@ bool EthTx::valid() const {
     return valid_ring_size(size_) && valid_ring_area(join64(addr_lo_, addr_hi_), size_, kCmdBytes);
 }
 
-uint32_t EthTx::run(uint32_t max_cmds, uint32_t max_len, bool send, EthCounters& cnt) {
+uint32_t EthTx::run(uint32_t max_cmds, uint32_t max_len, bool send, EthCounters& cnt,
+                    const SteerHook& steer) {
     uint32_t done = 0;
     const uint64_t base = join64(addr_lo_, addr_hi_);
     while (done < max_cmds && pending()) {
@@ -60,7 +61,8 @@ uint32_t EthTx::run(uint32_t max_cmds, uint32_t max_len, bool send, EthCounters&
                 if (!host_.dma_read(addr, frame_)) {
                     ++cnt.tx_dma_errors;
                 } else {
-                    if (send) {
+                    // A steered frame completes when it enters the slot's FIFO (docs/scu.md 3).
+                    if (send && !(steer && steer(scu::Dir::kTx, frame_))) {
                         host_.eth_send(frame_);
                     }
                     ++cnt.tx_frames;

@@ -56,12 +56,23 @@ ScuBlock::ScuBlock(const Config& config, Host& host, EventQueue& events, EventRi
       aeq_(aeq),
       mem_(mem),
       slots_(slot_config(config),
-             {host, events, mem_, nullptr, [this](const scu::Event& e) { push_event(e); },
+             {host, events, mem_,
+              [this](unsigned, scu::Dir d, const scu::Meta& m, std::span<const uint8_t> data,
+                     bool drop) { slot_out(d, m, data, drop); },
+              [this](const scu::Event& e) { push_event(e); },
               [&host, vectors = config.msix_vectors](unsigned slot) {
                   if (regs::kVecScu + slot < vectors) {
                       host.msix_notify(regs::kVecScu + slot);
                   }
               }}) {}
+
+void ScuBlock::slot_out(scu::Dir d, const scu::Meta& m, std::span<const uint8_t> data, bool drop) {
+    // Steered frames continue their path; RDMA payload does not pass the slots yet (docs/scu.md
+    // Status).
+    if (m.src == scu::kSrcFrame && !drop && frame_out_) {
+        frame_out_(d, data);
+    }
+}
 
 std::optional<unsigned> ScuBlock::slot_of(uint32_t offset, uint32_t reg) const {
     static_assert(regs::scu::kSlotStateStride == regs::scu::kSlotIrqStatusStride &&
@@ -108,6 +119,8 @@ uint32_t ScuBlock::read_reg(uint32_t offset) {
             return slots_.loaded_mask();
         case regs::scu::kIrqLines:
             return scu::kIrqLines;
+        case regs::scu::kSteerRules:
+            return scu::kSteerRules;
         default:
             break;
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The SCU admin commands (docs/scu.md 3, docs/admin-queue.md 5): SCU_LOAD, SCU_UNLOAD,
-// SCU_QUERY_SLOT, SCU_BIND_PD, SCU_RESET, SCU_QUERY_CAPS, SCU_SET_STATUS_PAGE, SCU_FLUSH_STATS.
+// SCU_QUERY_SLOT, SCU_BIND_PD, SCU_RESET, SCU_QUERY_CAPS, SCU_SET_STATUS_PAGE, SCU_FLUSH_STATS,
+// SCU_STEER_ADD, SCU_STEER_DEL.
 // Opcode and reserved bytes are checked by the admin queue first
 // (check_request); then the slot (BAD_INDEX), values (BAD_ARG), the slot's state (BUSY), the
 // image's DMA (DMA_ERROR) and the image itself (BAD_ARG). The reason of a refusal is kept as the
@@ -37,7 +38,12 @@ AqStatus aq_status_of(ScuStatus s) {
         case ScuStatus::kDmaError:
             return AqStatus::kDmaError;
         case ScuStatus::kBadAddr:
+        case ScuStatus::kBadRule:
             return AqStatus::kBadArg;
+        case ScuStatus::kTableFull:
+            return AqStatus::kNoResources;
+        case ScuStatus::kNoRule:
+            return AqStatus::kNotFound;
         default:
             return AqStatus::kBadArg;
     }
@@ -183,6 +189,36 @@ CmdResult SlotManager::command(Entry entry, std::span<uint8_t, kAqResultBytes> r
                 r = refusal(AqStatus::kBadIndex, admin::kAqScuFlushStatsFields, "slot");
             } else if (const ScuStatus st = flush_stats(s); st != ScuStatus::kOk) {
                 r = {aq_status_of(st), 0};
+            }
+            break;
+        }
+        case admin::AqOpcode::kScuSteerAdd: {
+            const admin::AqScuSteerAdd<const uint8_t> v(entry);
+            const auto& f = admin::kAqScuSteerAddFields;
+            const unsigned s = v.slot();
+            unsigned index = 0;
+            if (!slot_ok(s, false)) {
+                refuse(s, ScuStatus::kBadSlot);
+                r = refusal(AqStatus::kBadIndex, f, "slot");
+            } else if (const ScuStatus st = steer_add(s, steer_rule_from(v), index);
+                       st != ScuStatus::kOk) {
+                r = refusal(aq_status_of(st), f, st == ScuStatus::kBadRule ? "dir_rx" : "slot");
+            } else {
+                const admin::AcqScuSteerAdd<> out(c);
+                out.set_rule_id(index);
+                out.set_rules_used(steer_.used());
+            }
+            break;
+        }
+        case admin::AqOpcode::kScuSteerDel: {
+            const admin::AqScuSteerDel<const uint8_t> v(entry);
+            const auto& f = admin::kAqScuSteerDelFields;
+            const unsigned s = v.slot();
+            if (!slot_ok(s, false)) {
+                refuse(s, ScuStatus::kBadSlot);
+                r = refusal(AqStatus::kBadIndex, f, "slot");
+            } else if (const ScuStatus st = steer_del(s, v.rule_id()); st != ScuStatus::kOk) {
+                r = refusal(aq_status_of(st), f, "rule_id");
             }
             break;
         }

@@ -47,11 +47,11 @@ bool Slot::submit(Dir d, const Meta& m, std::span<const uint8_t> data) {
 void Slot::pump(Dir d) {
     // An output that comes back into this slot (loopback) only queues: the outer loop sends it,
     // so the order per direction holds.
-    if (pumping_) {
+    const auto i = static_cast<unsigned>(d);
+    if (pumping_[i]) {
         return;
     }
-    pumping_ = true;
-    const auto i = static_cast<unsigned>(d);
+    pumping_[i] = true;
     while (state_ == ScuSlotState::kRunning && !fifo_[i].empty() && scu_->ready(d)) {
         Packet p = std::move(fifo_[i].front());
         fifo_[i].pop_front();
@@ -59,7 +59,7 @@ void Slot::pump(Dir d) {
         inflight_[i].push_back(p.meta);
         scu_->push(d, p.meta, p.data);
     }
-    pumping_ = false;
+    pumping_[i] = false;
 }
 
 void Slot::emit(Dir d, std::span<const uint8_t> data, bool drop) {
@@ -72,6 +72,11 @@ void Slot::emit(Dir d, std::span<const uint8_t> data, bool drop) {
     inflight_[i].pop_front();
     // RDMA packets keep their length and TX cannot drop them (docs/scu.md 2.1).
     if (m.src == kSrcRdma && (data.size() != m.len || (drop && d == Dir::kTx))) {
+        ++cnt_.violations;
+        return;
+    }
+    // Frames may change length, within Ethernet's bounds (14 .. MAX_MTU + 18).
+    if (m.src == kSrcFrame && !drop && (data.size() < kMinFrame || data.size() > kMaxFrame)) {
         ++cnt_.violations;
         return;
     }

@@ -40,6 +40,7 @@ void SlotManager::reset() {
         status_timer_.reset();
     }
     pages_ = {};
+    steer_.clear();
     slots_.clear();  // cancels their timers
     for (unsigned i = 0; i < cfg_.num_slots; ++i) {
         auto s = std::make_unique<Slot>(i, env_, nullptr);
@@ -87,7 +88,55 @@ ScuStatus SlotManager::unload(unsigned slot) {
     if (slots_[slot]->state() != admin::ScuSlotState::kRunning) {
         return refuse(slot, ScuStatus::kBusy);
     }
-    return reconfigure(slot, passthrough_info());
+    const ScuStatus st = reconfigure(slot, passthrough_info());
+    if (st == ScuStatus::kOk) {
+        steer_.clear_slot(slot);  // an unload takes the slot's rules with it
+    }
+    return st;
+}
+
+ScuStatus SlotManager::steer_add(unsigned slot, const SteerRule& rule, unsigned& index) {
+    if (slot == 0 || slot >= slots_.size()) {
+        return refuse(slot, ScuStatus::kBadSlot);
+    }
+    if (!steer_rule_valid(rule)) {
+        return refuse(slot, ScuStatus::kBadRule);
+    }
+    const std::optional<unsigned> i = steer_.add(slot, rule);
+    if (!i) {
+        return refuse(slot, ScuStatus::kTableFull);
+    }
+    index = *i;
+    return ScuStatus::kOk;
+}
+
+ScuStatus SlotManager::steer_del(unsigned slot, unsigned index) {
+    if (slot == 0 || slot >= slots_.size()) {
+        return refuse(slot, ScuStatus::kBadSlot);
+    }
+    return steer_.del(slot, index) ? ScuStatus::kOk : refuse(slot, ScuStatus::kNoRule);
+}
+
+bool SlotManager::steer_frame(Dir d, std::span<const uint8_t> frame) {
+    const std::optional<SteerHit> hit = steer_.match(d, frame);
+    if (!hit || hit->slot >= slots_.size()) {
+        return false;
+    }
+    steer_.count_hit(hit->rule);
+    Slot& s = *slots_[hit->slot];
+    if (s.state() != admin::ScuSlotState::kRunning) {
+        s.drop_frame(d);  // a loading slot's rules stay, their frames are dropped (docs/scu.md 5)
+        return true;
+    }
+    Meta m;
+    m.qpn = hit->rule;
+    m.op = kOpFrame;
+    m.src = kSrcFrame;
+    m.dir = d;
+    m.msg_first = true;
+    m.msg_last = true;
+    s.submit(d, m, frame);  // a full FIFO drops and counts
+    return true;
 }
 
 std::optional<SlotInfo> SlotManager::query(unsigned slot) {

@@ -183,6 +183,9 @@ enum class ScuStatus : uint8_t {
     kUnknownKind = 0x06,
     kDmaError = 0x07,
     kBadAddr = 0x08,
+    kBadRule = 0x09,
+    kTableFull = 0x0a,
+    kNoRule = 0x0b,
 };
 
 // A slot's state (SCU_QUERY_SLOT.state).
@@ -222,6 +225,8 @@ enum class AqOpcode : uint8_t {
     kScuQueryCaps = 0x65,
     kScuSetStatusPage = 0x66,
     kScuFlushStats = 0x67,
+    kScuSteerAdd = 0x68,
+    kScuSteerDel = 0x69,
 };
 
 // AEQ entry types.
@@ -2901,6 +2906,459 @@ inline constexpr std::array<FieldDef, 6> kAqScuBindPdFields{{
      }},
 }};
 
+// SCU_STEER_ADD request: one steering rule, inline; its fields sit at the offsets of the ABI's
+// scenic_scu_steer_rule (docs/scu.md 4.2, whose 0x00..0x07 the header takes and whose rule_id,
+// 0x1c, is reserved here). Numbers in host order, addresses in network order (IPv4 in the first 4
+// bytes); a zero mask is a wildcard.
+template <typename Byte = uint8_t>
+class AqScuSteerAdd {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_scu_steer_add";
+    constexpr explicit AqScuSteerAdd(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t dir_rx() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0x1}, 0);
+    }
+    constexpr void set_dir_rx(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0x1}, 0, v);
+    }
+    constexpr uint32_t dir_tx() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0x2}, 1);
+    }
+    constexpr void set_dir_tx(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0x2}, 1, v);
+    }
+    constexpr uint32_t ipv6() const { return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0x4}, 2); }
+    constexpr void set_ipv6(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0x4}, 2, v);
+    }
+    constexpr uint16_t priority() const {
+        return detail::get<uint16_t, Byte>(b_, 12, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_priority(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 12, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint16_t ethertype() const {
+        return detail::get<uint16_t, Byte>(b_, 14, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_ethertype(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 14, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint16_t ethertype_mask() const {
+        return detail::get<uint16_t, Byte>(b_, 16, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_ethertype_mask(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 16, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t ip_proto() const {
+        return detail::get<uint8_t, Byte>(b_, 18, uint8_t{0xff}, 0);
+    }
+    constexpr void set_ip_proto(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 18, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t ip_proto_mask() const {
+        return detail::get<uint8_t, Byte>(b_, 19, uint8_t{0xff}, 0);
+    }
+    constexpr void set_ip_proto_mask(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 19, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint16_t src_port() const {
+        return detail::get<uint16_t, Byte>(b_, 20, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_src_port(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 20, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint16_t src_port_mask() const {
+        return detail::get<uint16_t, Byte>(b_, 22, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_src_port_mask(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 22, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint16_t dst_port() const {
+        return detail::get<uint16_t, Byte>(b_, 24, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_dst_port(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 24, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint16_t dst_port_mask() const {
+        return detail::get<uint16_t, Byte>(b_, 26, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_dst_port_mask(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 26, uint16_t{0xffff}, 0, v);
+    }
+    uint8_t src_ip(std::size_t i) const {
+        return detail::get<uint8_t, Byte>(b_, 32 + 1 * detail::check_index(i, 16), uint8_t{0xff},
+                                          0);
+    }
+    void set_src_ip(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 32 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0, v);
+    }
+    uint8_t src_ip_mask(std::size_t i) const {
+        return detail::get<uint8_t, Byte>(b_, 48 + 1 * detail::check_index(i, 16), uint8_t{0xff},
+                                          0);
+    }
+    void set_src_ip_mask(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 48 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0, v);
+    }
+    uint8_t dst_ip(std::size_t i) const {
+        return detail::get<uint8_t, Byte>(b_, 64 + 1 * detail::check_index(i, 16), uint8_t{0xff},
+                                          0);
+    }
+    void set_dst_ip(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 64 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0, v);
+    }
+    uint8_t dst_ip_mask(std::size_t i) const {
+        return detail::get<uint8_t, Byte>(b_, 80 + 1 * detail::check_index(i, 16), uint8_t{0xff},
+                                          0);
+    }
+    void set_dst_ip_mask(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 80 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t slot() const { return detail::get<uint8_t, Byte>(b_, 96, uint8_t{0xff}, 0); }
+    constexpr void set_slot(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 96, uint8_t{0xff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 20> kAqScuSteerAddFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"dir_rx", "flags", 8, 4, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).dir_rx();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_dir_rx(static_cast<uint32_t>(v));
+     }},
+    {"dir_tx", "flags", 8, 4, 1, 0x2, 1,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).dir_tx();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_dir_tx(static_cast<uint32_t>(v));
+     }},
+    {"ipv6", "flags", 8, 4, 1, 0x4, 2,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).ipv6();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_ipv6(static_cast<uint32_t>(v));
+     }},
+    {"priority", "priority", 12, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).priority();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_priority(static_cast<uint16_t>(v));
+     }},
+    {"ethertype", "ethertype", 14, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).ethertype();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_ethertype(static_cast<uint16_t>(v));
+     }},
+    {"ethertype_mask", "ethertype_mask", 16, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).ethertype_mask();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_ethertype_mask(static_cast<uint16_t>(v));
+     }},
+    {"ip_proto", "ip_proto", 18, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).ip_proto();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_ip_proto(static_cast<uint8_t>(v));
+     }},
+    {"ip_proto_mask", "ip_proto_mask", 19, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).ip_proto_mask();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_ip_proto_mask(static_cast<uint8_t>(v));
+     }},
+    {"src_port", "src_port", 20, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).src_port();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_src_port(static_cast<uint16_t>(v));
+     }},
+    {"src_port_mask", "src_port_mask", 22, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).src_port_mask();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_src_port_mask(static_cast<uint16_t>(v));
+     }},
+    {"dst_port", "dst_port", 24, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).dst_port();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_dst_port(static_cast<uint16_t>(v));
+     }},
+    {"dst_port_mask", "dst_port_mask", 26, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).dst_port_mask();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_dst_port_mask(static_cast<uint16_t>(v));
+     }},
+    {"src_ip", "src_ip", 32, 1, 16, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).src_ip(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_src_ip(i, static_cast<uint8_t>(v));
+     }},
+    {"src_ip_mask", "src_ip_mask", 48, 1, 16, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).src_ip_mask(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_src_ip_mask(i, static_cast<uint8_t>(v));
+     }},
+    {"dst_ip", "dst_ip", 64, 1, 16, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).dst_ip(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_dst_ip(i, static_cast<uint8_t>(v));
+     }},
+    {"dst_ip_mask", "dst_ip_mask", 80, 1, 16, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).dst_ip_mask(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_dst_ip_mask(i, static_cast<uint8_t>(v));
+     }},
+    {"slot", "slot", 96, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerAdd<const uint8_t>(e.first<128>()).slot();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerAdd<>(e.first<128>()).set_slot(static_cast<uint8_t>(v));
+     }},
+}};
+
+// SCU_STEER_ADD result.
+template <typename Byte = uint8_t>
+class AcqScuSteerAdd {
+  public:
+    static constexpr std::size_t kSize = 32;
+    static constexpr std::string_view kName = "acq_scu_steer_add";
+    constexpr explicit AcqScuSteerAdd(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t status() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint16_t syndrome() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_syndrome(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint16_t sq_head() const {
+        return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_sq_head(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 6, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint32_t rule_id() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_rule_id(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t rules_used() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_rules_used(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 7> kAcqScuSteerAddFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuSteerAdd<const uint8_t>(e.first<32>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuSteerAdd<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"status", "hdr.status", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuSteerAdd<const uint8_t>(e.first<32>()).status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuSteerAdd<>(e.first<32>()).set_status(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuSteerAdd<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuSteerAdd<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"syndrome", "hdr.syndrome", 4, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuSteerAdd<const uint8_t>(e.first<32>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuSteerAdd<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v));
+     }},
+    {"sq_head", "hdr.sq_head", 6, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuSteerAdd<const uint8_t>(e.first<32>()).sq_head();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuSteerAdd<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v));
+     }},
+    {"rule_id", "rule_id", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuSteerAdd<const uint8_t>(e.first<32>()).rule_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuSteerAdd<>(e.first<32>()).set_rule_id(static_cast<uint32_t>(v));
+     }},
+    {"rules_used", "rules_used", 12, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqScuSteerAdd<const uint8_t>(e.first<32>()).rules_used();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqScuSteerAdd<>(e.first<32>()).set_rules_used(static_cast<uint32_t>(v));
+     }},
+}};
+
+// SCU_STEER_DEL request: free one entry of the slot's.
+template <typename Byte = uint8_t>
+class AqScuSteerDel {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_scu_steer_del";
+    constexpr explicit AqScuSteerDel(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint8_t slot() const { return detail::get<uint8_t, Byte>(b_, 8, uint8_t{0xff}, 0); }
+    constexpr void set_slot(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 8, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint32_t rule_id() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_rule_id(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 5> kAqScuSteerDelFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerDel<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerDel<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerDel<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerDel<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerDel<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerDel<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"slot", "slot", 8, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerDel<const uint8_t>(e.first<128>()).slot();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerDel<>(e.first<128>()).set_slot(static_cast<uint8_t>(v));
+     }},
+    {"rule_id", "rule_id", 12, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqScuSteerDel<const uint8_t>(e.first<128>()).rule_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqScuSteerDel<>(e.first<128>()).set_rule_id(static_cast<uint32_t>(v));
+     }},
+}};
+
 // SCU_RESET request: pulse the slot's rst (its SCU's CSRs to reset values; counters, PD and status
 // page stay).
 template <typename Byte = uint8_t>
@@ -4426,7 +4884,7 @@ inline constexpr std::array<FieldDef, 3> kCeqeFields{{
      }},
 }};
 
-inline constexpr std::array<StructDef, 44> kStructs{{
+inline constexpr std::array<StructDef, 47> kStructs{{
     {"aq_sqe_hdr", 8, kAqSqeHdrFields},
     {"aq_cqe_hdr", 8, kAqCqeHdrFields},
     {"aq_sqe", 128, kAqSqeFields},
@@ -4453,6 +4911,9 @@ inline constexpr std::array<StructDef, 44> kStructs{{
     {"aq_scu_query_slot", 128, kAqScuQuerySlotFields},
     {"acq_scu_query_slot", 32, kAcqScuQuerySlotFields},
     {"aq_scu_bind_pd", 128, kAqScuBindPdFields},
+    {"aq_scu_steer_add", 128, kAqScuSteerAddFields},
+    {"acq_scu_steer_add", 32, kAcqScuSteerAddFields},
+    {"aq_scu_steer_del", 128, kAqScuSteerDelFields},
     {"aq_scu_reset", 128, kAqScuResetFields},
     {"aq_scu_query_caps", 128, kAqScuQueryCapsFields},
     {"acq_scu_query_caps", 32, kAcqScuQueryCapsFields},
@@ -4473,7 +4934,7 @@ inline constexpr std::array<StructDef, 44> kStructs{{
     {"ceqe", 8, kCeqeFields},
 }};
 
-inline constexpr std::array<CommandDef, 20> kCommands{{
+inline constexpr std::array<CommandDef, 22> kCommands{{
     {0x01, "nop", "aq_nop", "acq_nop"},
     {0x10, "create_cq", "aq_create_cq", "aq_cqe"},
     {0x11, "destroy_cq", "aq_destroy_cq", "aq_cqe"},
@@ -4494,6 +4955,8 @@ inline constexpr std::array<CommandDef, 20> kCommands{{
     {0x65, "scu_query_caps", "aq_scu_query_caps", "acq_scu_query_caps"},
     {0x66, "scu_set_status_page", "aq_scu_set_status_page", "aq_cqe"},
     {0x67, "scu_flush_stats", "aq_scu_flush_stats", "aq_cqe"},
+    {0x68, "scu_steer_add", "aq_scu_steer_add", "acq_scu_steer_add"},
+    {0x69, "scu_steer_del", "aq_scu_steer_del", "aq_cqe"},
 }};
 
 }  // namespace scenic::admin

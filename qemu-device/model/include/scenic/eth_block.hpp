@@ -79,6 +79,12 @@ class EthBlock final : public Block {
         roce_sink_ = std::move(sink);
     }
 
+    // The SCU steering table (docs/scu.md 3): RX frames the prefilter left to the fallback path
+    // and TX frames after the ETH TX DMA are offered to it; true means a slot took the frame (a
+    // TX command then completes). The slot's RX output comes back through deliver_from_scu().
+    void set_steer(SteerHook hook) { steer_ = std::move(hook); }
+    void deliver_from_scu(std::span<const uint8_t> frame);
+
     [[nodiscard]] const EthCounters& counters() const { return cnt_; }
     [[nodiscard]] uint32_t mtu() const { return mtu_; }
     [[nodiscard]] uint64_t wb_errors() const { return wb_.errors(); }
@@ -89,6 +95,8 @@ class EthBlock final : public Block {
 
   private:
     [[nodiscard]] bool accept_dst(std::span<const uint8_t> frame) const;
+    // The RX path after the prefilter and the steering table: size, MAC filter, ring.
+    void deliver(std::span<const uint8_t> frame, dp::FrameClass cls);
     [[nodiscard]] uint32_t max_frame() const { return mtu_ + kL2Overhead; }
     void tx_kick();
     void cancel_tx_event();
@@ -106,6 +114,7 @@ class EthBlock final : public Block {
     uint32_t mtu_ = 0;
     std::optional<EventQueue::Id> tx_event_;
     std::function<bool(std::span<const uint8_t>)> roce_sink_;
+    SteerHook steer_;
 };
 
 }  // namespace scenic

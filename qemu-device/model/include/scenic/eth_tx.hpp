@@ -7,13 +7,18 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "scenic/host.hpp"
+#include "scenic/scu.hpp"
 
 namespace scenic {
 
 struct EthCounters;
+// The SCU steering table as the ETH block sees it: true when a slot took the frame.
+using SteerHook = std::function<bool(scu::Dir, std::span<const uint8_t>)>;
 
 class EthTx {
   public:
@@ -40,8 +45,10 @@ class EthTx {
     [[nodiscard]] bool pending() const { return valid() && head_ != tail_; }
 
     // Consumes at most max_cmds commands; frames are max_len bytes at most (MTU + 18). send
-    // says whether frames go on the wire (link up). Returns the number of commands consumed.
-    uint32_t run(uint32_t max_cmds, uint32_t max_len, bool send, EthCounters& cnt);
+    // says whether frames go on the wire (link up); a frame `steer` takes goes to an SCU slot
+    // instead (its output reaches the wire from there). Returns the number of commands consumed.
+    uint32_t run(uint32_t max_cmds, uint32_t max_len, bool send, EthCounters& cnt,
+                 const SteerHook& steer = {});
 
   private:
     Host& host_;

@@ -27,6 +27,7 @@ struct Meta {
 };
 inline constexpr uint8_t kSrcRdma = 0;
 inline constexpr uint8_t kSrcFrame = 1;
+inline constexpr uint8_t kOpFrame = 0x10;  // Meta::op of a fallback frame
 
 // The memory port's answer (mwr_cpl_status / mrd_data_tuser status, docs/scu.md 2.3).
 enum class MemStatus : uint8_t {

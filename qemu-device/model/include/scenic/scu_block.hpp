@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <utility>
 
 #include "scenic/admin_queue.hpp"
 #include "scenic/block.hpp"
@@ -34,6 +36,10 @@ class ScuBlock final : public Block {
         return slots_.command(entry, result);
     }
     [[nodiscard]] scu::SlotManager& slots() { return slots_; }
+    // Where a slot's output frames go on: RX to the ETH block's ring path, TX to the wire.
+    void set_frame_out(std::function<void(scu::Dir, std::span<const uint8_t>)> out) {
+        frame_out_ = std::move(out);
+    }
 
   protected:
     uint32_t read_reg(uint32_t offset) override;
@@ -54,11 +60,13 @@ class ScuBlock final : public Block {
         rdma::Memory& mem_;
     };
     void push_event(const scu::Event& e);
+    void slot_out(scu::Dir d, const scu::Meta& m, std::span<const uint8_t> data, bool drop);
     // The slot whose per-slot register `offset` is (reg = the array's first offset), if any.
     [[nodiscard]] std::optional<unsigned> slot_of(uint32_t offset, uint32_t reg) const;
 
     EventRing& aeq_;
     RdmaMemory mem_;
+    std::function<void(scu::Dir, std::span<const uint8_t>)> frame_out_;
     scu::SlotManager slots_;
 };
 

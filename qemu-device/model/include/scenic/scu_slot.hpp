@@ -17,6 +17,7 @@
 #include "scenic/admin.hpp"
 #include "scenic/event_queue.hpp"
 #include "scenic/host.hpp"
+#include "scenic/regs.hpp"
 #include "scenic/scu.hpp"
 #include "scenic/scu_image.hpp"
 
@@ -27,6 +28,8 @@ inline constexpr uint32_t kCsrWindowBytes = 64 * 1024;
 inline constexpr uint32_t kCsrRegs = kCsrWindowBytes / 8;
 inline constexpr size_t kFifoBytes = 32 * 1024;  // per direction
 inline constexpr size_t kFifoPackets = 64;       // per direction
+inline constexpr size_t kMinFrame = 14;          // a frame out of a slot: Ethernet header
+inline constexpr size_t kMaxFrame = regs::eth::kMaxMtuDefault + 18;  // .. ETH.MAX_MTU + 18
 // Indices of SlotCounters::completions, the status page's order (docs/scu.md 4.4).
 enum CompletionOp : unsigned {
     kRemoteWrite,
@@ -106,6 +109,8 @@ class Slot final : public SlotPort {
     // FIFO is full: the packet is dropped and counted (can_accept() first for back-pressure).
     bool submit(Dir d, const Meta& m, std::span<const uint8_t> data);
     [[nodiscard]] bool can_accept(Dir d, size_t len) const;
+    // A steered frame the slot cannot take now (loading): counted in fifo_drops.
+    void drop_frame(Dir d) { ++cnt_.fifo_drops[static_cast<unsigned>(d)]; }
 
     // Out of reset: `scu` runs at once (no delay, no event, no load counted).
     void install(std::unique_ptr<Scu> scu, const ImageInfo& info);
@@ -174,7 +179,7 @@ class Slot final : public SlotPort {
     std::array<std::deque<Meta>, kDirs> inflight_;  // the card's copy, paired in order
     std::optional<uint32_t> pdn_;
     bool fault_reported_ = false;
-    bool pumping_ = false;
+    std::array<bool, kDirs> pumping_{};
     void notify_if_due(uint32_t before);
 
     uint32_t irq_pending_ = 0;

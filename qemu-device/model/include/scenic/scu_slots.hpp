@@ -16,6 +16,7 @@
 #include "scenic/admin_queue.hpp"
 #include "scenic/scu_registry.hpp"
 #include "scenic/scu_slot.hpp"
+#include "scenic/scu_steering.hpp"
 
 namespace scenic::scu {
 
@@ -72,6 +73,16 @@ class SlotManager {
     // The datapath into a slot (steering is the caller's).
     bool submit(unsigned slot, Dir d, const Meta& m, std::span<const uint8_t> data);
 
+    // Steering (docs/scu.md 3). add: the rule's index, or bad_slot / bad_rule / table_full; del:
+    // ok, bad_slot or no_rule (free, out of range or another slot's). Rules go with an unload
+    // of their slot and a card reset; they stay across loads and SCU_RESET.
+    admin::ScuStatus steer_add(unsigned slot, const SteerRule& rule, unsigned& index);
+    admin::ScuStatus steer_del(unsigned slot, unsigned index);
+    // A fallback frame: true when a rule took it into its slot (FIFO full or slot loading: the
+    // frame is dropped and counted in the slot's fifo_drops of that direction).
+    bool steer_frame(Dir d, std::span<const uint8_t> frame);
+    [[nodiscard]] const SteeringTable& steering() const { return steer_; }
+
     // BAR3: 64 KiB per slot, 64-bit registers, 32-bit halves allowed. Slot 0 (fixed, never
     // owned) and windows past NUM_SLOTS read 0 and ignore writes; other sizes or misaligned
     // offsets read all-ones (the wrapper's SLVERR) and are ignored.
@@ -120,6 +131,7 @@ class SlotManager {
     std::array<uint64_t, 16> refused_{};
     std::array<StatusPage, 16> pages_{};
     std::optional<EventQueue::Id> status_timer_;
+    SteeringTable steer_;
 };
 
 }  // namespace scenic::scu
