@@ -129,8 +129,10 @@ static int scenic_rdma_qp_check_cmd(struct scenic_rdma_dev *sdev,
 			  cmd->comp_mask);
 		return -EINVAL;
 	}
-	if (!scenic_rdma_zeroed(sdev, cmd->reserved_a0,
-				sizeof(cmd->reserved_a0), "create_qp"))
+	if (!scenic_rdma_zeroed(sdev, cmd->reserved_70,
+				sizeof(cmd->reserved_70), "create_qp") ||
+	    !scenic_rdma_zeroed(sdev, cmd->reserved_b0,
+				sizeof(cmd->reserved_b0), "create_qp"))
 		return -EINVAL;
 	if (cmd->flags) {
 		ibdev_dbg(ibdev, "create_qp: unknown flags 0x%x\n", cmd->flags);

@@ -164,14 +164,15 @@ struct scenic_ibv_create_qp {
 	__u32 sq_ring_size;	/* bytes; entries * sq_wqe_size, power of two */
 	__u32 rq_ring_size;	/* bytes; entries * rq_wqe_size, power of two */
 	__u16 scu_index;	/* SCU the QP's flows are steered to */
+	__u8 reserved_70[2];
+	__u32 flags;		/* none defined yet, must be zero */
 	/*
 	 * Bytes per RQ slot: 0 (= 64) or 64 << n, n <= SCENIC_RQ_MAX_STRIDE,
 	 * holding (rq_wqe_size - 16) / 16 SGEs; more than 64 only with
 	 * SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_RQ_STRIDE
 	 */
 	__u16 rq_wqe_size;
-	__u32 flags;		/* none defined yet, must be zero */
-	__u8 reserved_a0[4];
+	__u8 reserved_b0[2];
 };
 
 enum {
