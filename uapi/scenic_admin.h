@@ -548,7 +548,8 @@ struct scenic_aq_create_qp {
 	__u8 reserved_0x23[1];
 	__le32 send_cqn;	/* 0x24 */
 	__le32 recv_cqn;	/* 0x28 */
-	__u8 reserved_0x2c[4];
+	__u8 flags;	/* 0x2c */
+	__u8 reserved_0x2d[3];
 	__le64 status_page_addr;	/* 0x30 */
 	__le64 dbrec_addr;	/* 0x38 */
 	__u8 reserved_0x40[64];
@@ -559,6 +560,8 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_create_qp) == 128);
 #define SCENIC_AQ_CREATE_QP_SQ_LOG2_SHIFT 0
 #define SCENIC_AQ_CREATE_QP_RQ_LOG2_MASK 0xfU
 #define SCENIC_AQ_CREATE_QP_RQ_LOG2_SHIFT 0
+#define SCENIC_AQ_CREATE_QP_RQ_STRIDE_MASK 0x38U
+#define SCENIC_AQ_CREATE_QP_RQ_STRIDE_SHIFT 3
 
 /* MODIFY_QP request: only the values whose attr_mask bit is set are read. */
 struct scenic_aq_modify_qp {
@@ -1157,6 +1160,7 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aq_create_qp, scu, scu, 0x22, 1, 0xffU) \
 	X(aq_create_qp, send_cqn, send_cqn, 0x24, 4, 0xffffffffU) \
 	X(aq_create_qp, recv_cqn, recv_cqn, 0x28, 4, 0xffffffffU) \
+	X(aq_create_qp, flags, rq_stride, 0x2c, 1, SCENIC_AQ_CREATE_QP_RQ_STRIDE_MASK) \
 	X(aq_create_qp, status_page_addr, status_page_addr, 0x30, 8, 0xffffffffffffffffULL) \
 	X(aq_create_qp, dbrec_addr, dbrec_addr, 0x38, 8, 0xffffffffffffffffULL) \
 	X(aq_modify_qp, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \

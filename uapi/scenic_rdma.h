@@ -12,7 +12,7 @@
  *  - SQ: a ring of 2^n SCENIC_SQ_WQE_BYTES slots in host memory. The provider
  *    writes WQEs, then writes its free-running producer index (u32) to the
  *    QP's doorbell page at SCENIC_DB_SQ. The card reads slot (idx mod 2^n).
- *  - RQ: the same with SCENIC_RQ_WQE_BYTES slots and SCENIC_DB_RQ.
+ *  - RQ: the same with slots of 64 << rq_stride bytes and SCENIC_DB_RQ.
  *  - Send completions: the card keeps, per QP, the number of SQ WQEs it has
  *    completed successfully (u64, free-running) and writes it to the QP's
  *    status page (struct scenic_qp_status) after each completion; no CQE, no
@@ -61,10 +61,17 @@
 #define SCENIC_DB_CQ_ARM_SOLICITED	0x80000000u	/* notify on solicited/error only */
 #define SCENIC_DB_CQ_CI_MASK		0x7fffffffu
 
-/* ---- SQ WQE: 512 bytes, 64-byte header then SGEs or inline data ---- */
+/*
+ * ---- SQ WQE: 512 bytes, 64-byte header then SGEs or inline data ----
+ * The card reads the header, then only num_sge SGEs (or length inline
+ * bytes). Cards without RDMA.FEATURES.rq_stride take at most
+ * SCENIC_SQ_MAX_SGE_V0 SGEs and SCENIC_MAX_INLINE_V0 inline bytes.
+ */
 #define SCENIC_SQ_WQE_BYTES	512
-#define SCENIC_SQ_MAX_SGE	16
-#define SCENIC_MAX_INLINE	256
+#define SCENIC_SQ_MAX_SGE	28	/* (512 - 64) / 16 */
+#define SCENIC_MAX_INLINE	448	/* 512 - 64 */
+#define SCENIC_SQ_MAX_SGE_V0	16
+#define SCENIC_MAX_INLINE_V0	256
 
 enum scenic_wqe_opcode {
 	SCENIC_WQE_OP_SEND = 0,
@@ -102,17 +109,27 @@ struct scenic_sq_wqe {
 		struct scenic_sge sge[SCENIC_SQ_MAX_SGE];
 		__u8 inline_data[SCENIC_MAX_INLINE];
 	};
-	__u8 pad[SCENIC_SQ_WQE_BYTES - 64 - SCENIC_SQ_MAX_SGE * 16];
 };
 
-/* ---- RQ WQE: 64 bytes ---- */
-#define SCENIC_RQ_WQE_BYTES	64
-#define SCENIC_RQ_MAX_SGE	3
+/*
+ * ---- RQ WQE: 64 << rq_stride bytes, chosen per QP at CREATE_QP ----
+ * A 16-byte header, then (stride - 16) / 16 SGEs: 3, 7, 15 or 31. The card
+ * reads the header, then only num_sge SGEs; num_sge above what the QP's
+ * stride holds completes the WQE with a local QP operation error.
+ */
+#define SCENIC_RQ_WQE_BYTES	64	/* rq_stride 0, the only stride of V0 cards */
+#define SCENIC_RQ_WQE_MAX_BYTES	512	/* rq_stride 3 */
+#define SCENIC_RQ_MAX_STRIDE	3
+#define SCENIC_RQ_WQE_HDR_BYTES	16
+#define SCENIC_RQ_STRIDE_SGES(stride)	\
+	((((__u32)SCENIC_RQ_WQE_BYTES << (stride)) - SCENIC_RQ_WQE_HDR_BYTES) / 16)
+#define SCENIC_RQ_MAX_SGE_V0	3
+#define SCENIC_RQ_MAX_SGE	31
 
 struct scenic_rq_wqe {
-	__le16 num_sge;		/* 0 .. SCENIC_RQ_MAX_SGE */
+	__le16 num_sge;		/* 0 .. SCENIC_RQ_STRIDE_SGES(the QP's rq_stride) */
 	__u8 reserved[14];
-	struct scenic_sge sge[SCENIC_RQ_MAX_SGE];
+	struct scenic_sge sge[SCENIC_RQ_MAX_SGE];	/* only the stride's first ones exist */
 };
 
 /* ---- CQE: 32 bytes ---- */

@@ -109,6 +109,7 @@
 	X(MAX_MR, 0x14) \
 	X(TLB_ENTRIES, 0x18) \
 	X(CTRL, 0x1c) \
+	X(FEATURES, 0x20) \
 	X(CEQ_BASE_LO, 0xc0) \
 	X(CEQ_BASE_HI, 0xc4) \
 	X(CEQ_CFG, 0xc8) \
@@ -405,7 +406,7 @@
 /* Block rdma: Offloaded RoCE v2 engine (paper section 7.2). The driver sets it up through the core's admin queue (docs/admin-queue.md); CQ notifications go to the CEQ; the data path is the doorbell BAR (db_bar) plus rings, CQs and completion counters in host memory, formats in uapi/scenic_rdma.h. */
 #define SCENIC_RDMA_BLK_TYPE 0x5c1c0003
 #define SCENIC_RDMA_BLK_VERSION_MAJOR 2
-#define SCENIC_RDMA_BLK_VERSION_MINOR 0
+#define SCENIC_RDMA_BLK_VERSION_MINOR 1
 #define SCENIC_RDMA_BLK_OFFSET 0x2000
 #define SCENIC_RDMA_BLK_SIZE 0x1000
 #define SCENIC_RDMA_MAX_QP 0x0c /* ro */
@@ -420,6 +421,10 @@
 #define SCENIC_RDMA_CTRL_DEFAULT 0x00000000
 #define SCENIC_RDMA_CTRL_ENABLE_SHIFT 0
 #define SCENIC_RDMA_CTRL_ENABLE_MASK 0x00000001
+#define SCENIC_RDMA_FEATURES 0x20 /* ro */
+#define SCENIC_RDMA_FEATURES_DEFAULT 0x00000100
+#define SCENIC_RDMA_FEATURES_RQ_STRIDE_SHIFT 8
+#define SCENIC_RDMA_FEATURES_RQ_STRIDE_MASK 0x00000100
 #define SCENIC_RDMA_CEQ_BASE_LO 0xc0 /* rw */
 #define SCENIC_RDMA_CEQ_BASE_LO_DEFAULT 0x00000000
 #define SCENIC_RDMA_CEQ_BASE_HI 0xc4 /* rw */

@@ -152,6 +152,11 @@ struct scenic_rdma_dev {
 	u32 max_cq;
 	u32 max_mr;
 	u32 tlb_entries;
+	u32 features;		/* RDMA.FEATURES */
+	/* what create_qp accepts, from features (uapi/scenic_rdma.h) */
+	u32 max_sq_sge;
+	u32 max_rq_sge;
+	u32 max_inline;
 	u16 num_scus;
 	int irq;
 	char irq_name[40];
@@ -303,6 +308,7 @@ struct scenic_rdma_qp {
 	struct rdma_user_mmap_entry *db_entry;
 	u32 sq_entries;
 	u32 rq_entries;
+	u8 rq_stride;		/* RQ slots of SCENIC_RQ_WQE_BYTES << rq_stride */
 	struct ib_qp_cap cap;
 	enum ib_sig_type sq_sig_type;
 	struct mutex lock;	/* modify / query against each other */

@@ -212,6 +212,17 @@ static int scenic_rdma_read_limits(struct scenic_rdma_dev *sdev)
 	sdev->max_cq = scenic_rdma_rd(sdev, SCENIC_RDMA_MAX_CQ);
 	sdev->max_mr = scenic_rdma_rd(sdev, SCENIC_RDMA_MAX_MR);
 	sdev->tlb_entries = scenic_rdma_rd(sdev, SCENIC_RDMA_TLB_ENTRIES);
+	/* a 2.0 card reads 0 there: its smaller WQE limits */
+	sdev->features = scenic_rdma_rd(sdev, SCENIC_RDMA_FEATURES);
+	if (sdev->features & SCENIC_RDMA_FEATURES_RQ_STRIDE_MASK) {
+		sdev->max_sq_sge = SCENIC_SQ_MAX_SGE;
+		sdev->max_rq_sge = SCENIC_RQ_MAX_SGE;
+		sdev->max_inline = SCENIC_MAX_INLINE;
+	} else {
+		sdev->max_sq_sge = SCENIC_SQ_MAX_SGE_V0;
+		sdev->max_rq_sge = SCENIC_RQ_MAX_SGE_V0;
+		sdev->max_inline = SCENIC_MAX_INLINE_V0;
+	}
 	if (sdev->max_qp <= SCENIC_RDMA_RSVD_QPS ||
 	    sdev->max_qp > SCENIC_RDMA_CARD_MAX_OBJS ||
 	    !sdev->max_cq || sdev->max_cq > SCENIC_RDMA_CARD_MAX_OBJS ||

@@ -51,15 +51,15 @@ static int scenic_rdma_qp_check_init(struct scenic_rdma_dev *sdev,
 	}
 	if (init->cap.max_send_wr > SCENIC_RDMA_MAX_WR ||
 	    init->cap.max_recv_wr > SCENIC_RDMA_MAX_WR ||
-	    init->cap.max_send_sge > SCENIC_SQ_MAX_SGE ||
-	    init->cap.max_recv_sge > SCENIC_RQ_MAX_SGE ||
-	    init->cap.max_inline_data > SCENIC_MAX_INLINE) {
+	    init->cap.max_send_sge > sdev->max_sq_sge ||
+	    init->cap.max_recv_sge > sdev->max_rq_sge ||
+	    init->cap.max_inline_data > sdev->max_inline) {
 		ibdev_dbg(ibdev, "create_qp: caps %u/%u WRs, %u/%u SGEs, %u inline exceed %u/%u, %u/%u, %u\n",
 			  init->cap.max_send_wr, init->cap.max_recv_wr,
 			  init->cap.max_send_sge, init->cap.max_recv_sge,
 			  init->cap.max_inline_data, SCENIC_RDMA_MAX_WR,
-			  SCENIC_RDMA_MAX_WR, SCENIC_SQ_MAX_SGE,
-			  SCENIC_RQ_MAX_SGE, SCENIC_MAX_INLINE);
+			  SCENIC_RDMA_MAX_WR, sdev->max_sq_sge,
+			  sdev->max_rq_sge, sdev->max_inline);
 		return -EINVAL;
 	}
 	if (!init->send_cq || !init->recv_cq)
@@ -85,6 +85,36 @@ static int scenic_rdma_ring_entries(struct scenic_rdma_dev *sdev,
 	return 0;
 }
 
+static u32 scenic_rdma_rq_wqe_bytes(const struct scenic_rdma_qp *qp)
+{
+	return SCENIC_RQ_WQE_BYTES << qp->rq_stride;
+}
+
+/*
+ * The RQ stride of @wqe_size bytes (0: the smallest), which must hold
+ * @max_recv_sge SGEs; larger than 64 bytes only on cards with the feature.
+ */
+static int scenic_rdma_rq_stride(struct scenic_rdma_dev *sdev, u16 wqe_size,
+				 u32 max_recv_sge, u8 *stride)
+{
+	u32 bytes = wqe_size ? wqe_size : SCENIC_RQ_WQE_BYTES;
+	u8 n = 0;
+
+	while (n < SCENIC_RQ_MAX_STRIDE && (SCENIC_RQ_WQE_BYTES << n) < bytes)
+		n++;
+	if ((SCENIC_RQ_WQE_BYTES << n) != bytes ||
+	    (n && !(sdev->features & SCENIC_RDMA_FEATURES_RQ_STRIDE_MASK)) ||
+	    max_recv_sge > SCENIC_RQ_STRIDE_SGES(n)) {
+		ibdev_dbg(&sdev->ibdev, "create_qp: RQ slots of %u bytes for %u SGEs: need 64 << n bytes (n <= %u on this card) holding (bytes - 16) / 16 SGEs\n",
+			  bytes, max_recv_sge,
+			  sdev->features & SCENIC_RDMA_FEATURES_RQ_STRIDE_MASK ?
+			  SCENIC_RQ_MAX_STRIDE : 0);
+		return -EINVAL;
+	}
+	*stride = n;
+	return 0;
+}
+
 static int scenic_rdma_qp_check_cmd(struct scenic_rdma_dev *sdev,
 				    const struct scenic_ibv_create_qp *cmd,
 				    const struct ib_qp_init_attr *init,
@@ -101,20 +131,24 @@ static int scenic_rdma_qp_check_cmd(struct scenic_rdma_dev *sdev,
 	}
 	if (!scenic_rdma_zeroed(sdev, cmd->reserved_70,
 				sizeof(cmd->reserved_70), "create_qp") ||
-	    !scenic_rdma_zeroed(sdev, cmd->reserved_a0,
-				sizeof(cmd->reserved_a0), "create_qp"))
+	    !scenic_rdma_zeroed(sdev, cmd->reserved_b0,
+				sizeof(cmd->reserved_b0), "create_qp"))
 		return -EINVAL;
 	if (cmd->flags) {
 		ibdev_dbg(ibdev, "create_qp: unknown flags 0x%x\n", cmd->flags);
 		return -EINVAL;
 	}
+	err = scenic_rdma_rq_stride(sdev, cmd->rq_wqe_size,
+				    init->cap.max_recv_sge, &qp->rq_stride);
+	if (err)
+		return err;
 	err = scenic_rdma_ring_entries(sdev, "SQ", cmd->sq_ring_size,
 				       SCENIC_SQ_WQE_BYTES,
 				       init->cap.max_send_wr, &qp->sq_entries);
 	if (err)
 		return err;
 	err = scenic_rdma_ring_entries(sdev, "RQ", cmd->rq_ring_size,
-				       SCENIC_RQ_WQE_BYTES,
+				       scenic_rdma_rq_wqe_bytes(qp),
 				       init->cap.max_recv_wr, &qp->rq_entries);
 	if (err)
 		return err;
@@ -155,7 +189,7 @@ static int scenic_rdma_qp_alloc_rings(struct scenic_rdma_dev *sdev,
 				      struct scenic_ibv_create_qp_resp *resp)
 {
 	size_t sq = PAGE_ALIGN((size_t)qp->sq_entries * SCENIC_SQ_WQE_BYTES);
-	size_t rq = PAGE_ALIGN((size_t)qp->rq_entries * SCENIC_RQ_WQE_BYTES);
+	size_t rq = PAGE_ALIGN((size_t)qp->rq_entries * scenic_rdma_rq_wqe_bytes(qp));
 	int err;
 
 	BUILD_BUG_ON(sizeof(struct scenic_qp_dbrec) > PAGE_SIZE);
@@ -187,7 +221,7 @@ static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
 	 */
 	if (one_map &&
 	    PAGE_ALIGN((size_t)qp->sq_entries * SCENIC_SQ_WQE_BYTES) +
-	    PAGE_ALIGN((size_t)qp->rq_entries * SCENIC_RQ_WQE_BYTES) +
+	    PAGE_ALIGN((size_t)qp->rq_entries * scenic_rdma_rq_wqe_bytes(qp)) +
 	    PAGE_SIZE <= SCENIC_QP_ONE_MAP_MAX) {
 		err = scenic_rdma_qp_alloc_rings(sdev, suctx, qp, resp);
 		if (err)
@@ -200,7 +234,7 @@ static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
 			return err;
 		err = scenic_dma_buf_alloc(sdev, suctx, &qp->rq,
 					   (size_t)qp->rq_entries *
-					   SCENIC_RQ_WQE_BYTES);
+					   scenic_rdma_rq_wqe_bytes(qp));
 		if (err)
 			return err;
 		err = scenic_dma_buf_alloc(sdev, suctx, &qp->dbrec,
@@ -342,6 +376,8 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	create.rq_log2 = FIELD_PREP(SCENIC_AQ_CREATE_QP_RQ_LOG2_MASK,
 				    ilog2(qp->rq_entries));
 	create.scu = qp->scu;
+	create.flags = FIELD_PREP(SCENIC_AQ_CREATE_QP_RQ_STRIDE_MASK,
+				  qp->rq_stride);
 	create.send_cqn = cpu_to_le32(to_scq(init->send_cq)->cqn);
 	create.recv_cqn = cpu_to_le32(to_scq(init->recv_cq)->cqn);
 	create.status_page_addr = cpu_to_le64(qp->status.dma_addr);
@@ -368,6 +404,7 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	ibqp->qp_num = qp->qpn;
 	init->cap.max_send_wr = qp->sq_entries;
 	init->cap.max_recv_wr = qp->rq_entries;
+	init->cap.max_recv_sge = SCENIC_RQ_STRIDE_SGES(qp->rq_stride);
 	qp->cap = init->cap;
 	qp->sq_sig_type = init->sq_sig_type;
 	qp->attr.qp_state = IB_QPS_RESET;

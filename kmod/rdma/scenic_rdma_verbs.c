@@ -109,9 +109,9 @@ int scenic_rdma_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_RC_RNR_NAK_GEN;
 	/* QP1's SGEs: DMA addresses under pd->local_dma_lkey */
 	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
-	attr->max_send_sge = SCENIC_SQ_MAX_SGE;
-	attr->max_recv_sge = SCENIC_RQ_MAX_SGE;
-	attr->max_sge_rd = SCENIC_SQ_MAX_SGE;
+	attr->max_send_sge = sdev->max_sq_sge;
+	attr->max_recv_sge = sdev->max_rq_sge;
+	attr->max_sge_rd = sdev->max_sq_sge;
 	attr->max_cq = sdev->max_cq;
 	attr->max_cqe = SCENIC_RDMA_MAX_CQE;
 	attr->max_mr = sdev->max_mr - 1;	/* index 0 is never used */
@@ -133,9 +133,9 @@ int scenic_rdma_query_device(struct ib_device *ibdev,
 			   SCENIC_QUERY_DEVICE_CAPS_COMPLETION_COUNTERS;
 	resp.max_sq_wr = SCENIC_RDMA_MAX_WR;
 	resp.max_rq_wr = SCENIC_RDMA_MAX_WR;
-	resp.max_sq_sge = SCENIC_SQ_MAX_SGE;
-	resp.max_rq_sge = SCENIC_RQ_MAX_SGE;
-	resp.max_inline_data = SCENIC_MAX_INLINE;
+	resp.max_sq_sge = sdev->max_sq_sge;
+	resp.max_rq_sge = sdev->max_rq_sge;
+	resp.max_inline_data = sdev->max_inline;
 	resp.num_scus = sdev->num_scus;
 	/* which SCUs hold an offload is the SCU driver's business: none known */
 	resp.scu_mask = 0;
@@ -237,14 +237,16 @@ int scenic_rdma_alloc_ucontext(struct ib_ucontext *uctx,
 		return -EINVAL;
 
 	resp.comp_mask = SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_QP_ONE_MAP;
+	if (sdev->features & SCENIC_RDMA_FEATURES_RQ_STRIDE_MASK)
+		resp.comp_mask |= SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_RQ_STRIDE;
 	resp.cmds_supp_udata_mask = SCENIC_USER_CMDS_SUPP_UDATA_QUERY_DEVICE |
 				    SCENIC_USER_CMDS_SUPP_UDATA_CREATE_CQ |
 				    SCENIC_USER_CMDS_SUPP_UDATA_CREATE_QP;
 	resp.max_sq_wr = SCENIC_RDMA_MAX_WR;
 	resp.max_rq_wr = SCENIC_RDMA_MAX_WR;
-	resp.max_sq_sge = SCENIC_SQ_MAX_SGE;
-	resp.max_rq_sge = SCENIC_RQ_MAX_SGE;
-	resp.max_inline_data = SCENIC_MAX_INLINE;
+	resp.max_sq_sge = sdev->max_sq_sge;
+	resp.max_rq_sge = sdev->max_rq_sge;
+	resp.max_inline_data = sdev->max_inline;
 	resp.num_scus = sdev->num_scus;
 	resp.sq_wqe_size = SCENIC_SQ_WQE_BYTES;
 	resp.rq_wqe_size = SCENIC_RQ_WQE_BYTES;

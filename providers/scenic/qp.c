@@ -110,16 +110,19 @@ static int qp_map(struct scenic_context *ctx, struct scenic_qp *qp,
 static int qp_size(struct scenic_context *ctx, struct scenic_qp *qp,
 		   const struct ibv_qp_init_attr_ex *attr)
 {
-	uint32_t max_sq_sge = ctx->max_sq_sge ? ctx->max_sq_sge : SCENIC_SQ_MAX_SGE;
-	uint32_t max_rq_sge = ctx->max_rq_sge ? ctx->max_rq_sge : SCENIC_RQ_MAX_SGE;
+	/* a kernel that says nothing drives a card of the first format */
+	uint32_t max_sq_sge = ctx->max_sq_sge ? ctx->max_sq_sge : SCENIC_SQ_MAX_SGE_V0;
+	uint32_t max_rq_sge = ctx->max_rq_sge ? ctx->max_rq_sge : SCENIC_RQ_MAX_SGE_V0;
 	uint32_t max_inline = ctx->max_inline_data ? ctx->max_inline_data :
-						     SCENIC_MAX_INLINE;
+						     SCENIC_MAX_INLINE_V0;
 	const struct ibv_qp_cap *cap = &attr->cap;
+	int stride;
 
 	if (max_sq_sge > SCENIC_SQ_MAX_SGE)
 		max_sq_sge = SCENIC_SQ_MAX_SGE;
-	if (max_rq_sge > SCENIC_RQ_MAX_SGE)
-		max_rq_sge = SCENIC_RQ_MAX_SGE;
+	/* without RQ strides the kernel takes 64-byte RQ slots only */
+	if (max_rq_sge > (ctx->rq_stride ? SCENIC_RQ_MAX_SGE : SCENIC_RQ_MAX_SGE_V0))
+		max_rq_sge = ctx->rq_stride ? SCENIC_RQ_MAX_SGE : SCENIC_RQ_MAX_SGE_V0;
 	if (max_inline > SCENIC_MAX_INLINE)
 		max_inline = SCENIC_MAX_INLINE;
 
@@ -142,6 +145,13 @@ static int qp_size(struct scenic_context *ctx, struct scenic_qp *qp,
 	/* the card takes any of its SGE/inline limits; we enforce the QP's */
 	qp->sq.max_sge = cap->max_send_sge ? cap->max_send_sge : 1;
 	qp->rq.max_sge = cap->max_recv_sge ? cap->max_recv_sge : 1;
+	/* the smallest RQ slot for the SGEs asked for: 1-3 SGEs keep 64 bytes */
+	stride = scenic_rq_stride_for(qp->rq.max_sge);
+	if (stride < 0)
+		return EINVAL;
+	qp->rq.stride = stride;
+	if (qp->rq.wqe_cnt > UINT32_MAX / (SCENIC_RQ_WQE_BYTES << stride))
+		return EINVAL;
 	qp->sq.max_inline = max_inline;
 	qp->sq.sig_all = attr->sq_sig_all;
 
@@ -219,13 +229,15 @@ struct ibv_qp *scenic_create_qp_common(struct ibv_context *ibvctx,
 		goto err_free;
 
 	sq_bytes = qp->sq.wqe_cnt * SCENIC_SQ_WQE_BYTES;
-	rq_bytes = qp->rq.wqe_cnt * SCENIC_RQ_WQE_BYTES;
+	rq_bytes = qp->rq.wqe_cnt * (SCENIC_RQ_WQE_BYTES << qp->rq.stride);
 	cmd.drv.comp_mask = SCENIC_CREATE_QP_CMD_COMP_MASK_SCU;
 	if (ctx->qp_one_map)
 		cmd.drv.comp_mask |= SCENIC_CREATE_QP_CMD_COMP_MASK_ONE_MAP;
 	cmd.drv.sq_ring_size = sq_bytes;
 	cmd.drv.rq_ring_size = rq_bytes;
 	cmd.drv.scu_index = scu_index;
+	/* 0 (= 64 bytes) for a kernel without strides, which refuses anything else */
+	cmd.drv.rq_wqe_size = qp->rq.stride ? SCENIC_RQ_WQE_BYTES << qp->rq.stride : 0;
 
 	/* the kernel sizes its side from the rounded-up ring sizes */
 	attr = *attr_ex;

@@ -241,7 +241,8 @@ int scenic_rq_post_wr(struct scenic_rq *rq, const struct ibv_recv_wr *wr)
 	int i;
 
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge ||
-	    wr->num_sge > SCENIC_RQ_MAX_SGE || (wr->num_sge && !wr->sg_list))
+	    (uint32_t)wr->num_sge > SCENIC_RQ_STRIDE_SGES(rq->stride) ||
+	    (wr->num_sge && !wr->sg_list))
 		return EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		total += wr->sg_list[i].length;
@@ -251,8 +252,9 @@ int scenic_rq_post_wr(struct scenic_rq *rq, const struct ibv_recv_wr *wr)
 		return ENOMEM;
 
 	wqe = (struct scenic_rq_wqe *)(rq->buf +
-		(size_t)(rq->pi & (rq->wqe_cnt - 1)) * SCENIC_RQ_WQE_BYTES);
-	memset(wqe, 0, sizeof(*wqe));
+		((size_t)(rq->pi & (rq->wqe_cnt - 1)) * SCENIC_RQ_WQE_BYTES << rq->stride));
+	/* the header and the SGEs the card reads; the rest of the slot is never read */
+	memset(wqe, 0, SCENIC_RQ_WQE_HDR_BYTES);
 	wqe->num_sge = htole16(wr->num_sge);
 	for (i = 0; i < wr->num_sge; i++) {
 		wqe->sge[i].addr = htole64(wr->sg_list[i].addr);

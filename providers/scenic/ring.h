@@ -37,13 +37,25 @@ struct scenic_sq {
 };
 
 struct scenic_rq {
-	uint8_t *buf;		/* wqe_cnt slots of SCENIC_RQ_WQE_BYTES */
+	uint8_t *buf;		/* wqe_cnt slots of SCENIC_RQ_WQE_BYTES << stride */
 	uint64_t *wr_id;	/* wqe_cnt entries */
 	uint32_t wqe_cnt;	/* power of two */
+	uint32_t stride;	/* 0..SCENIC_RQ_MAX_STRIDE */
 	uint32_t pi;
 	uint32_t ci;
 	uint32_t max_sge;
 };
+
+/* The smallest RQ stride whose slots hold @max_sge SGEs; -1 if none does. */
+static inline int scenic_rq_stride_for(uint32_t max_sge)
+{
+	int n;
+
+	for (n = 0; n <= SCENIC_RQ_MAX_STRIDE; n++)
+		if (max_sge <= SCENIC_RQ_STRIDE_SGES(n))
+			return n;
+	return -1;
+}
 
 struct scenic_cq_ring {
 	const struct scenic_cqe *cqe;	/* 1 << log2_cnt entries */

@@ -107,6 +107,7 @@ static int scenic_take_limits(struct scenic_context *ctx,
 	/* SCENIC_QP_ONE_MAP=0: three maps per QP as before (for comparisons) */
 	ctx->qp_one_map = (k->comp_mask & SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_QP_ONE_MAP) &&
 			  !scenic_env_is_zero("SCENIC_QP_ONE_MAP");
+	ctx->rq_stride = k->comp_mask & SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_RQ_STRIDE;
 	ctx->max_sq_wr = k->max_sq_wr;
 	ctx->max_rq_wr = k->max_rq_wr;
 	ctx->max_sq_sge = k->max_sq_sge;

@@ -36,7 +36,16 @@ _Static_assert(sizeof(struct scenic_cqe) == SCENIC_CQE_SIZE, "CQE size (ABI vs d
 _Static_assert(sizeof(struct scenic_cqe) == SCENIC_CQE_BYTES, "CQE size");
 _Static_assert(sizeof(struct scenic_sq_wqe) == SCENIC_SQ_WQE_BYTES, "SQ WQE size");
 _Static_assert(offsetof(struct scenic_sq_wqe, sge) == 64, "SQ WQE header");
-_Static_assert(sizeof(struct scenic_rq_wqe) == SCENIC_RQ_WQE_BYTES, "RQ WQE size");
+_Static_assert(offsetof(struct scenic_ibv_create_qp, rq_wqe_size) == 20 &&
+	       sizeof(struct scenic_ibv_create_qp) == 24, "create_qp rq_wqe_size (was reserved_a0)");
+_Static_assert(sizeof(struct scenic_rq_wqe) == SCENIC_RQ_WQE_MAX_BYTES, "RQ WQE, largest stride");
+_Static_assert(offsetof(struct scenic_rq_wqe, sge) == SCENIC_RQ_WQE_HDR_BYTES, "RQ WQE header");
+_Static_assert(SCENIC_RQ_STRIDE_SGES(0) == SCENIC_RQ_MAX_SGE_V0 && SCENIC_RQ_STRIDE_SGES(1) == 7 &&
+	       SCENIC_RQ_STRIDE_SGES(2) == 15 &&
+	       SCENIC_RQ_STRIDE_SGES(SCENIC_RQ_MAX_STRIDE) == SCENIC_RQ_MAX_SGE,
+	       "RQ strides: 3, 7, 15, 31 SGEs");
+_Static_assert(64 + SCENIC_SQ_MAX_SGE * 16 == SCENIC_SQ_WQE_BYTES &&
+	       64 + SCENIC_MAX_INLINE == SCENIC_SQ_WQE_BYTES, "SQ: 28 SGEs or 448 inline bytes");
 _Static_assert(offsetof(struct scenic_qp_status, sq_completed) == 0, "status page counter");
 _Static_assert(offsetof(struct scenic_qp_status, db_skip) == 12, "status page db_skip");
 _Static_assert(sizeof(struct scenic_qp_status) == 64, "status page header");

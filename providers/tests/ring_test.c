@@ -31,7 +31,7 @@ static void check(int cond, const char *name)
 
 static uint8_t sq_buf[SQ_CNT * SCENIC_SQ_WQE_BYTES];
 static struct scenic_swqe swqe[SQ_CNT];
-static uint8_t rq_buf[RQ_CNT * SCENIC_RQ_WQE_BYTES];
+static uint8_t rq_buf[RQ_CNT * SCENIC_RQ_WQE_MAX_BYTES];
 static uint64_t rq_wr_id[RQ_CNT];
 static struct scenic_cqe cq_buf[1 << CQ_LOG2];
 
@@ -280,6 +280,83 @@ static void test_rq(void)
 	      "RQ full: ENOMEM");
 }
 
+/* The 512-byte SQ slot holds 28 SGEs or 448 inline bytes, and nothing beyond them is written */
+static void test_sq_limits(void)
+{
+	static char data[SCENIC_MAX_INLINE + 1];
+	struct ibv_sge sg[SCENIC_SQ_MAX_SGE + 1];
+	struct scenic_sq sq = new_sq(false);
+	struct ibv_send_wr wr = wr_of(IBV_WR_SEND, 4, sg, SCENIC_SQ_MAX_SGE, 0);
+	struct scenic_sq_wqe *w = scenic_sq_slot(&sq, 0);
+	bool ok = true;
+	int i;
+
+	sq.max_sge = SCENIC_SQ_MAX_SGE + 1;	/* the slot, not the QP, is the limit here */
+	sq.max_inline = SCENIC_MAX_INLINE;
+	for (i = 0; i <= SCENIC_SQ_MAX_SGE; i++)
+		sg[i] = (struct ibv_sge){ 0x2001 + i * 5, i + 3, 0x200 | i };
+	check(scenic_sq_post_wr(&sq, &wr) == 0, "SQ: 28 SGEs posted");
+	for (i = 0; i < SCENIC_SQ_MAX_SGE; i++)
+		ok = ok && le64toh(w->sge[i].addr) == 0x2001u + i * 5 &&
+		     le32toh(w->sge[i].length) == (uint32_t)i + 3;
+	check(ok && le16toh(w->num_sge) == SCENIC_SQ_MAX_SGE &&
+	      le32toh(w->length) == 28 * 3 + 27 * 28 / 2 &&
+	      sq_buf[SCENIC_SQ_WQE_BYTES] == (uint8_t)0xa5,
+	      "SQ: 28 SGEs fill the slot exactly, the next slot untouched");
+	wr.num_sge = SCENIC_SQ_MAX_SGE + 1;
+	check(scenic_sq_post_wr(&sq, &wr) == EINVAL, "SQ: 29 SGEs: EINVAL");
+	for (i = 0; i < (int)sizeof(data); i++)
+		data[i] = (char)(i * 13);
+	sg[0] = (struct ibv_sge){ (uintptr_t)data, 1, 0 };
+	sg[1] = (struct ibv_sge){ (uintptr_t)(data + 1), SCENIC_MAX_INLINE - 1, 0 };
+	wr = wr_of(IBV_WR_SEND, 5, sg, 2, IBV_SEND_INLINE);
+	w = scenic_sq_slot(&sq, sq.pi);
+	check(scenic_sq_post_wr(&sq, &wr) == 0 && le32toh(w->length) == SCENIC_MAX_INLINE &&
+	      !memcmp(w->inline_data, data, SCENIC_MAX_INLINE),
+	      "SQ: 448 inline bytes posted");
+	sg[1].length = SCENIC_MAX_INLINE;
+	check(scenic_sq_post_wr(&sq, &wr) == EINVAL, "SQ: 449 inline bytes: EINVAL");
+}
+
+/* 512-byte slots: 31 SGEs, the second WQE at byte 512, nothing written beyond the SGEs used */
+static void test_rq_stride(void)
+{
+	struct ibv_sge sg[SCENIC_RQ_MAX_SGE + 1];
+	struct scenic_rq rq = { .buf = rq_buf, .wr_id = rq_wr_id, .wqe_cnt = RQ_CNT,
+				.max_sge = SCENIC_RQ_MAX_SGE + 1,
+				.stride = SCENIC_RQ_MAX_STRIDE };
+	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = sg, .num_sge = SCENIC_RQ_MAX_SGE };
+	struct scenic_rq_wqe *w0 = (struct scenic_rq_wqe *)rq_buf;
+	struct scenic_rq_wqe *w1 = (struct scenic_rq_wqe *)(rq_buf + SCENIC_RQ_WQE_MAX_BYTES);
+	bool ok = true;
+	int i;
+
+	check(scenic_rq_stride_for(0) == 0 && scenic_rq_stride_for(3) == 0 &&
+	      scenic_rq_stride_for(4) == 1 && scenic_rq_stride_for(16) == 3 &&
+	      scenic_rq_stride_for(31) == 3 && scenic_rq_stride_for(32) == -1,
+	      "RQ stride: the smallest slot for 0, 3, 4, 16, 31 SGEs; none for 32");
+	for (i = 0; i <= SCENIC_RQ_MAX_SGE; i++)
+		sg[i] = (struct ibv_sge){ 0x1000 + i * 3, i + 1, 0x100 | i };
+	memset(rq_buf, 0xa5, sizeof(rq_buf));
+	check(scenic_rq_post_wr(&rq, &wr) == 0, "RQ stride 3: 31 SGEs posted");
+	for (i = 0; i < SCENIC_RQ_MAX_SGE; i++)
+		ok = ok && le64toh(w0->sge[i].addr) == 0x1000u + i * 3 &&
+		     le32toh(w0->sge[i].length) == (uint32_t)i + 1 &&
+		     le32toh(w0->sge[i].lkey) == (0x100u | i);
+	check(ok && le16toh(w0->num_sge) == SCENIC_RQ_MAX_SGE && w0->reserved[13] == 0,
+	      "RQ stride 3: every SGE in place");
+	wr.num_sge = 2;
+	check(scenic_rq_post_wr(&rq, &wr) == 0 && le16toh(w1->num_sge) == 2 &&
+	      le64toh(w1->sge[1].addr) == 0x1003 && w1->sge[2].addr == 0xa5a5a5a5a5a5a5a5ull,
+	      "RQ stride 3: the next WQE one 512-byte slot further, only its SGEs written");
+	wr.num_sge = SCENIC_RQ_MAX_SGE + 1;
+	check(scenic_rq_post_wr(&rq, &wr) == EINVAL, "RQ stride 3: 32 SGEs: EINVAL");
+	rq.stride = 1;
+	wr.num_sge = 8;
+	check(scenic_rq_post_wr(&rq, &wr) == EINVAL,
+	      "RQ stride 1: 8 SGEs do not fit its 128-byte slot: EINVAL");
+}
+
 int main(void)
 {
 	test_send_wqe();
@@ -290,6 +367,8 @@ int main(void)
 	test_cq_phase();
 	test_cqe_to_wc();
 	test_rq();
+	test_rq_stride();
+	test_sq_limits();
 	check(scenic_roundup_pow2(1) == 1 && scenic_roundup_pow2(5) == 8 &&
 	      scenic_roundup_pow2(0x80000001u) == 0, "power-of-two rounding");
 	printf("1..%d\n", n_test);

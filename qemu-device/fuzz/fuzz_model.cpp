@@ -638,15 +638,15 @@ class Harness {
         const unsigned i = in_.get<uint8_t>() & 1;
         scenic_rq_wqe w{};
         const uint8_t nsge = in_.get<uint8_t>();
-        w.num_sge = nsge < 0xf0 ? nsge % (SCENIC_RQ_MAX_SGE + 1) : nsge;
-        for (unsigned s = 0; s < std::min<unsigned>(w.num_sge, SCENIC_RQ_MAX_SGE); ++s) {
+        w.num_sge = nsge < 0xf0 ? nsge % (SCENIC_RQ_MAX_SGE_V0 + 1) : nsge;
+        for (unsigned s = 0; s < std::min<unsigned>(w.num_sge, SCENIC_RQ_MAX_SGE_V0); ++s) {
             const uint16_t off = in_.get<uint16_t>();
             const uint16_t l = in_.get<uint16_t>();
             w.sge[s] = {kVa + off, l, key(in_.get<uint8_t>())};
         }
         uint32_t& pi = rq_pi_[i];
         const uint64_t slot = kRq[i] + uint64_t{pi & ((1u << kRqLog2) - 1)} * SCENIC_RQ_WQE_BYTES;
-        std::memcpy(&q_.ram[slot], &w, sizeof w);
+        std::memcpy(&q_.ram[slot], &w, SCENIC_RQ_WQE_BYTES);
         ++pi;
         ring(i, in_.get<uint8_t>(), pi, offsetof(scenic_qp_dbrec, rq_pi), SCENIC_DB_RQ,
              SCENIC_QP_DB_SKIP_RQ);

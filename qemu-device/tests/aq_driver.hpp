@@ -331,6 +331,7 @@ inline Sqe encode_cmd(uint32_t op, const std::vector<uint32_t>& args) {
             put8(f, "scu", a[10]);
             put64(f, "status_page_addr", u64(11));
             put64(f, "dbrec_addr", u64(13));
+            admin::AqCreateQp<>(s).set_rq_stride(static_cast<uint8_t>(a[15]));
             break;
         }
         case admin::AqOpcode::kModifyQp: {

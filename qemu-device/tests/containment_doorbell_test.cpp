@@ -83,7 +83,7 @@ TEST(ContainmentDoorbell, RqDoorbellBehindTheWqeInUseIsRefused) {
         wqe.num_sge = 1;
         wqe.sge[0] = {FakeHost::kBase + 0x20000, 64, 0};
         std::memcpy(&c.host.mem[Card::kRq + i * SCENIC_RQ_WQE_BYTES - FakeHost::kBase], &wqe,
-                    sizeof wqe);
+                    SCENIC_RQ_WQE_BYTES);
     }
     c.dev.db_write(uint64_t{Card::kQpn} * 4096 + SCENIC_DB_RQ, 2, 4);
     const uint32_t ignored = c.counters().db_ignored;

@@ -272,21 +272,26 @@ class Node {
         uint64_t sq = 0, rq = 0, status = 0;
         uint64_t dbrec = 0;  // struct scenic_qp_dbrec, 0: none
         unsigned sq_log2 = 0, rq_log2 = 0;
+        unsigned rq_stride = 0;  // RQ WQEs of 64 << rq_stride bytes
         uint32_t sq_pi = 0, rq_pi = 0;
+        [[nodiscard]] uint32_t rq_wqe_bytes() const {
+            return uint32_t{SCENIC_RQ_WQE_BYTES} << rq_stride;
+        }
     };
     void create_qp(uint32_t qpn, uint32_t scq, uint32_t rcq, unsigned sq_log2 = 8,
-                   unsigned rq_log2 = 8, uint32_t scu = 0) {
+                   unsigned rq_log2 = 8, uint32_t scu = 0, unsigned rq_stride = 0) {
         QpRings q;
-        q.sq = alloc(uint64_t{SCENIC_SQ_WQE_BYTES} << sq_log2);
-        q.rq = alloc(uint64_t{SCENIC_RQ_WQE_BYTES} << rq_log2);
-        q.status = alloc(4096);
-        q.dbrec = use_dbrec ? alloc(sizeof(scenic_qp_dbrec), 8) : 0;
         q.sq_log2 = sq_log2;
         q.rq_log2 = rq_log2;
-        ASSERT_EQ(
-            cmd(kOpCreateQp, {qpn, lo(q.sq), hi(q.sq), sq_log2, lo(q.rq), hi(q.rq), rq_log2, scq,
-                              rcq, kPd, scu, lo(q.status), hi(q.status), lo(q.dbrec), hi(q.dbrec)}),
-            0u);
+        q.rq_stride = rq_stride;
+        q.sq = alloc(uint64_t{SCENIC_SQ_WQE_BYTES} << sq_log2);
+        q.rq = alloc(uint64_t{q.rq_wqe_bytes()} << rq_log2);
+        q.status = alloc(4096);
+        q.dbrec = use_dbrec ? alloc(sizeof(scenic_qp_dbrec), 8) : 0;
+        ASSERT_EQ(cmd(kOpCreateQp,
+                      {qpn, lo(q.sq), hi(q.sq), sq_log2, lo(q.rq), hi(q.rq), rq_log2, scq, rcq, kPd,
+                       scu, lo(q.status), hi(q.status), lo(q.dbrec), hi(q.dbrec), rq_stride}),
+                  0u);
         qps_.resize(std::max<size_t>(qps_.size(), qpn + 1));
         qps_[qpn] = q;
     }
@@ -359,13 +364,16 @@ class Node {
         }
         ring_sq(qpn);
     }
-    void post_recv(uint32_t qpn, std::vector<scenic_sge> sges) {
+    // num_sge: the count written into the WQE (default: the list's size); the slot holds the
+    // QP's stride's worth of SGEs at most, the rest of the list is dropped.
+    void post_recv(uint32_t qpn, std::vector<scenic_sge> sges, int num_sge = -1) {
         QpRings& q = qps_.at(qpn);
         scenic_rq_wqe wqe{};
-        wqe.num_sge = static_cast<uint16_t>(sges.size());
-        std::copy(sges.begin(), sges.end(), wqe.sge);
-        const uint64_t slot = q.rq + uint64_t{q.rq_pi & ((1u << q.rq_log2) - 1)} * 64;
-        std::memcpy(bus(slot), &wqe, sizeof wqe);
+        wqe.num_sge = static_cast<uint16_t>(num_sge < 0 ? sges.size() : unsigned(num_sge));
+        const size_t fit = std::min<size_t>(sges.size(), SCENIC_RQ_STRIDE_SGES(q.rq_stride));
+        std::copy_n(sges.begin(), fit, wqe.sge);
+        const uint64_t slot = q.rq + uint64_t{q.rq_pi & ((1u << q.rq_log2) - 1)} * q.rq_wqe_bytes();
+        std::memcpy(bus(slot), &wqe, q.rq_wqe_bytes());
         ++q.rq_pi;
         if (q.dbrec != 0) {
             store<uint32_t>(q.dbrec + offsetof(scenic_qp_dbrec, rq_pi), q.rq_pi);

@@ -3,7 +3,7 @@
 # The RDMA device as a user sees it: ibv_devinfo -v, rdma link, RoCE v2 GIDs from the netdev.
 . /selftests/rdma/lib.sh
 
-tap_plan 6
+tap_plan 7
 addr_setup
 if ! wait_rdma; then
 	tap_diag "devices: $(ls /sys/class/infiniband 2>&1); $(dmesg | grep -i scenic | tail -n 5)"
@@ -22,6 +22,10 @@ tap_result "rdma link: $DEV/1 ACTIVE on $IFACE" "$link" \
 caps=$(echo "$info" | grep -E "max_qp:|atomic_cap|vendor_id")
 tap_result "max_qp, atomic capability and vendor id reported" "$caps" \
 	sh -c 'echo "$1" | grep -q "atomic_cap:.*ATOMIC_HCA" && echo "$1" | grep -q "vendor_id:.*0x10ee"' - "$caps"
+# issue 18 item 4: 28 SQ SGEs (ibv_devinfo's max_sge is the smaller of send and receive)
+sge=$(echo "$info" | grep -E "max_sge:|max_sge_rd:")
+tap_result "max_sge 28, max_sge_rd 28" "$sge" \
+	sh -c 'echo "$1" | grep -Eq "max_sge:[[:space:]]+28\$" && echo "$1" | grep -Eq "max_sge_rd:[[:space:]]+28\$"' - "$sge"
 st=$($RDMA statistic show link "${DEV:-scenic_0}/1" 2>&1)
 tap_result "rdma statistic: admin queue and event queue counters, commands ran, none timed out" \
 	"$(echo "$st" | tr -s ' ' '\n' | grep -A1 -E '^(admin_|aeq_|ceq_)' | tr '\n' ' ')" \

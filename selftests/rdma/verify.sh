@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # rdma_verify (selftests/rdma/rdma_verify.c): data integrity of WRITE, READ, SEND, the immediate
 # variants and both atomics over 0 B .. 1 MiB at unaligned addresses, error completions for bad
-# keys, invalid QP transitions. Node 2 serves, node 1 runs the tests. Args: [ROUNDS [quick [lossy]]]
+# keys, invalid QP transitions, 16-SGE lists. Node 2 serves, node 1 runs the tests (the other way
+# round with SWAP=1 in the environment: verify_rev.sh). Args: [ROUNDS [quick [lossy]]]
 # (lossy: the wire drops frames; a remote error whose NAK was lost ends in RETRY_EXC_ERR);
 # ROUNDS may be a time, SECS followed by s (e.g. 60s): rounds repeated until SECS have passed
 # (rdma_verify -t)
@@ -16,7 +17,9 @@ esac
 addr_setup
 wait_rdma || echo "# no RDMA device with a RoCE v2 GID on $IFACE"
 sync_peer verify-ready 60
-if [ "$NODE" = 2 ]; then
+SERVER=2
+[ "${SWAP:-0}" = 1 ] && SERVER=1
+if [ "$NODE" = "$SERVER" ]; then
 	tap_plan 1
 	out=$(timeout 400 $VERIFY -s -d "$DEV" 2>&1)
 	rc=$?

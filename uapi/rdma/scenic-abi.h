@@ -67,6 +67,13 @@ enum scenic_ibv_user_cmds_supp_udata {
 enum {
 	/* create_qp takes SCENIC_CREATE_QP_CMD_COMP_MASK_ONE_MAP */
 	SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_QP_ONE_MAP = 1 << 0,
+	/*
+	 * create_qp takes rq_wqe_size 64 << n (n 0..SCENIC_RQ_MAX_STRIDE), and
+	 * the card takes the SQ limits of uapi/scenic_rdma.h (28 SGEs, 448
+	 * inline bytes); without it RQ slots are rq_wqe_size (64) bytes and the
+	 * SQ limits are the _V0 ones. max_*_sge and max_inline_data say which.
+	 */
+	SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_RQ_STRIDE = 1 << 1,
 };
 
 struct scenic_ibv_alloc_ucontext_resp {
@@ -79,7 +86,7 @@ struct scenic_ibv_alloc_ucontext_resp {
 	__u32 max_inline_data;	/* bytes of inline payload in one send WQE */
 	__u16 num_scus;		/* valid SCU indices are 0 .. num_scus - 1 */
 	__u16 sq_wqe_size;	/* bytes per SQ ring slot */
-	__u16 rq_wqe_size;	/* bytes per RQ ring slot */
+	__u16 rq_wqe_size;	/* bytes per RQ ring slot (the smallest, with RQ_STRIDE) */
 	__u16 cqe_size;		/* SCENIC_CQE_SIZE */
 	__u32 cnt_size;		/* bytes from one QP's counter to the next */
 	__u8 reserved_120[4];
@@ -159,7 +166,13 @@ struct scenic_ibv_create_qp {
 	__u16 scu_index;	/* SCU the QP's flows are steered to */
 	__u8 reserved_70[2];
 	__u32 flags;		/* none defined yet, must be zero */
-	__u8 reserved_a0[4];
+	/*
+	 * Bytes per RQ slot: 0 (= 64) or 64 << n, n <= SCENIC_RQ_MAX_STRIDE,
+	 * holding (rq_wqe_size - 16) / 16 SGEs; more than 64 only with
+	 * SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_RQ_STRIDE
+	 */
+	__u16 rq_wqe_size;
+	__u8 reserved_b0[2];
 };
 
 enum {

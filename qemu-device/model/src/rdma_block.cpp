@@ -44,6 +44,8 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return r::kTlbEntriesDefault;
         case r::kCtrl:
             return enabled_ ? r::kCtrlEnable.mask : 0;
+        case r::kFeatures:
+            return r::kFeaturesDefault;
         case r::kCeqBaseLo:
             return engine_.ceq().base_lo();
         case r::kCeqBaseHi:

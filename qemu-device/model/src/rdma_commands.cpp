@@ -189,6 +189,9 @@ CmdResult Engine::create_qp(Entry entry) {
     if (v.rq_log2() > kMaxWqRingLog2) {
         return refuse(AqStatus::kBadArg, f, "rq_log2");
     }
+    if (v.rq_stride() > SCENIC_RQ_MAX_STRIDE) {
+        return refuse(AqStatus::kBadArg, f, "rq_stride");
+    }
     if (v.status_page_addr() == 0 || !aligned(v.status_page_addr(), 8)) {
         return refuse(AqStatus::kBadArg, f, "status_page_addr");
     }
@@ -213,6 +216,7 @@ CmdResult Engine::create_qp(Entry entry) {
     q->sq_log2 = v.sq_log2();
     q->rq_base = v.rq_addr();
     q->rq_log2 = v.rq_log2();
+    q->rq_stride = v.rq_stride();
     q->send_cqn = v.send_cqn();
     q->recv_cqn = v.recv_cqn();
     q->pdn = v.pdn();

@@ -279,20 +279,35 @@ bool Responder::take_rwqe(Qp& qp) {
     if (s.rq_ci == s.rq_pi && !e_.rq_record(qp)) {
         return false;
     }
-    std::array<uint8_t, SCENIC_RQ_WQE_BYTES> raw{};
-    scenic_rq_wqe w{};
-    const uint64_t slot = qp.rq_base + uint64_t{s.rq_ci & (qp.rq_size() - 1)} * raw.size();
-    if (!e_.host().dma_read(slot, raw)) {
-        ++e_.counters().dma_errors;
-        w.num_sge = 0xffff;  // refused below as a malformed WQE
-    } else {
-        std::memcpy(&w, raw.data(), raw.size());
-    }
+    // The first 64 bytes (header and 3 SGEs: every stride has them) in one read, as before
+    // strides existed; then only the further SGEs the header names, never beyond the QP's stride.
+    const uint64_t slot = qp.rq_base + uint64_t{s.rq_ci & (qp.rq_size() - 1)} * qp.rq_wqe_bytes();
+    std::array<uint8_t, SCENIC_RQ_WQE_MAX_BYTES> raw{};
+    const auto first = std::span(raw).first(SCENIC_RQ_WQE_BYTES);
     s.have_rwqe = true;
-    s.rwqe_nsge = static_cast<uint8_t>(std::min<unsigned>(w.num_sge, SCENIC_RQ_MAX_SGE + 1));
-    for (unsigned i = 0; i < SCENIC_RQ_MAX_SGE; ++i) {
-        s.rwqe_sge[i] = {w.sge[i].addr, w.sge[i].length, w.sge[i].lkey};
+    s.rwqe_nsge = ResponderState::kRwqeBad;
+    if (!e_.host().dma_read(slot, first)) {
+        ++e_.counters().dma_errors;
+        return true;  // refused by its user as a malformed WQE
     }
+    scenic_rq_wqe w{};
+    std::memcpy(&w, first.data(), SCENIC_RQ_WQE_HDR_BYTES);
+    if (w.num_sge > qp.rq_max_sge()) {
+        return true;
+    }
+    const size_t used = SCENIC_RQ_WQE_HDR_BYTES + size_t{w.num_sge} * sizeof(scenic_sge);
+    if (used > first.size() &&
+        !e_.host().dma_read(slot + first.size(),
+                            std::span(raw).subspan(first.size(), used - first.size()))) {
+        ++e_.counters().dma_errors;
+        return true;
+    }
+    for (unsigned i = 0; i < w.num_sge; ++i) {
+        scenic_sge g{};
+        std::memcpy(&g, raw.data() + SCENIC_RQ_WQE_HDR_BYTES + i * sizeof(scenic_sge), sizeof(g));
+        s.rwqe_sge[i] = {g.addr, g.length, g.lkey};
+    }
+    s.rwqe_nsge = static_cast<uint8_t>(w.num_sge);
     return true;
 }
 
@@ -328,7 +343,7 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
         }
         s.recv_off = 0;
     }
-    if (s.rwqe_nsge > SCENIC_RQ_MAX_SGE) {
+    if (s.rwqe_nsge == ResponderState::kRwqeBad) {
         recv_cqe(qp, kWcLocQpOpErr, SCENIC_CQE_OP_RECV, 0, nullptr);
         nak(qp, NakCode::kRemoteOpError, kQpErrLocal);
         return false;

@@ -1105,6 +1105,12 @@ class AqCreateQp {
     constexpr void set_recv_cqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 40, uint32_t{0xffffffff}, 0, v);
     }
+    constexpr uint8_t rq_stride() const {
+        return detail::get<uint8_t, Byte>(b_, 44, uint8_t{0x38}, 3);
+    }
+    constexpr void set_rq_stride(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 44, uint8_t{0x38}, 3, v);
+    }
     constexpr uint64_t status_page_addr() const {
         return detail::get<uint64_t, Byte>(b_, 48, uint64_t{0xffffffffffffffff}, 0);
     }
@@ -1122,7 +1128,7 @@ class AqCreateQp {
     std::span<Byte, kSize> b_;
 };
 
-inline constexpr std::array<FieldDef, 14> kAqCreateQpFields{{
+inline constexpr std::array<FieldDef, 15> kAqCreateQpFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
      [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
          return AqCreateQp<const uint8_t>(e.first<128>()).cmd_id();
@@ -1206,6 +1212,13 @@ inline constexpr std::array<FieldDef, 14> kAqCreateQpFields{{
      },
      [](std::span<uint8_t> e, std::size_t, uint64_t v) {
          AqCreateQp<>(e.first<128>()).set_recv_cqn(static_cast<uint32_t>(v));
+     }},
+    {"rq_stride", "flags", 44, 1, 1, 0x38, 3,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).rq_stride();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_rq_stride(static_cast<uint8_t>(v));
      }},
     {"status_page_addr", "status_page_addr", 48, 8, 1, 0xffffffffffffffff, 0,
      [](std::span<const uint8_t> e, std::size_t) -> uint64_t {

@@ -283,7 +283,8 @@ struct ResponderState {
     Msg msg = Msg::kNone;
     // SEND in progress: the receive WQE being filled
     bool have_rwqe = false;
-    uint8_t rwqe_nsge = 0;
+    uint8_t rwqe_nsge = 0;  // kRwqeBad: num_sge above what the QP's RQ stride holds
+    static constexpr uint8_t kRwqeBad = 0xff;
     std::array<Sge, SCENIC_RQ_MAX_SGE> rwqe_sge{};
     uint32_t recv_off = 0;
     // WRITE in progress
@@ -344,6 +345,7 @@ struct Qp {
     unsigned sq_log2 = 0;
     uint64_t rq_base = 0;
     unsigned rq_log2 = 0;
+    unsigned rq_stride = 0;  // RQ WQEs of 64 << rq_stride bytes
     uint32_t send_cqn = 0;
     uint32_t recv_cqn = 0;
     uint32_t pdn = 0;
@@ -374,6 +376,10 @@ struct Qp {
 
     [[nodiscard]] uint32_t sq_size() const { return 1u << sq_log2; }
     [[nodiscard]] uint32_t rq_size() const { return 1u << rq_log2; }
+    [[nodiscard]] uint32_t rq_wqe_bytes() const {
+        return uint32_t{SCENIC_RQ_WQE_BYTES} << rq_stride;
+    }
+    [[nodiscard]] uint32_t rq_max_sge() const { return SCENIC_RQ_STRIDE_SGES(rq_stride); }
     [[nodiscard]] bool can_send() const { return state == kQpsRts || state == kQpsSqd; }
     [[nodiscard]] bool can_receive() const {
         return state == kQpsRtr || state == kQpsRts || state == kQpsSqd || state == kQpsSqe;

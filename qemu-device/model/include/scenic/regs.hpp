@@ -234,7 +234,7 @@ inline constexpr uint32_t kRxRoceDefault = 0x00000000;
 // Offloaded RoCE v2 engine (paper section 7.2). The driver sets it up through the core's admin queue (docs/admin-queue.md); CQ notifications go to the CEQ; the data path is the doorbell BAR (db_bar) plus rings, CQs and completion counters in host memory, formats in uapi/scenic_rdma.h.
 namespace rdma {
 inline constexpr uint32_t kType = 0x5c1c0003;
-inline constexpr uint32_t kVersion = 0x00020000;
+inline constexpr uint32_t kVersion = 0x00020001;
 inline constexpr uint32_t kOffset = 0x2000;
 inline constexpr uint32_t kSize = 0x1000;
 inline constexpr uint32_t kNext = 0x3000;
@@ -249,6 +249,9 @@ inline constexpr uint32_t kTlbEntriesDefault = 0x00001000;
 inline constexpr uint32_t kCtrl = 0x1c;  // rw
 inline constexpr uint32_t kCtrlDefault = 0x00000000;
 inline constexpr FieldDef kCtrlEnable{0, 0x00000001};
+inline constexpr uint32_t kFeatures = 0x20;  // ro
+inline constexpr uint32_t kFeaturesDefault = 0x00000100;
+inline constexpr FieldDef kFeaturesRqStride{8, 0x00000100};
 inline constexpr uint32_t kCeqBaseLo = 0xc0;  // rw
 inline constexpr uint32_t kCeqBaseLoDefault = 0x00000000;
 inline constexpr uint32_t kCeqBaseHi = 0xc4;  // rw
