@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -264,6 +265,59 @@ TEST(SwitchProcess, PacesOneSecondAt100MbitAndReportsOverTheControlSocket) {
     close(s1);
     close(s2);
     fs::remove_all(dir);
+}
+
+// QEMU sends bursts with UDP GSO; the switch reads them with UDP_GRO and must split them at
+// gso_size (the last segment may be shorter), then sends equal-size runs with UDP_SEGMENT.
+TEST(SwitchProcess, GsoBurstSplitIntoFramesBothWays) {
+    uint16_t node1 = 0;
+    uint16_t node2 = 0;
+    const int s1 = udp_socket(&node1);
+    const int s2 = udp_socket(&node2);
+    SwitchProcess sw({"--ports", "2", "--peer", "1=" + std::to_string(node1), "--peer",
+                      "2=" + std::to_string(node2), "--rate", "0", "--sample-us", "0"});
+    const std::string ready = sw.ready();
+    const sockaddr_in a1 = to(ready_port(ready, 1));
+    // 10 frames of 1000 bytes and one of 500, tagged by their last byte, in one GSO send.
+    std::vector<uint8_t> burst;
+    for (unsigned i = 0; i < 11; ++i) {
+        Frame f = plain_frame(1, 2, i < 10 ? 1000 : 500);
+        f.back() = static_cast<uint8_t>(i);
+        burst.insert(burst.end(), f.begin(), f.end());
+    }
+    iovec iov{burst.data(), burst.size()};
+    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(uint16_t))] = {};
+    msghdr h{};
+    h.msg_name = const_cast<sockaddr_in*>(&a1);
+    h.msg_namelen = sizeof a1;
+    h.msg_iov = &iov;
+    h.msg_iovlen = 1;
+    h.msg_control = ctl;
+    h.msg_controllen = sizeof ctl;
+    cmsghdr* c = CMSG_FIRSTHDR(&h);
+    c->cmsg_level = SOL_UDP;
+    c->cmsg_type = UDP_SEGMENT;
+    c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+    const uint16_t seg = 1000;
+    std::memcpy(CMSG_DATA(c), &seg, sizeof seg);
+    ASSERT_EQ(sendmsg(s1, &h, 0), static_cast<ssize_t>(burst.size())) << std::strerror(errno);
+    std::vector<std::pair<size_t, uint8_t>> got;
+    std::vector<uint8_t> buf(65536);
+    for (int i = 0; i < 200 && got.size() < 11; ++i) {
+        pollfd p{s2, POLLIN, 0};
+        if (poll(&p, 1, 10) == 1) {
+            const ssize_t n = recv(s2, buf.data(), buf.size(), 0);
+            ASSERT_GT(n, 0);
+            got.emplace_back(static_cast<size_t>(n), buf[static_cast<size_t>(n) - 1]);
+        }
+    }
+    ASSERT_EQ(got.size(), 11u);
+    for (unsigned i = 0; i < 11; ++i) {
+        EXPECT_EQ(got[i].first, i < 10 ? 1000u : 500u);
+        EXPECT_EQ(got[i].second, i);
+    }
+    close(s1);
+    close(s2);
 }
 
 TEST(SwitchProcess, BadOptionIsOneLineAndStatusTwo) {
