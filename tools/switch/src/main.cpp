@@ -329,7 +329,6 @@ void Process::flush_port(unsigned p) {
     std::array<std::array<char, CMSG_SPACE(sizeof(uint16_t))>, kBatch> ctl{};
     while (next < out.size()) {
         size_t m = 0;
-        size_t first = next;
         for (; m < kBatch && next < out.size(); ++m) {
             // A run of equal-size frames (never 0 bytes: QEMU reads that as end of stream).
             const size_t sz = out[next].size();
@@ -367,7 +366,6 @@ void Process::flush_port(unsigned p) {
         for (size_t k = static_cast<size_t>(sent); k < m; ++k) {
             sw_->mutable_counters(p).host_tx_drops += msgs[k].msg_hdr.msg_iovlen;
         }
-        (void)first;
     }
     out.clear();
 }
