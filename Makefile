@@ -55,7 +55,7 @@ $(ASAN_BUILD)/build.ninja:
 
 model-asan: $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) --target scenic_model_test scenic_rdma_test scenic_containment_test \
-		scenic_scu_test scenic_loopback_test scenic_runtime_test
+		scenic_scu_test scenic_loopback_test scenic_runtime_test scenic_switch_test
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

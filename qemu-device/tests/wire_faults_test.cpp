@@ -92,19 +92,19 @@ class Wire {
                   const std::string& log = "")
         : events(clock), faults(config(spec, seed, drop_ppm, log), events, hooks()) {}
 
-    static Config config(const std::string& spec, uint64_t seed, uint32_t drop_ppm,
-                         const std::string& log) {
-        Config c;
-        c.wire_faults = spec;
-        c.wire_seed = seed;
-        c.wire_drop_ppm = drop_ppm;
-        c.wire_fault_log = log;
+    static wire::FaultConfig config(const std::string& spec, uint64_t seed, uint32_t drop_ppm,
+                                    const std::string& log) {
+        wire::FaultConfig c;
+        c.rules = spec;
+        c.seed = seed;
+        c.log_path = log;
+        c.drop_ppm = drop_ppm;
         return c;
     }
     WireFaults::Hooks hooks() {
         return {[this](std::span<const uint8_t> f) { rx.emplace_back(f.begin(), f.end()); },
                 [this](std::span<const uint8_t> f) { tx.emplace_back(f.begin(), f.end()); },
-                [this]() -> rdma::Counters& { return cnt; }};
+                [this]() -> wire::Counters& { return cnt; }};
     }
     // Sends frames tagged 1..n on QP qpn, PSNs psn0.. in direction dir.
     void pass(wire::Dir dir, unsigned n, uint32_t qpn = 0x11, uint32_t psn0 = 0x100) {
@@ -133,7 +133,7 @@ class Wire {
 
     ClockHost clock;
     EventQueue events;
-    rdma::Counters cnt;
+    wire::Counters cnt;
     std::vector<Frame> rx;
     std::vector<Frame> tx;
     WireFaults faults;
@@ -232,7 +232,7 @@ TEST(WireFaults, NthAndCountDropExactPositionsInBothDirections) {
     w.pass(wire::Dir::kTx, 4);
     EXPECT_EQ(Wire::tags(w.rx), (std::vector<uint8_t>{1, 2, 5, 6}));
     EXPECT_EQ(Wire::tags(w.tx), (std::vector<uint8_t>{1, 3, 4}));
-    EXPECT_EQ(w.cnt.wire_drops, 3u);
+    EXPECT_EQ(w.cnt.drops, 3u);
     ASSERT_EQ(w.faults.log().size(), 3u);
     EXPECT_EQ(w.faults.log()[0],
               (FaultRecord{wire::Dir::kRx, 3, Action::kDrop, 0, true, 0x11, 0x102, kSendOnly}));
@@ -245,7 +245,7 @@ TEST(WireFaults, CountZeroFiresOnEveryMatchFromNth) {
     Wire w("tx:drop:nth=4:count=0");
     w.pass(wire::Dir::kTx, 9);
     EXPECT_EQ(Wire::tags(w.tx), (std::vector<uint8_t>{1, 2, 3}));
-    EXPECT_EQ(w.cnt.wire_drops, 6u);
+    EXPECT_EQ(w.cnt.drops, 6u);
 }
 
 TEST(WireFaults, QpOpcodeAndPsnFiltersCountOnlyTheirMatches) {
@@ -278,15 +278,15 @@ TEST(WireFaults, DupDeliversASecondCopyRightAfter) {
     EXPECT_EQ(Wire::tags(w.tx), (std::vector<uint8_t>{1, 2, 2, 3}));
     EXPECT_EQ(w.tx[1], w.tx[2]);
     EXPECT_EQ(Wire::tags(w.rx), (std::vector<uint8_t>{1, 1, 2, 2, 3}));
-    EXPECT_EQ(w.cnt.wire_dups, 3u);
+    EXPECT_EQ(w.cnt.dups, 3u);
 }
 
 TEST(WireFaults, DropEndsProcessingLaterRulesDoNotSeeTheFrame) {
     Wire w("rx:drop:nth=1;rx:dup:nth=1");
     w.pass(wire::Dir::kRx, 2);
     EXPECT_EQ(Wire::tags(w.rx), (std::vector<uint8_t>{2, 2}));  // dup's first match is frame 2
-    EXPECT_EQ(w.cnt.wire_drops, 1u);
-    EXPECT_EQ(w.cnt.wire_dups, 1u);
+    EXPECT_EQ(w.cnt.drops, 1u);
+    EXPECT_EQ(w.cnt.dups, 1u);
 }
 
 TEST(WireFaults, DelayHoldsTheFrameForItsVirtualTime) {
@@ -300,7 +300,7 @@ TEST(WireFaults, DelayHoldsTheFrameForItsVirtualTime) {
     EXPECT_EQ(Wire::tags(w.tx), (std::vector<uint8_t>{2, 1}));
     EXPECT_EQ(w.faults.held_frames(), 0u);
     EXPECT_FALSE(w.clock.timer);
-    EXPECT_EQ(w.cnt.wire_delays, 1u);
+    EXPECT_EQ(w.cnt.delays, 1u);
 }
 
 TEST(WireFaults, DupOfADelayedFrameIsReleasedWithIt) {
@@ -317,7 +317,7 @@ TEST(WireFaults, ReorderReleasesAfterDepthLaterFrames) {
     EXPECT_EQ(Wire::tags(w.rx), (std::vector<uint8_t>{1, 3, 4, 2, 5}));
     EXPECT_EQ(w.faults.held_frames(), 0u);
     EXPECT_FALSE(w.clock.timer);  // its 1 ms fallback was cancelled
-    EXPECT_EQ(w.cnt.wire_reorders, 1u);
+    EXPECT_EQ(w.cnt.reorders, 1u);
 }
 
 TEST(WireFaults, ReorderOnlyCountsFramesOfItsOwnDirection) {
@@ -344,8 +344,8 @@ TEST(WireFaults, AFrameIsHeldByTheFirstHoldingRuleOnly) {
     Wire w("rx:delay:us=10;rx:reorder");
     w.pass(wire::Dir::kRx, 2);  // frame 1 delayed (the reorder rule skips it), frame 2 passes
     EXPECT_EQ(Wire::tags(w.rx), (std::vector<uint8_t>{2}));
-    EXPECT_EQ(w.cnt.wire_delays, 1u);
-    EXPECT_EQ(w.cnt.wire_reorders, 0u);
+    EXPECT_EQ(w.cnt.delays, 1u);
+    EXPECT_EQ(w.cnt.reorders, 0u);
     ASSERT_EQ(w.faults.log().size(), 1u);
     ASSERT_TRUE(w.fire());
     EXPECT_EQ(Wire::tags(w.rx), (std::vector<uint8_t>{2, 1}));
@@ -362,7 +362,7 @@ TEST(WireFaults, EcnMarkSetsCeKeepsIcrcAndFixesTheIpv4Checksum) {
     EXPECT_EQ(roce::parse_frame(in).packet.ipv4->ecn, 2);
     EXPECT_NE(w.tx[0], in);
     EXPECT_EQ(pr.packet.icrc, roce::parse_frame(in).packet.icrc);
-    EXPECT_EQ(w.cnt.wire_ecn_marks, 1u);
+    EXPECT_EQ(w.cnt.ecn_marks, 1u);
 }
 
 TEST(WireFaults, EcnMarkOnIpv6SetsTrafficClassCe) {
@@ -381,7 +381,7 @@ TEST(WireFaults, CorruptFailsTheIcrcOnly) {
     ASSERT_EQ(w.tx.size(), 2u);
     EXPECT_TRUE(roce::parse_frame(w.tx[0]).ok());
     EXPECT_EQ(roce::parse_frame(w.tx[1]).reason, roce::DropReason::kBadIcrc);
-    EXPECT_EQ(w.cnt.wire_corrupts, 1u);
+    EXPECT_EQ(w.cnt.corrupts, 1u);
 }
 
 TEST(WireFaults, NonRoceFramesAndQp1PassUntouched) {
@@ -408,12 +408,12 @@ TEST(WireFaults, PpmRateWithinBoundsForAFixedSeed) {
     Wire w("rx:drop:ppm=100000;tx:dup:ppm=0;tx:corrupt:ppm=1000000", 7);
     w.pass(wire::Dir::kRx, 10000);
     // Binomial(10000, 0.1): mean 1000, sd 30.
-    EXPECT_GE(w.cnt.wire_drops, 900u);
-    EXPECT_LE(w.cnt.wire_drops, 1100u);
-    EXPECT_EQ(w.rx.size(), 10000u - w.cnt.wire_drops);
+    EXPECT_GE(w.cnt.drops, 900u);
+    EXPECT_LE(w.cnt.drops, 1100u);
+    EXPECT_EQ(w.rx.size(), 10000u - w.cnt.drops);
     w.pass(wire::Dir::kTx, 100);
-    EXPECT_EQ(w.cnt.wire_dups, 0u);
-    EXPECT_EQ(w.cnt.wire_corrupts, 100u);
+    EXPECT_EQ(w.cnt.dups, 0u);
+    EXPECT_EQ(w.cnt.corrupts, 100u);
 }
 
 std::vector<FaultRecord> run_log(uint64_t seed) {
@@ -462,7 +462,7 @@ TEST(WireFaults, LegacyDropPpmDropsEveryKindWithTheOldSequence) {
     }
     ASSERT_FALSE(w.faults.log().empty());
     EXPECT_EQ(w.faults.log()[0].rule, FaultRecord::kDropPpmRule);
-    EXPECT_EQ(w.faults.log().size(), w.cnt.wire_drops);
+    EXPECT_EQ(w.faults.log().size(), w.cnt.drops);
 }
 
 TEST(WireFaults, LogKeepsTheLast4096Records) {
@@ -471,7 +471,7 @@ TEST(WireFaults, LogKeepsTheLast4096Records) {
     ASSERT_EQ(w.faults.log().size(), WireFaults::kLogRecords);
     EXPECT_EQ(w.faults.log().front().seq, 5000u - 4096u + 1u);
     EXPECT_EQ(w.faults.log().back().seq, 5000u);
-    EXPECT_EQ(w.cnt.wire_drops, 5000u);
+    EXPECT_EQ(w.cnt.drops, 5000u);
 }
 
 TEST(WireFaults, LogLineFormat) {
@@ -525,10 +525,10 @@ TEST(WireFaults, ResetReseedsRestartsPositionsAndDropsHeldFrames) {
     const std::vector<FaultRecord> first(w.faults.log().begin(), w.faults.log().end());
     const auto rx_first = Wire::tags(w.rx);
     EXPECT_EQ(w.faults.held_frames(), 1u);
-    const uint32_t drops = w.cnt.wire_drops;
+    const uint32_t drops = w.cnt.drops;
     w.faults.reset();
     EXPECT_EQ(w.faults.held_frames(), 0u);
-    EXPECT_EQ(w.cnt.wire_drops, drops + 1);  // the held frame
+    EXPECT_EQ(w.cnt.drops, drops + 1);  // the held frame
     EXPECT_FALSE(w.clock.timer);
     w.rx.clear();
     w.pass(wire::Dir::kRx, 200);

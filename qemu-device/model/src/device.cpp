@@ -19,6 +19,16 @@ const Config& checked(const Config& config) {
     return config;
 }
 
+// The card's view of its fault-injecting wire's settings.
+wire::FaultConfig wire_config(const Config& c) {
+    wire::FaultConfig w;
+    w.rules = c.wire_faults;
+    w.seed = c.wire_seed;
+    w.log_path = c.wire_fault_log;
+    w.drop_ppm = c.wire_drop_ppm;
+    return w;
+}
+
 }  // namespace
 
 Device::Device(const Config& config, Host& host)
@@ -27,10 +37,10 @@ Device::Device(const Config& config, Host& host)
       guard_(host),
       events_(guard_),
       // The hooks run only once frames flow, after every member is constructed.
-      wire_(config_, events_,
+      wire_(wire_config(config_), events_,
             {[this](std::span<const uint8_t> f) { eth_.receive(f); },
              [this](std::span<const uint8_t> f) { guard_.eth_send(f); },
-             [this]() -> rdma::Counters& { return rdma_.counters(); }}),
+             [this]() -> wire::Counters& { return rdma_.counters().wire; }}),
       tx_host_(guard_, wire_),
       core_(
           config_, guard_, events_, [this] { do_reset(); },

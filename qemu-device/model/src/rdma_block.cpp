@@ -101,17 +101,17 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
         case r::kCqOverruns:
             return c.cq_overruns;
         case r::kWireDrops:
-            return c.wire_drops;
+            return c.wire.drops;
         case r::kWireDups:
-            return c.wire_dups;
+            return c.wire.dups;
         case r::kWireReorders:
-            return c.wire_reorders;
+            return c.wire.reorders;
         case r::kWireDelays:
-            return c.wire_delays;
+            return c.wire.delays;
         case r::kWireCorrupts:
-            return c.wire_corrupts;
+            return c.wire.corrupts;
         case r::kWireEcnMarks:
-            return c.wire_ecn_marks;
+            return c.wire.ecn_marks;
         case r::kCnpSent:
             return c.cnp_sent;
         case r::kCnpRcvd:

@@ -41,26 +41,26 @@ std::string format(const FaultRecord& r) {
     return buf;
 }
 
-WireFaults::WireFaults(const Config& config, EventQueue& events, Hooks hooks)
-    : events_(events), hooks_(std::move(hooks)) {
-    if (config.wire_drop_ppm != 0) {
+WireFaults::WireFaults(const FaultConfig& config, EventQueue& events, Hooks hooks)
+    : events_(events), hooks_(std::move(hooks)), log_prefix_(config.log_prefix) {
+    if (config.drop_ppm != 0) {
         Rule legacy;
         legacy.dir = Dir::kRx;
         legacy.action = Action::kDrop;
-        legacy.ppm = config.wire_drop_ppm;
+        legacy.ppm = config.drop_ppm;
         legacy.all_frames = true;
-        rules_.push_back({legacy, FaultRecord::kDropPpmRule, config.wire_seed});
+        rules_.push_back({legacy, FaultRecord::kDropPpmRule, config.seed});
     }
-    const std::vector<Rule> parsed = parse_wire_faults(config.wire_faults);
+    const std::vector<Rule> parsed = parse_wire_faults(config.rules);
     for (size_t i = 0; i < parsed.size(); ++i) {
         // Each rule its own stream, so that adding a rule does not move another's faults.
-        uint64_t mix = config.wire_seed ^ (0xd1b54a32d192ed03ull * (i + 1));
+        uint64_t mix = config.seed ^ (0xd1b54a32d192ed03ull * (i + 1));
         rules_.push_back({parsed[i], static_cast<int>(i), splitmix64(mix)});
     }
-    if (!config.wire_fault_log.empty()) {
-        log_file_.emplace(config.wire_fault_log, std::ios::app);
+    if (!config.log_path.empty()) {
+        log_file_.emplace(config.log_path, std::ios::app);
         if (!*log_file_) {
-            throw std::invalid_argument("scenic: wire-fault-log=" + config.wire_fault_log +
+            throw std::invalid_argument(config.log_option + "=" + config.log_path +
                                         ": cannot open for appending");
         }
     }
@@ -75,7 +75,7 @@ void WireFaults::reset() {
     seq_ = {};
     for (const Held& h : held_) {
         events_.cancel(h.event);
-        hooks_.counters().wire_drops += h.copies;
+        hooks_.counters().drops += h.copies;
     }
     held_.clear();
 }
@@ -102,7 +102,8 @@ void WireFaults::record(Dir dir, uint64_t seq, Action a, int rule,
     }
     log_.push_back(r);
     if (log_file_) {
-        *log_file_ << format(r) << '\n' << std::flush;  // a crashed run keeps its faults
+        *log_file_ << log_prefix_ << format(r) << '\n'
+                   << std::flush;  // a crashed run keeps its faults
     }
 }
 
@@ -133,7 +134,7 @@ void WireFaults::pass(Dir dir, std::span<const uint8_t> frame) {
     };
     unsigned copies = 1;
     const Rule* holder = nullptr;
-    rdma::Counters& cnt = hooks_.counters();
+    Counters& cnt = hooks_.counters();
     for (RuleState& rs : rules_) {
         const Rule& r = rs.rule;
         if (r.dir != dir || (!roce && !r.all_frames)) {
@@ -148,13 +149,13 @@ void WireFaults::pass(Dir dir, std::span<const uint8_t> frame) {
         }
         switch (r.action) {
             case Action::kDrop:
-                ++cnt.wire_drops;
+                ++cnt.drops;
                 record(dir, seq, r.action, rs.index, roce);
                 return;
             case Action::kCorrupt:
                 // The last ICRC byte: any single-byte change fails the CRC.
                 writable()[roce->l3_end - 1] ^= 0xff;
-                ++cnt.wire_corrupts;
+                ++cnt.corrupts;
                 break;
             case Action::kEcn: {
                 auto& f = writable();
@@ -172,12 +173,12 @@ void WireFaults::pass(Dir dir, std::span<const uint8_t> frame) {
                     f[roce->l3 + 10] = static_cast<uint8_t>(sum >> 8);
                     f[roce->l3 + 11] = static_cast<uint8_t>(sum);
                 }
-                ++cnt.wire_ecn_marks;
+                ++cnt.ecn_marks;
                 break;
             }
             case Action::kDup:
                 copies = 2;
-                ++cnt.wire_dups;
+                ++cnt.dups;
                 break;
             case Action::kDelay:
             case Action::kReorder:
@@ -185,7 +186,7 @@ void WireFaults::pass(Dir dir, std::span<const uint8_t> frame) {
                     continue;  // a frame is held once: the first holding rule decides
                 }
                 holder = &r;
-                ++(r.action == Action::kDelay ? cnt.wire_delays : cnt.wire_reorders);
+                ++(r.action == Action::kDelay ? cnt.delays : cnt.reorders);
                 break;
         }
         record(dir, seq, r.action, rs.index, roce);

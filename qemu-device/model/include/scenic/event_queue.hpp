@@ -16,7 +16,7 @@ class EventQueue {
   public:
     using Id = uint64_t;  // never 0: 0 means "no event"
 
-    explicit EventQueue(Host& host) : host_(host) {}
+    explicit EventQueue(TimerHost& host) : host_(host) {}
 
     // Run fn at now + delay_ns. Returns an id for cancel().
     Id schedule_in(uint64_t delay_ns, std::function<void()> fn);
@@ -39,7 +39,7 @@ class EventQueue {
         auto operator<=>(const Key&) const = default;
     };
 
-    Host& host_;
+    TimerHost& host_;
     std::map<Key, std::function<void()>> events_;
     std::unordered_map<Id, uint64_t> deadline_;  // id -> deadline of the pending events
     Id next_id_ = 1;

@@ -14,10 +14,19 @@
 
 namespace scenic {
 
-class Host {
+// Time in nanoseconds, and one timer: after timer_schedule(t) the owner calls
+// EventQueue::fire() once at (or after) t. A new request replaces the previous one. The card's
+// host is one (Device::timer_fire); scenic-switch's core has its own, driven by now_ns.
+class TimerHost {
   public:
-    virtual ~Host() = default;
+    virtual ~TimerHost() = default;
+    virtual uint64_t now_ns() = 0;
+    virtual void timer_schedule(uint64_t deadline_ns) = 0;
+    virtual void timer_cancel() = 0;
+};
 
+class Host : public TimerHost {
+  public:
     // Bus-master DMA. Return false if the access failed (unmapped address, IOMMU fault, bus
     // master disabled): the model then reports an error, it never relies on the data.
     virtual bool dma_read(uint64_t addr, std::span<uint8_t> dst) = 0;
@@ -29,11 +38,7 @@ class Host {
     // Put one Ethernet frame (without FCS) on the wire.
     virtual void eth_send(std::span<const uint8_t> frame) = 0;
 
-    // Time in nanoseconds, and one timer: after timer_schedule(t) the host calls
-    // Device::timer_fire() once at (or after) t. A new request replaces the previous one.
-    virtual uint64_t now_ns() = 0;
-    virtual void timer_schedule(uint64_t deadline_ns) = 0;
-    virtual void timer_cancel() = 0;
+    // Time and the timer (TimerHost): the host calls Device::timer_fire() at the deadline.
 
     // The card's own BARs where the bus maps them now. A DMA or an MSI-X message there would
     // reach the card itself (QEMU routes it into the MMIO handlers while the model runs), so the

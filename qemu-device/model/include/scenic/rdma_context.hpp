@@ -12,6 +12,7 @@
 #include "scenic/admin.hpp"
 #include "scenic/regs.hpp"
 #include "scenic/roce/packet.hpp"
+#include "scenic/wire_counters.hpp"
 #include "uapi/scenic_rdma.h"
 
 namespace scenic::rdma {
@@ -126,12 +127,7 @@ struct Counters {
     uint32_t tlb_evictions = 0;
     uint32_t cqe_written = 0;
     uint32_t cq_overruns = 0;
-    uint32_t wire_drops = 0;  // the fault-injecting wire (scenic/wire_faults.hpp)
-    uint32_t wire_dups = 0;
-    uint32_t wire_reorders = 0;
-    uint32_t wire_delays = 0;
-    uint32_t wire_corrupts = 0;
-    uint32_t wire_ecn_marks = 0;
+    wire::Counters wire;  // the fault-injecting wire (scenic/wire_faults.hpp)
     uint32_t cnp_sent = 0;
     uint32_t cnp_rcvd = 0;
     uint32_t ecn_ce_rcvd = 0;

@@ -3,7 +3,7 @@
 // through the rules of Config::wire_faults (and the legacy Config::wire_drop_ppm), which drop,
 // duplicate, reorder, delay, corrupt or ECN-mark RoCE v2 RC packets at exact positions or at a
 // seeded rate. Every injected fault is logged so that a failing run can be replayed, and counted
-// in the RDMA block's WIRE_* registers.
+// in the RDMA block's WIRE_* registers. scenic-switch runs one per port (docs/cluster.md 3.10).
 #pragma once
 
 #include <array>
@@ -16,9 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "scenic/config.hpp"
 #include "scenic/event_queue.hpp"
-#include "scenic/rdma_context.hpp"
+#include "scenic/wire_counters.hpp"
 #include "scenic/wire_fault_spec.hpp"
 
 namespace scenic::wire {
@@ -47,14 +46,13 @@ class WireFaults {
     struct Hooks {
         Sink rx;  // into the card (the ETH block)
         Sink tx;  // onto the wire (the host's eth_send)
-        std::function<rdma::Counters&()> counters;
+        std::function<Counters&()> counters;
     };
     static constexpr size_t kLogRecords = 4096;
     static constexpr uint64_t kReorderTimeoutNs = 1'000'000;
 
-    // Throws std::invalid_argument for a malformed Config::wire_faults or a log file that
-    // cannot be opened.
-    WireFaults(const Config& config, EventQueue& events, Hooks hooks);
+    // Throws std::invalid_argument for malformed rules or a log file that cannot be opened.
+    WireFaults(const FaultConfig& config, EventQueue& events, Hooks hooks);
 
     void receive(std::span<const uint8_t> frame) { pass(Dir::kRx, frame); }
     void transmit(std::span<const uint8_t> frame) { pass(Dir::kTx, frame); }
@@ -108,6 +106,7 @@ class WireFaults {
     uint64_t next_held_ = 1;
     std::deque<FaultRecord> log_;
     std::optional<std::ofstream> log_file_;
+    std::string log_prefix_;
 };
 
 }  // namespace scenic::wire
