@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 # scenicctl(8) against scenic_scu.ko in the guest (docs/scu.md 7): steer add / del of a rule on
 # slot 1, seen in the slot's sysfs `steering` and `status --json`; refusals keep their exit codes.
+. "$(dirname "$0")/lib.sh"
 SC=/usr/bin/scenicctl
 STEER=/sys/class/scenic_scu/scenic0!scu1/steering
 n=0
@@ -41,7 +42,7 @@ t "sysfs steering is empty again" [ -z "$(cat "$STEER")" ]
 $SC steer del 1 "$id" 2>/dev/null
 st=$?
 t "steer del of the same rule again: exit $st (ENOENT)" [ $st -eq 1 ]
-bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|hung_task|lockdep|circular locking' | head -n 5)
+bad=$(kernel_log_bad)
 t "kernel log has no oops, WARN, BUG or lockdep report after scenicctl" [ -z "$bad" ]
 echo "1..$n"
 exit $rc

@@ -20,20 +20,6 @@ constexpr std::array<std::pair<std::string_view, Action>, 6> kActions{{
     {"ecn", Action::kEcn},
 }};
 
-// Splits s at every sep (empty pieces kept, so that "a;;b" is reported, not skipped).
-std::vector<std::string_view> split(std::string_view s, char sep) {
-    std::vector<std::string_view> out;
-    size_t start = 0;
-    for (;;) {
-        const size_t end = s.find(sep, start);
-        out.push_back(s.substr(start, end == std::string_view::npos ? end : end - start));
-        if (end == std::string_view::npos) {
-            return out;
-        }
-        start = end + 1;
-    }
-}
-
 class RuleParser {
   public:
     RuleParser(size_t index, std::string_view text) : index_(index), text_(text) {}
@@ -181,6 +167,19 @@ std::vector<Rule> parse_wire_faults(std::string_view spec) {
         rules.push_back(RuleParser(i, texts[i]).parse());
     }
     return rules;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+    std::vector<std::string_view> out;
+    size_t start = 0;
+    for (;;) {
+        const size_t end = s.find(sep, start);
+        out.push_back(s.substr(start, end == std::string_view::npos ? end : end - start));
+        if (end == std::string_view::npos) {
+            return out;
+        }
+        start = end + 1;
+    }
 }
 
 }  // namespace scenic::wire

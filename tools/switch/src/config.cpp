@@ -73,19 +73,6 @@ double parse_prob(std::string_view option, std::string_view v) {
     return p;
 }
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-    std::vector<std::string_view> out;
-    size_t start = 0;
-    for (;;) {
-        const size_t pos = s.find(sep, start);
-        out.push_back(s.substr(start, pos == std::string_view::npos ? pos : pos - start));
-        if (pos == std::string_view::npos) {
-            return out;
-        }
-        start = pos + 1;
-    }
-}
-
 // "N=rest" or "N:rest" with 1 <= N <= ports.
 std::pair<unsigned, std::string_view> port_prefix(std::string_view option, std::string_view v,
                                                   char sep, unsigned ports) {
@@ -134,7 +121,7 @@ bool parse_on_off(std::string_view option, std::string_view v) {
 }
 
 EcnPolicy parse_ecn(std::string_view option, std::string_view v) {
-    const std::vector<std::string_view> f = split(v, ':');
+    const std::vector<std::string_view> f = wire::split(v, ':');
     EcnPolicy e;
     if (f[0] == "off" && f.size() == 1) {
         e.mode = EcnMode::kOff;
@@ -177,7 +164,7 @@ EcnPolicy parse_ecn(std::string_view option, std::string_view v) {
 
 void apply_port_opts(std::string_view option, std::string_view list, PortConfig& pc) {
     PortConfig out = pc;
-    for (const std::string_view kv : split(list, ',')) {
+    for (const std::string_view kv : wire::split(list, ',')) {
         const size_t eq = kv.find('=');
         if (eq == std::string_view::npos) {
             fail(option, kv, "expected KEY=VALUE (rate, buffer, overhead, ecn, pfc, faults)");

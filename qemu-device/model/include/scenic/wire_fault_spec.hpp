@@ -46,4 +46,8 @@ inline constexpr uint32_t kMaxReorderDepth = 1024;
 // (1-based, and its text) and the bad action, key or value.
 std::vector<Rule> parse_wire_faults(std::string_view spec);
 
+// Splits s at every sep; empty pieces are kept, so that "a;;b" is reported, not skipped. Also
+// the option parser of scenic-switch (tools/switch), whose options use the same fields.
+std::vector<std::string_view> split(std::string_view s, char sep);
+
 }  // namespace scenic::wire
