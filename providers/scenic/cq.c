@@ -228,8 +228,8 @@ static int poll_locked(struct scenic_cq *cq, int nwc, struct ibv_wc *wc)
 
 	/*
 	 * Successful send completions: each counter of a QP that sends here, in
-	 * SQ order. A counter equal to the value the last scan fully handled
-	 * costs one load and no lock. The scan starts after the QP where the
+	 * SQ order. A counter equal to sq.ci as the last scan left it costs
+	 * one load and no lock. The scan starts after the QP where the
 	 * last one stopped, so a short wc array does not always serve the
 	 * first QPs of the CQ.
 	 */
@@ -246,9 +246,13 @@ static int poll_locked(struct scenic_cq *cq, int nwc, struct ibv_wc *wc)
 		pthread_spin_lock(&qp->sq_lock);
 		got = scenic_sq_retire(&qp->sq, done, qp->verbs_qp.qp.qp_num,
 				       wc + n, nwc - n);
-		/* a full wc array may have cut the retire short: look again */
+		/*
+		 * Skip this counter value next time only if nothing is left
+		 * for it: not when a full wc array cut the retire short, nor
+		 * for a counter behind ci (after an error CQE).
+		 */
 		qp->sq_seen = done;
-		qp->sq_seen_valid = got < nwc - n;
+		qp->sq_seen_valid = qp->sq.ci == done;
 		pthread_spin_unlock(&qp->sq_lock);
 		n += got;
 	}

@@ -89,9 +89,10 @@ struct scenic_qp {
 	struct scenic_cq *send_cq;
 	struct scenic_cq *recv_cq;
 	/*
-	 * send_cq->lock: the counter value the last scan fully handled, so that
-	 * a poll skips a QP whose counter has not moved without its sq_lock.
-	 * Any other change of sq.ci clears sq_seen_valid.
+	 * Under send_cq->lock: sq.ci as the last counter scan left it, valid
+	 * when the counter was equal to it, so that a poll skips a QP whose
+	 * counter has not moved without taking its sq_lock. Any other change
+	 * of sq.ci clears sq_seen_valid.
 	 */
 	uint32_t sq_seen;
 	bool sq_seen_valid;
