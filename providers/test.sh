@@ -12,6 +12,9 @@
 #    SCENIC_DEFAULT_SCU parsing; the man pages render with pandoc.
 # 3. tests/ring_test.c: the data path's ring logic (providers/scenic/ring.c, the code the library
 #    runs): WQE building, argument and queue-full errors, counter-to-WC, CQE phase, CQE-to-WC.
+#    tests/cq_poll_test.c: poll_cq (providers/scenic/cq.c) on a fake CQ ring and fake status
+#    pages (tests/cq_fixture.h) with 1 and 500 QPs on one CQ: every WC checked, QPN lookup,
+#    short wc arrays, error/flush CQEs after counter completions, attach refusals.
 # 4. The library: `make -C providers` builds it warning-free (which also checks the compat
 #    headers' layout asserts); it exports scenicdv_create_qp_ex@@SCENIC_1.0 and nothing else,
 #    imports verbs_register_driver_34@IBVERBS_PRIVATE_34, scenic.driver names it, and
@@ -111,6 +114,16 @@ if $cc "${cflags[@]}" -I"$top/uapi" -I"$here/scenic" -o "$out/ring_test" \
 else
 	sed 's/^/# /' "$out/ring_test.log"
 	notok "ring tests build"
+fi
+
+# poll_cq (cq.c) on a fake CQ ring and status pages, 1 and 500 QPs per CQ (its own TAP stream)
+if $cc "${cflags[@]}" -D_GNU_SOURCE -I"$here/compat" -I"$top/uapi" -I"$here/scenic" \
+	-o "$out/cq_poll_test" "$here/tests/cq_poll_test.c" "$here"/scenic/{cq,ring}.c \
+	-libverbs -pthread >"$out/cq_poll_test.log" 2>&1; then
+	run_tap cq "$out/cq_poll_test"
+else
+	sed 's/^/# /' "$out/cq_poll_test.log"
+	notok "poll_cq tests build"
 fi
 
 # opening a device (scenic.c) against fakes of libibverbs' calls (its own TAP stream)

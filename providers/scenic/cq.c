@@ -2,7 +2,9 @@
 /*
  * Completion queues: create (ring mapped read-only, doorbell page mapped),
  * destroy, poll_cq (CQ ring plus the send-completion counters of the QPs that
- * complete here), req_notify_cq, and the ibv_cq_ex polling interface.
+ * complete here), req_notify_cq, and the ibv_cq_ex polling interface. A CQE
+ * finds its QP in a table indexed by QPN; the counter scan reads only QPs
+ * that send here and takes a QP's lock only when its counter moved.
  */
 #include <endian.h>
 #include <errno.h>
@@ -152,14 +154,10 @@ err_out:
 	return NULL;
 }
 
+/* One load: the QP with this QPN if its send or receive queue completes here. */
 static struct scenic_qp *cq_find_qp(struct scenic_cq *cq, uint32_t qpn)
 {
-	unsigned int i;
-
-	for (i = 0; i < cq->nqps; i++)
-		if (cq->qps[i]->verbs_qp.qp.qp_num == qpn)
-			return cq->qps[i];
-	return NULL;
+	return qpn < cq->by_qpn_cap ? cq->by_qpn[qpn] : NULL;
 }
 
 /*
@@ -189,6 +187,7 @@ static int poll_one_cqe(struct scenic_cq *cq, const struct scenic_cqe *cqe,
 					&qp->sq.swqe[idx & (qp->sq.wqe_cnt - 1)],
 					&wc[n++]);
 				qp->sq.ci = idx + 1;
+				qp->sq_seen_valid = false;
 			} else {
 				*consumed = false;
 			}
@@ -228,25 +227,37 @@ static int poll_locked(struct scenic_cq *cq, int nwc, struct ibv_wc *wc)
 		cq_update_ci(cq);
 
 	/*
-	 * Successful send completions: each QP's counter, in SQ order. The
-	 * scan starts after the QP where the last one stopped, so a short wc
-	 * array does not always serve the first QPs of the CQ.
+	 * Successful send completions: each counter of a QP that sends here, in
+	 * SQ order. A counter equal to sq.ci as the last scan left it costs
+	 * one load and no lock. The scan starts after the QP where the
+	 * last one stopped, so a short wc array does not always serve the
+	 * first QPs of the CQ.
 	 */
-	for (k = 0; k < cq->nqps && n < nwc; k++) {
-		struct scenic_qp *qp = cq->qps[(cq->poll_next + k) % cq->nqps];
-		uint64_t done;
+	for (k = 0; k < cq->n_sq_qps && n < nwc; k++) {
+		struct scenic_qp *qp =
+			cq->sq_qps[(cq->poll_next + k) % cq->n_sq_qps];
+		uint32_t done;
+		int got;
 
-		if (qp->send_cq != cq)
+		done = (uint32_t)le64toh(__atomic_load_n(&qp->status->sq_completed,
+							 __ATOMIC_ACQUIRE));
+		if (qp->sq_seen_valid && qp->sq_seen == done)
 			continue;
-		done = le64toh(__atomic_load_n(&qp->status->sq_completed,
-					       __ATOMIC_ACQUIRE));
 		pthread_spin_lock(&qp->sq_lock);
-		n += scenic_sq_retire(&qp->sq, (uint32_t)done,
-				      qp->verbs_qp.qp.qp_num, wc + n, nwc - n);
+		got = scenic_sq_retire(&qp->sq, done, qp->verbs_qp.qp.qp_num,
+				       wc + n, nwc - n);
+		/*
+		 * Skip this counter value next time only if nothing is left
+		 * for it: not when a full wc array cut the retire short, nor
+		 * for a counter behind ci (after an error CQE).
+		 */
+		qp->sq_seen = done;
+		qp->sq_seen_valid = qp->sq.ci == done;
 		pthread_spin_unlock(&qp->sq_lock);
+		n += got;
 	}
-	if (cq->nqps)
-		cq->poll_next = (cq->poll_next + k) % cq->nqps;
+	if (cq->n_sq_qps)
+		cq->poll_next = (cq->poll_next + k) % cq->n_sq_qps;
 	return n;
 }
 
@@ -290,30 +301,72 @@ int scenic_destroy_cq(struct ibv_cq *ibvcq)
 		return err;
 	cq_unmap(cq, ctx->pg_sz);
 	pthread_spin_destroy(&cq->lock);
-	free(cq->qps);
+	free(cq->by_qpn);
+	free(cq->sq_qps);
 	free(cq);
+	return 0;
+}
+
+/* Makes by_qpn cover qpn; with cq->lock held. */
+static int cq_grow_by_qpn(struct scenic_cq *cq, uint32_t qpn)
+{
+	uint32_t cap = scenic_roundup_pow2(qpn + 1);
+	struct scenic_qp **t;
+
+	if (qpn >= SCENIC_CQ_MAX_QPN)
+		return EINVAL;
+	if (cap < 64)
+		cap = 64;
+	t = realloc(cq->by_qpn, cap * sizeof(*t));
+	if (!t)
+		return ENOMEM;
+	memset(t + cq->by_qpn_cap, 0, (cap - cq->by_qpn_cap) * sizeof(*t));
+	cq->by_qpn = t;
+	cq->by_qpn_cap = cap;
+	return 0;
+}
+
+/* Adds qp to the counters the scan reads; with cq->lock held. */
+static int cq_add_sq_qp(struct scenic_cq *cq, struct scenic_qp *qp)
+{
+	if (cq->n_sq_qps == cq->sq_qps_cap) {
+		unsigned int cap = cq->sq_qps_cap ? 2 * cq->sq_qps_cap : 8;
+		struct scenic_qp **qps = realloc(cq->sq_qps, cap * sizeof(*qps));
+
+		if (!qps)
+			return ENOMEM;
+		cq->sq_qps = qps;
+		cq->sq_qps_cap = cap;
+	}
+	cq->sq_qps[cq->n_sq_qps++] = qp;
 	return 0;
 }
 
 int scenic_cq_attach_qp(struct scenic_cq *cq, struct scenic_qp *qp)
 {
+	uint32_t qpn = qp->verbs_qp.qp.qp_num;
 	int err = 0;
 
 	pthread_spin_lock(&cq->lock);
-	if (cq_find_qp(cq, qp->verbs_qp.qp.qp_num) == qp)
+	if (cq_find_qp(cq, qpn) == qp)
 		goto out;
-	if (cq->nqps == cq->qps_cap) {
-		unsigned int cap = cq->qps_cap ? 2 * cq->qps_cap : 8;
-		struct scenic_qp **qps = realloc(cq->qps, cap * sizeof(*qps));
-
-		if (!qps) {
-			err = ENOMEM;
+	if (qpn >= cq->by_qpn_cap) {
+		err = cq_grow_by_qpn(cq, qpn);
+		if (err)
 			goto out;
-		}
-		cq->qps = qps;
-		cq->qps_cap = cap;
 	}
-	cq->qps[cq->nqps++] = qp;
+	if (cq->by_qpn[qpn]) {	/* the kernel gave out a QPN still in use */
+		err = EEXIST;
+		goto out;
+	}
+	if (qp->send_cq == cq) {
+		err = cq_add_sq_qp(cq, qp);
+		if (err)
+			goto out;
+		qp->sq_seen_valid = false;
+	}
+	cq->by_qpn[qpn] = qp;
+	cq->nqps++;
 out:
 	pthread_spin_unlock(&cq->lock);
 	return err;
@@ -321,15 +374,22 @@ out:
 
 void scenic_cq_detach_qp(struct scenic_cq *cq, struct scenic_qp *qp)
 {
+	uint32_t qpn = qp->verbs_qp.qp.qp_num;
 	unsigned int i;
 
 	pthread_spin_lock(&cq->lock);
-	for (i = 0; i < cq->nqps; i++) {
-		if (cq->qps[i] == qp) {
-			cq->qps[i] = cq->qps[--cq->nqps];
+	if (cq_find_qp(cq, qpn) == qp) {
+		cq->by_qpn[qpn] = NULL;
+		cq->nqps--;
+	}
+	for (i = 0; i < cq->n_sq_qps; i++) {
+		if (cq->sq_qps[i] == qp) {
+			cq->sq_qps[i] = cq->sq_qps[--cq->n_sq_qps];
 			break;
 		}
 	}
+	if (cq->poll_next >= cq->n_sq_qps)
+		cq->poll_next = 0;
 	pthread_spin_unlock(&cq->lock);
 }
 

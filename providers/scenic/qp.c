@@ -325,9 +325,13 @@ struct ibv_qp *scenic_create_qp_ex(struct ibv_context *ibvctx,
  */
 static void qp_reset_rings(struct scenic_qp *qp)
 {
+	/* the send CQ's lock first, as in poll_cq: it guards sq_seen */
+	pthread_spin_lock(&qp->send_cq->lock);
 	pthread_spin_lock(&qp->sq_lock);
 	qp->sq.pi = qp->sq.ci = 0;
+	qp->sq_seen_valid = false;
 	pthread_spin_unlock(&qp->sq_lock);
+	pthread_spin_unlock(&qp->send_cq->lock);
 	pthread_spin_lock(&qp->rq_lock);
 	qp->rq.pi = qp->rq.ci = 0;
 	pthread_spin_unlock(&qp->rq_lock);

@@ -47,7 +47,7 @@ struct scenic_qp;
 
 struct scenic_cq {
 	struct verbs_cq verbs_cq;
-	pthread_spinlock_t lock;	/* ring, qps[], and the ex-poll state */
+	pthread_spinlock_t lock;	/* ring, the QP tables, the ex-poll state */
 	struct scenic_cq_ring ring;
 	void *ring_map;
 	size_t ring_map_size;
@@ -55,10 +55,14 @@ struct scenic_cq {
 	uint32_t db_off;		/* our doorbell group inside it */
 	struct scenic_cq_dbrec *dbrec;	/* CI record, NULL: CI doorbell */
 	uint32_t cqn;
-	/* QPs whose send or receive queue completes here */
-	struct scenic_qp **qps;
+	/* QPs whose send or receive queue completes here, indexed by QPN */
+	struct scenic_qp **by_qpn;
+	uint32_t by_qpn_cap;	/* entries in by_qpn, a power of two or 0 */
 	unsigned int nqps;
-	unsigned int qps_cap;
+	/* the QPs whose send queue completes here: the counters poll reads */
+	struct scenic_qp **sq_qps;
+	unsigned int n_sq_qps;
+	unsigned int sq_qps_cap;
 	unsigned int poll_next;	/* first QP of the next send-completion scan */
 	/* ibv_cq_ex polling: the WC that start_poll/next_poll produced */
 	struct ibv_wc cur_wc;
@@ -84,6 +88,14 @@ struct scenic_qp {
 	struct scenic_qp_dbrec *dbrec;	/* PI records, NULL: always ring */
 	struct scenic_cq *send_cq;
 	struct scenic_cq *recv_cq;
+	/*
+	 * Under send_cq->lock: sq.ci as the last counter scan left it, valid
+	 * when the counter was equal to it, so that a poll skips a QP whose
+	 * counter has not moved without taking its sq_lock. Any other change
+	 * of sq.ci clears sq_seen_valid.
+	 */
+	uint32_t sq_seen;
+	bool sq_seen_valid;
 	enum ibv_qp_state state;	/* as last set by modify_qp */
 	uint16_t scu_index;
 	/* ibv_wr_* between wr_start and wr_complete (sq_lock held) */
@@ -135,6 +147,8 @@ bool is_scenic_dev(struct ibv_device *device);
 /* cq.c: QPs register with their CQs so that poll_cq sees their counters. */
 int scenic_cq_attach_qp(struct scenic_cq *cq, struct scenic_qp *qp);
 void scenic_cq_detach_qp(struct scenic_cq *cq, struct scenic_qp *qp);
+/* QPNs a CQ's table covers: the card's are below max_qp (512). */
+#define SCENIC_CQ_MAX_QPN (1u << 16)
 
 /* qp.c / wr.c */
 void scenic_qp_fill_wr_ops(struct scenic_qp *qp, uint64_t send_ops_flags);

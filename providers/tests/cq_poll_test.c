@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Unit tests of poll_cq (providers/scenic/cq.c, the code the library runs)
+ * on a fake CQ ring and fake status pages (cq_fixture.h): 1 and 500 QPs on
+ * one CQ, every WC checked (wr_id, status, opcode, qp_num, order per QP,
+ * each exactly once), receive CQEs found by QPN, short wc arrays, error and
+ * flush CQEs after counter completions, attach refusals. Prints TAP.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq_fixture.h"
+
+static int tests;
+static int failed;
+
+static void check(bool cond, const char *fmt, const char *name)
+{
+	tests++;
+	if (!cond)
+		failed++;
+	printf("%sok %d - %s%s\n", cond ? "" : "not ", tests, fmt, name);
+}
+
+static void fx_free(struct fixture *fx)
+{
+	fx_fini(fx);
+	free(fx->cq->by_qpn);
+	free(fx->cq->sq_qps);
+	free(fx->cq);
+}
+
+static uint64_t wr_id_of(uint32_t qpn, uint32_t k)
+{
+	return ((uint64_t)qpn << 16) | k;
+}
+
+/*
+ * Every QP posts per_qp signaled WRITEs (and one unsignaled one between
+ * them), the card completes them all; polling with nwc until empty must give
+ * exactly per_qp WCs per QP, in post order, and nothing else.
+ */
+static bool drain_all(unsigned int nqps, unsigned int per_qp, int nwc,
+		      char *why, size_t whylen)
+{
+	struct fixture fx;
+	struct ibv_wc wc[64];
+	uint32_t *next = calloc(nqps, sizeof(*next));
+	unsigned int i, total = 0, polls = 0;
+	bool good = next != NULL;
+	int n, j;
+
+	fx_init(&fx, nqps);
+	for (i = 0; i < nqps; i++) {
+		uint32_t k;
+
+		for (k = 0; k < per_qp; k++) {
+			fx_post_send(fx.qps[i], wr_id_of(FX_QPN0 + i, k), true);
+			fx_post_send(fx.qps[i], 0xdead, false);
+		}
+		fx_complete_sends(&fx, i, 2 * per_qp);
+	}
+	snprintf(why, whylen, "%s", "");
+	while (good && polls++ < 100000 && (n = scenic_poll_cq(&fx.cq->verbs_cq.cq, nwc, wc)) > 0) {
+		if (n > nwc) {
+			snprintf(why, whylen, " # poll returned %d > nwc %d", n, nwc);
+			good = false;
+		}
+		for (j = 0; good && j < n; j++) {
+			uint32_t qpn = wc[j].qp_num;
+
+			if (qpn < FX_QPN0 || qpn >= FX_QPN0 + nqps ||
+			    wc[j].status != IBV_WC_SUCCESS ||
+			    wc[j].opcode != IBV_WC_RDMA_WRITE ||
+			    wc[j].byte_len != 8 ||
+			    next[qpn - FX_QPN0] >= per_qp ||
+			    wc[j].wr_id != wr_id_of(qpn, next[qpn - FX_QPN0])) {
+				snprintf(why, whylen,
+					 " # bad WC: qpn %u wr_id 0x%llx status %d opcode %d",
+					 qpn, (unsigned long long)wc[j].wr_id,
+					 wc[j].status, wc[j].opcode);
+				good = false;
+				break;
+			}
+			next[qpn - FX_QPN0]++;
+			total++;
+		}
+	}
+	if (good && total != nqps * per_qp) {
+		snprintf(why, whylen, " # %u WCs, expected %u", total, nqps * per_qp);
+		good = false;
+	}
+	for (i = 0; good && i < nqps; i++)
+		if (fx.qps[i]->sq.ci != fx.qps[i]->sq.pi) {
+			snprintf(why, whylen, " # QP %u: ci %u pi %u", i,
+				 fx.qps[i]->sq.ci, fx.qps[i]->sq.pi);
+			good = false;
+		}
+	fx_free(&fx);
+	free(next);
+	return good;
+}
+
+static void test_drain(void)
+{
+	static const struct { unsigned int nqps, per_qp; int nwc; } cases[] = {
+		{ 1, 4, 16 }, { 1, 20, 1 }, { 500, 4, 16 }, { 500, 4, 1 },
+		{ 500, 20, 64 }, { 3, 7, 5 },
+	};
+	char why[160], name[256];
+	size_t c;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		bool good = drain_all(cases[c].nqps, cases[c].per_qp, cases[c].nwc,
+				      why, sizeof(why));
+
+		snprintf(name, sizeof(name),
+			 "%u QPs x %u signaled WRITEs on one CQ, nwc %d: each WC once, in order per QP%s",
+			 cases[c].nqps, cases[c].per_qp, cases[c].nwc, why);
+		check(good, "", name);
+	}
+}
+
+/* With 500 QPs busy, completions of one QP come out, and only those. */
+static void test_one_of_500(void)
+{
+	struct fixture fx;
+	struct ibv_wc wc[16];
+	unsigned int i;
+	bool good;
+	int n, k;
+
+	fx_init(&fx, 500);
+	for (i = 0; i < 500; i++)
+		for (k = 0; k < 4; k++)
+			fx_post_send(fx.qps[i], wr_id_of(FX_QPN0 + i, k), true);
+	n = scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc);
+	good = n == 0;
+	fx_complete_sends(&fx, 377, 3);
+	n = scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc);
+	good = good && n == 3;
+	for (k = 0; good && k < n; k++)
+		good = wc[k].qp_num == FX_QPN0 + 377 &&
+		       wc[k].wr_id == wr_id_of(FX_QPN0 + 377, k);
+	good = good && scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc) == 0;
+	/* the counter moves again after polls that skipped it */
+	fx_complete_sends(&fx, 377, 1);
+	good = good && scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc) == 1 &&
+	       wc[0].wr_id == wr_id_of(FX_QPN0 + 377, 3);
+	check(good, "", "500 busy QPs: an empty poll gives 0, then exactly the 3 + 1 WCs of the QP whose counter moved");
+	fx_free(&fx);
+}
+
+/* Receive CQEs find their QP by QPN among 500; unknown and detached QPNs give nothing. */
+static void test_recv_by_qpn(void)
+{
+	struct fixture fx;
+	struct ibv_wc wc[16];
+	uint32_t idx0, idx1, idx2;
+	struct scenic_qp *gone;
+	bool good;
+	int n;
+
+	fx_init(&fx, 500);
+	idx0 = fx_post_recv(fx.qps[499], 0x4990);
+	idx1 = fx_post_recv(fx.qps[0], 0x0000);
+	idx2 = fx_post_recv(fx.qps[250], 0x2500);
+	fx_write_cqe(&fx, FX_QPN0 + 499, idx0, 0, SCENIC_CQE_STATUS_SUCCESS,
+		     SCENIC_CQE_OP_RECV, 100);
+	fx_write_cqe(&fx, 9999, 0, 0, SCENIC_CQE_STATUS_SUCCESS,
+		     SCENIC_CQE_OP_RECV, 1);	/* no such QP */
+	fx_write_cqe(&fx, FX_QPN0 + 0, idx1, 0, SCENIC_CQE_STATUS_SUCCESS,
+		     SCENIC_CQE_OP_RECV, 200);
+	/* QP 250 is destroyed before its CQE is polled */
+	gone = fx.qps[250];
+	scenic_cq_detach_qp(fx.cq, gone);
+	fx_write_cqe(&fx, FX_QPN0 + 250, idx2, 0, SCENIC_CQE_STATUS_SUCCESS,
+		     SCENIC_CQE_OP_RECV, 300);
+	n = scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc);
+	good = n == 2 &&
+	       wc[0].wr_id == 0x4990 && wc[0].qp_num == FX_QPN0 + 499 &&
+	       wc[0].opcode == IBV_WC_RECV && wc[0].byte_len == 100 &&
+	       wc[1].wr_id == 0x0000 && wc[1].qp_num == FX_QPN0 &&
+	       wc[1].byte_len == 200 &&
+	       fx.cq->ring.ci == 4 && le32toh(fx.dbrec.ci) == 4;
+	check(good, "", "500 QPs: receive CQEs reach their QP by QPN, in ring order; unknown and detached QPNs are consumed silently");
+	/* reattaching the same QPN works, a second QP with it is refused */
+	good = scenic_cq_attach_qp(fx.cq, gone) == 0 &&
+	       scenic_cq_attach_qp(fx.cq, gone) == 0 &&
+	       fx.cq->nqps == 500;
+	check(good, "", "attach is idempotent for the same QP");
+	{
+		struct scenic_qp dup = {};
+
+		dup.verbs_qp.qp.qp_num = FX_QPN0 + 7;
+		dup.send_cq = fx.cq;
+		good = scenic_cq_attach_qp(fx.cq, &dup) == EEXIST;
+		dup.verbs_qp.qp.qp_num = SCENIC_CQ_MAX_QPN;
+		good = good && scenic_cq_attach_qp(fx.cq, &dup) == EINVAL &&
+		       fx.cq->nqps == 500;
+		check(good, "", "attach refuses a QPN already in the table (EEXIST) and one beyond the table's range (EINVAL)");
+	}
+	fx_free(&fx);
+}
+
+/*
+ * Counter completions, then an error CQE and a flush CQE for the next WQEs:
+ * WCs in SQ order, and a counter left behind ci retires nothing more.
+ */
+static void test_error_after_counter(void)
+{
+	struct fixture fx;
+	struct ibv_wc wc[16];
+	struct scenic_qp *qp;
+	bool good;
+	int n, k;
+
+	fx_init(&fx, 500);
+	qp = fx.qps[123];
+	for (k = 0; k < 4; k++)
+		fx_post_send(qp, wr_id_of(qp->verbs_qp.qp.qp_num, k), true);
+	fx_complete_sends(&fx, 123, 1);
+	n = scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc);
+	good = n == 1 && wc[0].wr_id == wr_id_of(qp->verbs_qp.qp.qp_num, 0);
+	/* WQE 2 fails: its CQE says WQE 1 completed (counter not yet moved) */
+	fx_write_cqe(&fx, qp->verbs_qp.qp.qp_num, 2, SCENIC_CQE_F_SQ,
+		     SCENIC_CQE_STATUS_REM_ACCESS, SCENIC_CQE_OP_WRITE, 0);
+	fx_write_cqe(&fx, qp->verbs_qp.qp.qp_num, 3, SCENIC_CQE_F_SQ,
+		     SCENIC_CQE_STATUS_FLUSHED, SCENIC_CQE_OP_WRITE, 0);
+	n = scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc);
+	good = good && n == 3 &&
+	       wc[0].wr_id == wr_id_of(qp->verbs_qp.qp.qp_num, 1) &&
+	       wc[0].status == IBV_WC_SUCCESS &&
+	       wc[1].wr_id == wr_id_of(qp->verbs_qp.qp.qp_num, 2) &&
+	       wc[1].status == IBV_WC_REM_ACCESS_ERR &&
+	       wc[2].wr_id == wr_id_of(qp->verbs_qp.qp.qp_num, 3) &&
+	       wc[2].status == IBV_WC_WR_FLUSH_ERR;
+	/* the counter now catches up to 2 (behind ci 4): nothing more */
+	fx_complete_sends(&fx, 123, 1);
+	good = good && scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc) == 0 &&
+	       scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc) == 0 &&
+	       qp->sq.ci == 4;
+	check(good, "", "counter WC, then error and flush CQEs: WCs in SQ order; a counter behind ci retires nothing");
+	fx_free(&fx);
+}
+
+/* A QP that only receives here is not in the send scan. */
+static void test_recv_only_qp(void)
+{
+	struct fixture fx, fx2;
+	struct scenic_cq *other;
+	struct ibv_wc wc[4];
+	struct scenic_qp *qp;
+	bool good;
+
+	fx_init(&fx, 2);
+	fx_init(&fx2, 0);
+	other = fx2.cq;
+	qp = fx.qps[1];
+	scenic_cq_detach_qp(fx.cq, qp);
+	qp->send_cq = other;
+	good = scenic_cq_attach_qp(other, qp) == 0 &&
+	       scenic_cq_attach_qp(fx.cq, qp) == 0 &&
+	       fx.cq->n_sq_qps == 1 && other->n_sq_qps == 1 && fx.cq->nqps == 2;
+	fx_post_send(qp, 77, true);
+	fx_complete_sends(&fx, 1, 1);
+	good = good && scenic_poll_cq(&fx.cq->verbs_cq.cq, 4, wc) == 0 &&
+	       scenic_poll_cq(&other->verbs_cq.cq, 4, wc) == 1 && wc[0].wr_id == 77;
+	check(good, "", "a QP's send completions come out of its send CQ only, not its receive CQ");
+	scenic_cq_detach_qp(other, qp);
+	fx_free(&fx);
+	fx_free(&fx2);
+}
+
+int main(void)
+{
+	test_drain();
+	test_one_of_500();
+	test_recv_by_qpn();
+	test_error_after_counter();
+	test_recv_only_qp();
+	printf("1..%d\n", tests);
+	return failed ? 1 : 0;
+}
