@@ -12,7 +12,7 @@ SIZE=${2:-65536}
 SERVER=3 CLIENT=2
 PORT=18620
 case $NODE in
-$SERVER | $CLIENT) tap_plan 1 ;;
+"$SERVER" | "$CLIENT") tap_plan 1 ;;
 *) tap_plan 0 ;;
 esac
 addr_setup
