@@ -43,6 +43,9 @@ _END_RE = re.compile(r"^SCENIC-VM-END node=\d+ status=(\d+)$")
 # With run(inject=True) a guest line "SCENIC-WIRE-INJECT count=N hex=BYTES" makes the runner send
 # BYTES N times as datagrams into that node's end of the wire (frames no guest kernel can send,
 # e.g. shorter than an Ethernet header). Never 0 bytes: QEMU's dgram backend reads that as EOF.
+# With run(switch_cmds=True) a guest line "SCENIC-SWITCH CMD" sends CMD to the switch's control
+# socket (only these commands: a guest cannot stop the switch); the answer goes to the node's log.
+_SWITCH_CMD_RE = re.compile(r"^SCENIC-SWITCH ((?:set|mark|reset|stats)(?: [ -~]{1,1000})?)$")
 _INJECT_RE = re.compile(r"^SCENIC-WIRE-INJECT count=(\d{1,4}) hex=((?:[0-9a-fA-F]{2}){1,9216})$")
 
 
@@ -292,7 +295,25 @@ def _inject(node, line):
             time.sleep(0.002)
 
 
-def _reader(node, echo, prefix, lock, inject=False):
+def _switch_command(sock_path, cmd):
+    """Sends one command line to the switch's control socket, returns its answer line."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(5)
+            s.connect(sock_path)
+            s.sendall(cmd.encode() + b"\n")
+            buf = b""
+            while not buf.endswith(b"\n") and len(buf) < 1 << 20:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+            return buf.decode("utf-8", "replace").strip()
+    except OSError as e:
+        return f"error: {e}"
+
+
+def _reader(node, echo, prefix, lock, inject=False, switch_sock=None):
     with open(node.log_path, "w", encoding="utf-8", errors="replace") as log:
         for raw in iter(node.proc.stdout.readline, b""):
             line = raw.decode("utf-8", "replace").rstrip("\r\n").replace("\r", "")
@@ -311,6 +332,10 @@ def _reader(node, echo, prefix, lock, inject=False):
                 node.t_end = time.monotonic()
             elif inject and line.startswith("SCENIC-WIRE-INJECT"):
                 _inject(node, line)
+            elif switch_sock and _SWITCH_CMD_RE.match(line):
+                answer = _switch_command(switch_sock, _SWITCH_CMD_RE.match(line).group(1))
+                log.write(f"SCENIC-SWITCH-ANSWER {answer}\n")
+                log.flush()
             if echo:
                 with lock:
                     sys.stdout.write(prefix + line + "\n")
@@ -444,7 +469,7 @@ def _on_signal(signum, frame):
 
 def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
         selftests_dir=os.path.join(REPO, "selftests"), log=None, extra_files=(), inject=False,
-        switch=False, switch_opts=(), **opts):
+        switch=False, switch_opts=(), switch_cmds=False, **opts):
     """Boots the nodes, waits for every job to end (or the time limit), returns a Result.
 
     Status: the first non-zero job status among the nodes, else 0; 124 when a node did not end
@@ -453,7 +478,7 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
     `extra_files`: [(guest path, host path)] added to the job's cpio. `inject`: honour
     SCENIC-WIRE-INJECT lines from the guests (see _INJECT_RE). `switch`: wire two nodes
     through scenic-switch too (3..8 nodes always are); `switch_opts`: extra scenic-switch
-    arguments. A switch that dies during the run ends it with status 125. Result.switch holds
+    arguments; `switch_cmds`: honour SCENIC-SWITCH lines (see _SWITCH_CMD_RE). A switch that dies during the run ends it with status 125. Result.switch holds
     the switch's final counters (switch.json).
     """
     say = log or (lambda m: print("scenic-vm: " + m, file=sys.stderr, flush=True))
@@ -542,7 +567,8 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
                                                                        opts["vcpu_nice"]):
                 say(f"node{n.num}: no vCPU thread found to renice")
             prefix = f"node{n.num}| " if len(nodes) > 1 else ""
-            t = threading.Thread(target=_reader, args=(n, echo, prefix, lock, inject),
+            ctl = os.path.join(log_dir, "switch.sock") if sw_proc and switch_cmds else None
+            t = threading.Thread(target=_reader, args=(n, echo, prefix, lock, inject, ctl),
                                  daemon=True)
             t.start()
             threads.append(t)
