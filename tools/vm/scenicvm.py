@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""Library behind tools/vm/scenic-vm: boots one or two guests in QEMU (TCG), runs a job in
-each, collects the serial logs and returns the job's exit status. Python 3 stdlib only.
+"""Library behind tools/vm/scenic-vm: boots 1..8 guests in QEMU (TCG), runs a job in each,
+collects the serial logs and returns the job's exit status. Python 3 stdlib only.
+
+Wiring (docs/cluster.md 3.3 and 4.1): one node sends to an unused port, two nodes are a direct
+dgram pair, three or more (or two with switch=True) are wired through scenic-switch
+(tools/switch/), started before the QEMUs and stopped after them.
 
 Used by the scenic-vm command and by selftests/run-vm-tests. Guarantees: every QEMU runs in its
 own process group with a hard time limit and is killed (SIGTERM, then SIGKILL, by process group)
@@ -8,6 +12,7 @@ on timeout, on error, on Ctrl-C or SIGTERM of the caller; the host side uses onl
 """
 
 import datetime
+import json
 import os
 import re
 import shlex
@@ -26,13 +31,21 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 # SCENIC_VM_DIR: another image directory, e.g. one built from the .debs (tools/vm/mkimage)
 BUILD = os.environ.get("SCENIC_VM_DIR") or os.path.join(REPO, "build", "vm")
 DEFAULT_QEMU = os.path.join(REPO, "build", "qemu", "qemu-system-x86_64")
-MAX_NODES = 2  # a dgram pair is point to point; more nodes need a switch (DESIGN.md 4)
+# SCENIC_SWITCH: another scenic-switch binary (default: the one `make model` builds)
+DEFAULT_SWITCH = os.path.join(REPO, "build", "cmake", "tools", "switch", "scenic-switch")
+MAX_NODES = 8  # scenic-switch ports (docs/cluster.md 3)
+SWITCH_READY_S = 10.0  # limit for the switch's READY line
+_SWITCH_READY_RE = re.compile(r"^SCENIC-SWITCH-READY ports=((?:\d+:\d+,?)+)")
+MEM_CHECK_NODES = 4  # from this many nodes, the guests' total memory is checked (cluster.md 4.1)
 _ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[()][A-Z0-9]|[=>c])")
 READY = "SCENIC-VM-READY"
 _END_RE = re.compile(r"^SCENIC-VM-END node=\d+ status=(\d+)$")
 # With run(inject=True) a guest line "SCENIC-WIRE-INJECT count=N hex=BYTES" makes the runner send
 # BYTES N times as datagrams into that node's end of the wire (frames no guest kernel can send,
 # e.g. shorter than an Ethernet header). Never 0 bytes: QEMU's dgram backend reads that as EOF.
+# With run(switch_cmds=True) a guest line "SCENIC-SWITCH CMD" sends CMD to the switch's control
+# socket (only these commands: a guest cannot stop the switch); the answer goes to the node's log.
+_SWITCH_CMD_RE = re.compile(r"^SCENIC-SWITCH ((?:set|mark|reset|stats)(?: [ -~]{1,1000})?)$")
 _INJECT_RE = re.compile(r"^SCENIC-WIRE-INJECT count=(\d{1,4}) hex=((?:[0-9a-fA-F]{2}){1,9216})$")
 
 
@@ -94,11 +107,12 @@ class Node:
 
 
 class Result:
-    def __init__(self, status, nodes, log_dir, message):
+    def __init__(self, status, nodes, log_dir, message, switch=None):
         self.status = status
         self.nodes = nodes
         self.log_dir = log_dir
         self.message = message
+        self.switch = switch  # the switch's final stats (switch.json), None without a switch
 
 
 def _free_udp_ports(n):
@@ -170,7 +184,7 @@ def _job_cpio(path, nodes, selftests_dir, extra_files=()):
         w.close()
 
 
-def _qemu_cmd(qemu, kernel, initrd, node, nnodes, ports, opts):
+def _qemu_cmd(qemu, kernel, initrd, node, nnodes, ports, opts, remote_port=None):
     # iomem=relaxed: selftests read BAR0 with devmem while the driver holds it. The rest only
     # shortens the boot in TCG (no EDD probe, no crypto self-tests, no TSC watchdog).
     append = ["console=ttyS0,115200", "panic=-1", "loglevel=4", "iomem=relaxed",
@@ -200,9 +214,13 @@ def _qemu_cmd(qemu, kernel, initrd, node, nnodes, ports, opts):
            "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
            "-kernel", kernel, "-initrd", initrd, "-append", " ".join(append)]
     if node.nic != "none":
-        # Node i sends to the other node's port; a single node sends to a free port nobody uses.
+        # Node i sends to the other node's port, or to its switch port (remote_port); a single
+        # node sends to a free port nobody uses.
         local = ports[node.num - 1]
-        remote = ports[node.num % len(ports)] if nnodes > 1 else ports[1]
+        if remote_port is not None:
+            remote = remote_port
+        else:
+            remote = ports[node.num % len(ports)] if nnodes > 1 else ports[1]
         cmd += ["-netdev", f"dgram,id=n0,local.type=inet,local.host=127.0.0.1,"
                            f"local.port={local},remote.type=inet,remote.host=127.0.0.1,"
                            f"remote.port={remote}"]
@@ -277,7 +295,25 @@ def _inject(node, line):
             time.sleep(0.002)
 
 
-def _reader(node, echo, prefix, lock, inject=False):
+def _switch_command(sock_path, cmd):
+    """Sends one command line to the switch's control socket, returns its answer line."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(5)
+            s.connect(sock_path)
+            s.sendall(cmd.encode() + b"\n")
+            buf = b""
+            while not buf.endswith(b"\n") and len(buf) < 1 << 20:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+            return buf.decode("utf-8", "replace").strip()
+    except OSError as e:
+        return f"error: {e}"
+
+
+def _reader(node, echo, prefix, lock, inject=False, switch_sock=None):
     with open(node.log_path, "w", encoding="utf-8", errors="replace") as log:
         for raw in iter(node.proc.stdout.readline, b""):
             line = raw.decode("utf-8", "replace").rstrip("\r\n").replace("\r", "")
@@ -296,10 +332,131 @@ def _reader(node, echo, prefix, lock, inject=False):
                 node.t_end = time.monotonic()
             elif inject and line.startswith("SCENIC-WIRE-INJECT"):
                 _inject(node, line)
+            elif switch_sock and _SWITCH_CMD_RE.match(line):
+                answer = _switch_command(switch_sock, _SWITCH_CMD_RE.match(line).group(1))
+                log.write(f"SCENIC-SWITCH-ANSWER {answer}\n")
+                log.flush()
             if echo:
                 with lock:
                     sys.stdout.write(prefix + line + "\n")
                     sys.stdout.flush()
+
+
+def _mem_available_mib():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_memory(nnodes, mem_mib, say):
+    """From MEM_CHECK_NODES nodes: prints the guests' total and refuses (VMError) a total above
+    75% of MemAvailable, before anything starts (docs/cluster.md 4.1)."""
+    if nnodes < MEM_CHECK_NODES:
+        return
+    total = nnodes * mem_mib
+    avail = _mem_available_mib()
+    if avail is None:
+        say(f"guest memory: {nnodes} x {mem_mib} MiB = {total} MiB (MemAvailable unknown)")
+        return
+    say(f"guest memory: {nnodes} x {mem_mib} MiB = {total} MiB of {avail} MiB available")
+    if total > avail * 3 // 4:
+        raise VMError(f"{nnodes} guests of {mem_mib} MiB need {total} MiB, more than 75% of "
+                      f"MemAvailable ({avail} MiB): use a smaller --mem or fewer nodes")
+
+
+def _switch_cmd(binary, ports, log_dir, switch_opts):
+    cmd = [binary, "--ports", str(len(ports))]
+    for i, p in enumerate(ports, 1):
+        cmd += ["--peer", f"{i}={p}"]
+    cmd += ["--series", os.path.join(log_dir, "switch.csv"),
+            "--control", os.path.join(log_dir, "switch.sock"),
+            "--stats-json", os.path.join(log_dir, "switch.json"),
+            "--fault-log", os.path.join(log_dir, "switch.faults")]
+    cmd += list(switch_opts)  # last: the caller's options win
+    setpriv = "/usr/bin/setpriv"
+    if os.access(setpriv, os.X_OK):
+        cmd = [setpriv, "--pdeathsig", "KILL", "--"] + cmd
+    return cmd
+
+
+def _start_switch(binary, ports, log_dir, switch_opts, say):
+    """Starts scenic-switch in its own process group (stdout and stderr in switch.log), waits
+    for its READY line (SWITCH_READY_S), returns (Popen, [switch port of node 1..n])."""
+    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+        raise VMError(f"no scenic-switch at {binary}: run `make model` (or set SCENIC_SWITCH)")
+    cmd = _switch_cmd(binary, ports, log_dir, switch_opts)
+    with open(os.path.join(log_dir, "switch.cmd"), "w") as f:
+        f.write(shlex.join(cmd) + "\n")
+    log_path = os.path.join(log_dir, "switch.log")
+    with open(log_path, "wb") as log:
+        with _live_lock:
+            if _stopping.is_set():
+                raise VMError("stopped (kill_all)")
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+            _live.add(proc)
+    try:
+        # The switch paces frames: it gets the CPU before the vCPUs when the host is busy.
+        os.setpriority(os.PRIO_PROCESS, proc.pid, -5)
+    except OSError:
+        say("switch: cannot set nice -5 (not allowed): it runs at the default priority")
+    deadline = time.monotonic() + SWITCH_READY_S
+    while True:
+        with open(log_path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                m = _SWITCH_READY_RE.match(line.strip())
+                if m:
+                    pmap = dict(x.split(":") for x in m.group(1).strip(",").split(","))
+                    try:
+                        return proc, [int(pmap[str(i)]) for i in range(1, len(ports) + 1)]
+                    except (KeyError, ValueError):
+                        _kill(proc)
+                        raise VMError(f"switch: READY line without every port: {line.strip()}")
+        if proc.poll() is not None:
+            raise VMError(f"scenic-switch exited ({proc.returncode}) before READY: "
+                          f"{_tail(log_path)}")
+        if time.monotonic() > deadline:
+            _kill(proc)
+            raise VMError(f"scenic-switch not READY within {SWITCH_READY_S:.0f} s: "
+                          f"{_tail(log_path)}")
+        time.sleep(0.05)
+
+
+def _tail(path, n=3):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return " | ".join(line.strip() for line in f.read().splitlines()[-n:])
+    except OSError:
+        return "(no log)"
+
+
+def _fmt_rate(opts):
+    rate = "default"
+    for i, o in enumerate(opts):
+        if o.startswith("--rate="):
+            rate = o[7:]
+        elif o == "--rate" and i + 1 < len(opts):
+            rate = opts[i + 1]
+    return rate
+
+
+def switch_summary(stats, switch_opts):
+    """The one-line summary of a switch run from its switch.json."""
+    ports = stats.get("ports", {})
+    tot = {k: sum(p.get(k, 0) for p in ports.values())
+           for k in ("ecn_marked", "drop_tail", "drop_red", "drop_headroom", "drop_fault",
+                     "host_rx_drops", "foreign", "runt", "giant")}
+    p99 = max((p.get("late_p99_ns", 0) for p in ports.values()), default=0)
+    drops = tot["drop_tail"] + tot["drop_red"] + tot["drop_headroom"] + tot["drop_fault"]
+    return (f"switch: {len(ports)} ports, rate {_fmt_rate(switch_opts)}, marks "
+            f"{tot['ecn_marked']}, drops {drops}, host_rx_drops {tot['host_rx_drops']}, "
+            f"foreign {tot['foreign']}, runt {tot['runt']}, giant {tot['giant']}, "
+            f"lateness p99 {p99 / 1e6:.1f} ms")
 
 
 class Terminated(BaseException):
@@ -312,18 +469,31 @@ def _on_signal(signum, frame):
 
 def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
         selftests_dir=os.path.join(REPO, "selftests"), log=None, extra_files=(), inject=False,
-        **opts):
+        switch=False, switch_opts=(), switch_cmds=False, **opts):
     """Boots the nodes, waits for every job to end (or the time limit), returns a Result.
 
     Status: the first non-zero job status among the nodes, else 0; 124 when a node did not end
     within `timeout` seconds; 125 when a QEMU exited without the end marker (QEMU error, kernel
     panic). `log` is a function taking one message line (default: print to stderr).
     `extra_files`: [(guest path, host path)] added to the job's cpio. `inject`: honour
-    SCENIC-WIRE-INJECT lines from the guests (see _INJECT_RE).
+    SCENIC-WIRE-INJECT lines from the guests (see _INJECT_RE). `switch`: wire two nodes
+    through scenic-switch too (3..8 nodes always are); `switch_opts`: extra scenic-switch
+    arguments; `switch_cmds`: honour SCENIC-SWITCH lines (see _SWITCH_CMD_RE). A switch that dies during the run ends it with status 125. Result.switch holds
+    the switch's final counters (switch.json).
     """
     say = log or (lambda m: print("scenic-vm: " + m, file=sys.stderr, flush=True))
     if not 1 <= len(nodes) <= MAX_NODES:
-        raise VMError(f"1 to {MAX_NODES} nodes (a dgram pair is point to point)")
+        raise VMError(f"1 to {MAX_NODES} nodes")
+    use_switch = len(nodes) >= 3 or (switch and len(nodes) == 2)
+    if switch and len(nodes) == 1:
+        raise VMError("a switch needs at least 2 nodes")
+    switch_opts = list(switch_opts)
+    if switch_opts and not use_switch:
+        raise VMError("switch options without a switch (use 3+ nodes, or --switch with 2)")
+    sw_bin = os.environ.get("SCENIC_SWITCH") or DEFAULT_SWITCH
+    if use_switch and not (os.path.isfile(sw_bin) and os.access(sw_bin, os.X_OK)):
+        raise VMError(f"no scenic-switch at {sw_bin}: run `make model` (or set SCENIC_SWITCH)")
+    check_memory(len(nodes), opts.get("mem", 1024), say)
     qemu = qemu or os.environ.get("SCENIC_QEMU") or DEFAULT_QEMU
     if not (os.path.isfile(qemu) and os.access(qemu, os.X_OK)):
         raise VMError(f"no QEMU at {qemu}: build it (qemu-device/) or pass --qemu / SCENIC_QEMU")
@@ -366,11 +536,16 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
     lock = threading.Lock()
     threads = []
     timed_out = []
+    sw_proc, sw_ports, sw_died = None, None, None
     try:
-        ports = _free_udp_ports(2)
+        ports = _free_udp_ports(max(2, len(nodes)) if use_switch else 2)
+        if use_switch:
+            sw_proc, sw_ports = _start_switch(sw_bin, ports[:len(nodes)], log_dir, switch_opts,
+                                              say)
         for n in nodes:
             n.kmsg_path = os.path.join(log_dir, f"node{n.num}.kmsg")
-            cmd = _qemu_cmd(qemu, kernel, initrd, n, len(nodes), ports, opts)
+            cmd = _qemu_cmd(qemu, kernel, initrd, n, len(nodes), ports, opts,
+                            sw_ports[n.num - 1] if sw_ports else None)
             n.port = ports[n.num - 1]
             n.log_path = os.path.join(log_dir, f"node{n.num}.log")
             with open(os.path.join(log_dir, f"node{n.num}.cmd"), "w") as f:
@@ -392,7 +567,8 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
                                                                        opts["vcpu_nice"]):
                 say(f"node{n.num}: no vCPU thread found to renice")
             prefix = f"node{n.num}| " if len(nodes) > 1 else ""
-            t = threading.Thread(target=_reader, args=(n, echo, prefix, lock, inject),
+            ctl = os.path.join(log_dir, "switch.sock") if sw_proc and switch_cmds else None
+            t = threading.Thread(target=_reader, args=(n, echo, prefix, lock, inject, ctl),
                                  daemon=True)
             t.start()
             threads.append(t)
@@ -407,6 +583,13 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
                     _kill(n.proc)
                 break
             if _stopping.is_set():
+                for n in alive:
+                    _kill(n.proc)
+                break
+            if sw_proc is not None and sw_proc.poll() is not None:
+                sw_died = (f"scenic-switch exited ({sw_proc.returncode}) during the run: "
+                           f"{_tail(os.path.join(log_dir, 'switch.log'))}")
+                say(sw_died)
                 for n in alive:
                     _kill(n.proc)
                 break
@@ -426,6 +609,10 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
             _kill(n.proc)
             with _live_lock:
                 _live.discard(n.proc)
+        if sw_proc is not None:  # after the QEMUs: switch.json covers the whole run
+            _kill(sw_proc)
+            with _live_lock:
+                _live.discard(sw_proc)
         for t in threads:
             t.join(timeout=5)
         for s, h in old.items():
@@ -456,6 +643,19 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
         else:
             msgs.append(f"node{n.num}: {ready}, job status {n.status}, log {rel}")
             status = status or n.status
+    sw_stats = None
+    if sw_proc is not None:
+        if sw_died:
+            msgs.append(sw_died)
+            status = 125
+        try:
+            with open(os.path.join(log_dir, "switch.json")) as f:
+                sw_stats = json.load(f)
+            msgs.append(switch_summary(sw_stats, switch_opts))
+        except (OSError, ValueError) as e:
+            msgs.append(f"switch: no switch.json ({e}); log "
+                        f"{os.path.relpath(os.path.join(log_dir, 'switch.log'), REPO)}")
+            status = status or 125
     for m in msgs:
         say(m)
-    return Result(status, nodes, log_dir, "; ".join(msgs))
+    return Result(status, nodes, log_dir, "; ".join(msgs), sw_stats)
