@@ -7,7 +7,9 @@
 # on two hosts the environment (README.md): SCENIC_NODE (1 or 2), SCENIC_IFACE, and, when not
 # the defaults, SCENIC_ADDR4 / SCENIC_PEER4 / SCENIC_ADDR6 / SCENIC_PEER6 and SCENIC_PEER_MAC.
 
-ETH_DIR=$(cd "$(dirname "$0")" && pwd)
+# This folder: the script's own when it is an eth script; a library that sources this one from
+# elsewhere (rdma/lib.sh, the benchmarks' jobs) sets ETH_DIR first.
+ETH_DIR=${ETH_DIR:-$(cd "$(dirname "$0")" && pwd)}
 . "$ETH_DIR/../scenic/lib.sh"
 
 if [ -r /run/scenicvm.env ]; then

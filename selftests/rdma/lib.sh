@@ -3,7 +3,8 @@
 # client, node 2 the server, unless a test swaps them. The device is this node's scenic_N, or
 # rxe0 on a virtio-net interop peer. Source it: . /selftests/rdma/lib.sh
 
-. /selftests/eth/lib.sh	# TAP helpers, NODE, IFACE, sync_peer, addresses
+ETH_DIR=/selftests/eth
+. "$ETH_DIR/lib.sh"	# TAP helpers, NODE, IFACE, sync_peer, addresses
 
 IBV_DEVINFO=/usr/bin/ibv_devinfo
 RDMA=/usr/sbin/rdma
