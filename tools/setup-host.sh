@@ -32,6 +32,7 @@ pkgs=(
 	libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
 	libdeflate-dev # the device model's ICRC (PCLMULQDQ crc32)
 	clang-format clang-tidy
+	ccache # the C/C++ builds' compiler cache in /var/cache/scenic/ccache (CMakeLists.txt)
 	sparse # kmod/build-check.sh: W=1 and sparse (C=2)
 	clang libclang-rt-14-dev # libFuzzer and the sanitizers' runtimes (qemu-device/fuzz)
 	# QEMU 7.2 build dependencies (x86_64-softmmu, minimal features)
