@@ -13,21 +13,24 @@ mkdir -p "$log_dir"
 count() {
 	local name=$1; shift
 	echo "=== $name: $*"
+	local t0=$SECONDS
 	if "$@" >"$log_dir/$name.log" 2>&1; then
 		echo "ok - $name"; passed=$((passed + 1))
 	else
 		tail -n 40 "$log_dir/$name.log"
 		echo "not ok - $name (log: $log_dir/$name.log)"; failed=$((failed + 1))
 	fi
+	echo "--- $name: $((SECONDS - t0)) s"
 }
 
 # tally NAME CMD...: run a lane that prints "N passed, N failed[, N skipped]" and add its counts.
 tally() {
 	local name=$1; shift
 	echo "=== $name: $*"
-	local out="$log_dir/$name.log" rc line p f s
+	local out="$log_dir/$name.log" rc line p f s t0=$SECONDS
 	"$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
+	echo "--- $name: $((SECONDS - t0)) s"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "not ok - $name printed no summary (exit $rc)"; failed=$((failed + 1)); return
