@@ -24,9 +24,10 @@ fail_setup() {
 	exit 1
 }
 
-[ -f "$SUITE" ] && python3 -c 'import pyverbs.device' 2>/dev/null ||
+if [ ! -f "$SUITE" ] || ! python3 -c 'import pyverbs.device' 2>/dev/null; then
 	fail_setup "pyverbs and the suite are in the image (mkimage --pyverbs)" \
-		"$(ls /usr/share/doc/rdma-core/tests 2>&1 | head -n 3); $(python3 -c 'import pyverbs.device' 2>&1 | tail -n 2)"
+		"$(ls "$SUITE" 2>&1); $(python3 -c 'import pyverbs.device' 2>&1 | tail -n 2)"
+fi
 addr_setup
 wait_rdma || fail_setup "scenic device with its RoCE v2 IPv4 GID" "$(ls /sys/class/infiniband 2>&1)"
 
