@@ -62,6 +62,7 @@ unit_tests() {
 start=$(date +%s)
 count regmap-fresh python3 tools/regmap/gen_regmap.py tools/regmap/scenic-regs.toml . --check
 count regmap-gen python3 tools/regmap/test_gen_regmap.py
+count suite-parser python3 selftests/rdma/test_pyverbs_suite.py  # the rdma-suite lane's parser
 count spdx tools/check-spdx
 tally unit unit_tests
 # The same unit tests under ASan + UBSan + _GLIBCXX_ASSERTIONS (any report fails the test), and

@@ -42,6 +42,7 @@ pkgs=(
 	# guest image: Debian kernel, modules, headers and user space
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static kmod cpio zstd pciutils
 	iproute2 ethtool iputils-ping iperf3 rdma-core ibverbs-utils perftest rdmacm-utils
+	python3-pyverbs # rdma-core's test suite for the rdma-suite boot (mkimage --pyverbs)
 	libelf-dev bc libssl-dev # the debug guest kernel (tools/vm/build-debug-kernel)
 	rsync # kselftest's lib.mk installs with it (selftests/Makefile)
 	# rdma-core 44.0 source build (provider) and the provider's unit tests

@@ -129,8 +129,9 @@ def _free_udp_ports(n):
     return ports
 
 
-def build_image(quiet=True, kver=None):
-    cmd = [os.path.join(HERE, "mkimage")] + (["-q"] if quiet else [])
+def build_image(quiet=True, kver=None, pyverbs=False):
+    cmd = [os.path.join(HERE, "mkimage")] + (["-q"] if quiet else []) + \
+        (["--pyverbs"] if pyverbs else [])
     if kver:
         cmd += ["--kver", kver]
     r = subprocess.run(cmd)
@@ -469,13 +470,15 @@ def _on_signal(signum, frame):
 
 def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
         selftests_dir=os.path.join(REPO, "selftests"), log=None, extra_files=(), inject=False,
-        switch=False, switch_opts=(), switch_cmds=False, **opts):
+        switch=False, switch_opts=(), switch_cmds=False, layers=(), **opts):
     """Boots the nodes, waits for every job to end (or the time limit), returns a Result.
 
     Status: the first non-zero job status among the nodes, else 0; 124 when a node did not end
     within `timeout` seconds; 125 when a QEMU exited without the end marker (QEMU error, kernel
     panic). `log` is a function taking one message line (default: print to stderr).
-    `extra_files`: [(guest path, host path)] added to the job's cpio. `inject`: honour
+    `extra_files`: [(guest path, host path)] added to the job's cpio. `layers`: more
+    compressed cpio archives (host paths) unpacked after the image, before the job (e.g. the
+    pyverbs layer of `mkimage --pyverbs`). `inject`: honour
     SCENIC-WIRE-INJECT lines from the guests (see _INJECT_RE). `switch`: wire two nodes
     through scenic-switch too (3..8 nodes always are); `switch_opts`: extra scenic-switch
     arguments; `switch_cmds`: honour SCENIC-SWITCH lines (see _SWITCH_CMD_RE). A switch that dies during the run ends it with status 125. Result.switch holds
@@ -524,7 +527,7 @@ def run(nodes, timeout=300, name=None, qemu=None, echo=True, build=True,
     jobcpio = initrd + ".job"
     _job_cpio(jobcpio, nodes, selftests_dir, extra_files)
     with open(initrd, "wb") as out:
-        for part in (os.path.join(BUILD, "initramfs.cpio.zst"), jobcpio):
+        for part in (os.path.join(BUILD, "initramfs.cpio.zst"), *layers, jobcpio):
             with open(part, "rb") as f:
                 out.write(f.read())
     os.unlink(jobcpio)
