@@ -4,12 +4,13 @@
 # loopback (one node: both QPs on this card, its own address): slot 1 and slot 2 hold the
 # keyed-XOR test kind (xor.scu of mkimages.py, docs/scu.md 8 "Test kinds") and
 # SCENIC_DEFAULT_SCU puts ibv_rc_pingpong's QP on a slot. ibv_rc_pingpong -c fills its buffers
-# with zeros and checks the first byte of every page it receives.
+# with zeros; its server checks the first byte of every page the client sent (only that
+# direction is checked).
 # 1. Both QPs on slot 1, KEY_TX = KEY_RX = K: each message is XORed on its way out and back on
 #    its way in: the data arrives intact, and the slot counted every byte in both directions.
-# 2. Server on slot 1 (KEY_TX = KEY_RX = K), client on slot 2 (keys 0): each side gets the
-#    other's zeros XORed once (by the server's TX key, by the server's RX key): "invalid data"
-#    at both, and slot 2 counted what the client received.
+# 2. Client on slot 1 (KEY_TX = K), server on slot 2 (keys 0): the server gets the client's
+#    zeros XORed once ("invalid data"); 3. server on slot 1 (KEY_RX = K), client on slot 2: the
+#    same, by the receiver's key; slot 2 counted what passed it.
 . /selftests/rdma/lib.sh
 . "$(dirname "$0")/lib.sh"	# kernel_log_bad
 
@@ -71,15 +72,17 @@ pk=$(($($SC csr read 1 4 2>/dev/null || echo 0)))
 tap_diag "slot 1 BYTES CSR: $pk"
 tap_result "the XOR SCU's own BYTES CSR saw them too" "$pk" [ "$pk" -ge $((2 * want)) ]
 
-tx2=$(ctr 2 rx_bytes_out)
-pingpong 1 2 18801
+b2=$(ctr 2 rx_bytes_out)
+pingpong 2 1 18801
 tap_diag "server: $(tail -n 2 /tmp/pp-srv.out | tr '\n' ';') client: $(tail -n 2 /tmp/pp-cli.out | tr '\n' ';')"
-tap_result "server on slot 1 (keyed), client on slot 2 (keys 0): the client sees XORed data" \
-	"$(head -c 300 /tmp/pp-cli.out)" grep -q "invalid data" /tmp/pp-cli.out
-tap_result "... and the server sees the client's data XORed by its own RX key" \
+tap_result "client on slot 1 (KEY_TX = K), server on slot 2 (keys 0): the server sees XORed data" \
 	"$(head -c 300 /tmp/pp-srv.out)" grep -q "invalid data" /tmp/pp-srv.out
-rx2=$(($(ctr 2 rx_bytes_out) - tx2))
-tap_result "slot 2 counted the client's received bytes ($rx2)" "$rx2" [ "$rx2" -ge $((SIZE * ITERS)) ]
+pingpong 1 2 18802
+tap_diag "server: $(tail -n 2 /tmp/pp-srv.out | tr '\n' ';') client: $(tail -n 2 /tmp/pp-cli.out | tr '\n' ';')"
+tap_result "server on slot 1 (KEY_RX = K), client on slot 2: the server sees XORed data" \
+	"$(head -c 300 /tmp/pp-srv.out)" grep -q "invalid data" /tmp/pp-srv.out
+rx2=$(($(ctr 2 rx_bytes_out) - b2))
+tap_result "slot 2 counted the bytes its QPs received ($rx2)" "$rx2" [ "$rx2" -ge $((2 * SIZE * ITERS)) ]
 
 for s in 1 2; do $SC unload $s >/dev/null 2>&1; done
 bad=$(kernel_log_bad)
