@@ -321,3 +321,163 @@ TEST_F(ScuPayloadTraffic, ThrottledPassthroughPacesItsQp) {
 
 }  // namespace
 }  // namespace scenic::test
+
+namespace scenic::test {
+namespace {
+
+// SCUs that break the rules, for the slot's side of the payload path.
+class ShortScu final : public scu::Scu {  // every output one byte short
+  public:
+    using Scu::Scu;
+    void reset() override {}
+    [[nodiscard]] bool ready(Dir /*d*/) const override { return true; }
+    void push(Dir d, const scu::Meta& /*m*/, std::span<const uint8_t> data) override {
+        port().emit(d, data.first(data.size() - 1));
+    }
+    uint64_t csr_read(uint32_t /*index*/) override { return 0; }
+    void csr_write(uint32_t /*index*/, uint64_t /*value*/, uint8_t /*byte_mask*/) override {}
+    [[nodiscard]] bool idle() const override { return true; }
+};
+
+class HoldingScu final : public scu::Scu {  // keeps a packet until CSR 0 is written
+  public:
+    using Scu::Scu;
+    void reset() override { held_.clear(); }
+    [[nodiscard]] bool ready(Dir /*d*/) const override { return true; }
+    void push(Dir d, const scu::Meta& /*m*/, std::span<const uint8_t> data) override {
+        held_.assign(data.begin(), data.end());
+        dir_ = d;
+    }
+    uint64_t csr_read(uint32_t /*index*/) override { return held_.size(); }
+    void csr_write(uint32_t /*index*/, uint64_t /*value*/, uint8_t /*byte_mask*/) override {
+        port().emit(dir_, held_);
+    }
+    [[nodiscard]] bool idle() const override { return held_.empty(); }
+
+  private:
+    std::vector<uint8_t> held_;
+    Dir dir_ = Dir::kRx;
+};
+
+class DropRxScu final : public scu::Scu {  // consumes RX payload (drop), passes TX
+  public:
+    using Scu::Scu;
+    void reset() override {}
+    [[nodiscard]] bool ready(Dir /*d*/) const override { return true; }
+    void push(Dir d, const scu::Meta& /*m*/, std::span<const uint8_t> data) override {
+        port().emit(d, data, true);
+    }
+    uint64_t csr_read(uint32_t /*index*/) override { return 0; }
+    void csr_write(uint32_t /*index*/, uint64_t /*value*/, uint8_t /*byte_mask*/) override {}
+    [[nodiscard]] bool idle() const override { return true; }
+};
+
+constexpr uint32_t kKindShort = 0x80000001;
+constexpr uint32_t kKindHolding = 0x80000002;
+constexpr uint32_t kKindDropRx = 0x80000003;
+
+scu::Registry rule_breakers() {
+    scu::Registry r = scu::Registry::builtin();
+    r.add(kKindShort, 1, [](scu::SlotPort& p) { return std::make_unique<ShortScu>(p); });
+    r.add(kKindHolding, 1, [](scu::SlotPort& p) { return std::make_unique<HoldingScu>(p); });
+    r.add(kKindDropRx, 1, [](scu::SlotPort& p) { return std::make_unique<DropRxScu>(p); });
+    return r;
+}
+
+class ScuPass : public ::testing::Test {
+  protected:
+    ScuPass()
+        : events(host),
+          mgr({4, 1000, 1U << 20, 0x00010000},
+              {host, events, mem,
+               [this](unsigned, Dir, const scu::Meta&, std::span<const uint8_t>, bool) {
+                   ++late_outputs;
+               },
+               nullptr, nullptr, [this](unsigned s) { resumed.push_back(s); }},
+              rule_breakers()) {}
+
+    void load(unsigned slot, uint32_t kind) {
+        const std::vector<uint8_t> payload(8, 1);
+        ASSERT_EQ(mgr.load(slot, make_scu_image(kind, 1, payload)), admin::ScuStatus::kOk);
+        run_for(2000);
+        ASSERT_EQ(mgr.slot(slot).state(), admin::ScuSlotState::kRunning);
+    }
+    void run_for(uint64_t ns) {
+        const uint64_t end = host.now + ns;
+        while (host.timer && *host.timer <= end) {
+            host.now = std::max(host.now, *host.timer);
+            host.timer.reset();
+            events.fire();
+        }
+        host.now = end;
+    }
+    static scu::Meta meta(Dir d, size_t len) {
+        scu::Meta m;
+        m.qpn = 9;
+        m.op = 2;
+        m.dir = d;
+        m.src = scu::kSrcRdma;
+        m.len = static_cast<uint16_t>(len);
+        return m;
+    }
+
+    FakeHost host;
+    EventQueue events;
+    FakeCardMemory mem;
+    scu::SlotManager mgr;
+    size_t late_outputs = 0;
+    std::vector<unsigned> resumed;
+    const std::vector<uint8_t> data = std::vector<uint8_t>(100, 0x5a);
+    std::vector<uint8_t> out;
+};
+
+TEST_F(ScuPass, SlotZeroAndEmptyPayloadBypass) {
+    EXPECT_EQ(mgr.pass(0, meta(Dir::kTx, 100), data, out), scu::Pass::kBypass);
+    EXPECT_EQ(mgr.pass(4, meta(Dir::kTx, 100), data, out), scu::Pass::kBypass);
+    EXPECT_EQ(mgr.pass(1, meta(Dir::kTx, 0), {}, out), scu::Pass::kBypass);
+    EXPECT_TRUE(out.empty());
+    EXPECT_EQ(mgr.pass(1, meta(Dir::kTx, 100), data, out), scu::Pass::kDone);
+    EXPECT_EQ(out, data);
+}
+
+TEST_F(ScuPass, LoadingHoldsAndTheEndOfTheLoadResumes) {
+    const std::vector<uint8_t> payload(8, 1);
+    ASSERT_EQ(mgr.load(2, make_scu_image(scu::kKindXorTest, 1, payload)), admin::ScuStatus::kOk);
+    EXPECT_EQ(mgr.pass(2, meta(Dir::kTx, 100), data, out), scu::Pass::kHeld);
+    EXPECT_EQ(mgr.pass(2, meta(Dir::kRx, 100), data, out), scu::Pass::kHeld);
+    EXPECT_EQ(mgr.counters(2).fifo_drops[static_cast<unsigned>(Dir::kRx)], 1u);  // RNR'd
+    EXPECT_EQ(mgr.counters(2).fifo_drops[static_cast<unsigned>(Dir::kTx)], 0u);  // waits
+    EXPECT_EQ(mgr.counters(2).pkts_in[0] + mgr.counters(2).pkts_in[1], 0u);
+    EXPECT_TRUE(resumed.empty());
+    run_for(2000);
+    EXPECT_EQ(resumed, std::vector<unsigned>{2});
+    EXPECT_EQ(mgr.pass(2, meta(Dir::kTx, 100), data, out), scu::Pass::kDone);
+}
+
+TEST_F(ScuPass, ShortOutputIsAViolation) {
+    load(1, kKindShort);
+    EXPECT_EQ(mgr.pass(1, meta(Dir::kTx, 100), data, out), scu::Pass::kFailed);
+    EXPECT_EQ(mgr.pass(1, meta(Dir::kRx, 100), data, out), scu::Pass::kFailed);
+    EXPECT_EQ(mgr.counters(1).violations, 2u);
+    EXPECT_EQ(late_outputs, 0u);
+}
+
+TEST_F(ScuPass, AnOutputAfterPushIsAViolationAndGoesNowhere) {
+    load(3, kKindHolding);
+    EXPECT_EQ(mgr.pass(3, meta(Dir::kTx, 100), data, out), scu::Pass::kFailed);
+    EXPECT_EQ(mgr.counters(3).violations, 1u);
+    mgr.slot(3).csr_write(0, 1, 0xff);  // the late output: paired with nothing
+    EXPECT_EQ(mgr.counters(3).violations, 2u);
+    EXPECT_EQ(late_outputs, 0u);
+}
+
+TEST_F(ScuPass, RxDropIsReportedTxDropIsAViolation) {
+    load(2, kKindDropRx);
+    EXPECT_EQ(mgr.pass(2, meta(Dir::kRx, 100), data, out), scu::Pass::kDropped);
+    EXPECT_EQ(mgr.counters(2).scu_drops, 1u);
+    EXPECT_EQ(mgr.pass(2, meta(Dir::kTx, 100), data, out), scu::Pass::kFailed);
+    EXPECT_EQ(mgr.counters(2).violations, 1u);
+}
+
+}  // namespace
+}  // namespace scenic::test
