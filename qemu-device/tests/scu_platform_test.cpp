@@ -15,6 +15,7 @@
 #include "containment_card.hpp"
 #include "scenic/model.h"
 #include "scenic/scu_passthrough.hpp"
+#include "scenic/scu_xor.hpp"
 #include "scu_rig.hpp"
 
 namespace scenic::test {
@@ -294,7 +295,19 @@ TEST_F(ScuPlatform, QueryCapsWritesTheKindCatalogue) {
         name += static_cast<char>(k.name(i));
     }
     EXPECT_EQ(name, "passthrough");
-    EXPECT_EQ(c.host.mem[kCapsPage - FakeHost::kBase + 48], 0u);  // the rest is zeroed
+    const admin::ScuCapsKind<const uint8_t> x(
+        std::span<const uint8_t, 48>(&c.host.mem[kCapsPage - FakeHost::kBase + 48], 48));
+    EXPECT_EQ(x.kind(), scu::kKindXorTest);
+    EXPECT_EQ(x.kind_version(), 1u);
+    name.clear();
+    for (size_t i = 0; i < 32 && x.name(i) != 0; ++i) {
+        name += static_cast<char>(x.name(i));
+    }
+    EXPECT_EQ(name, "xor-test");
+    // The rest is zeroed.
+    EXPECT_TRUE(std::all_of(&c.host.mem[kCapsPage - FakeHost::kBase + 96],
+                            &c.host.mem[kCapsPage - FakeHost::kBase + 4096],
+                            [](uint8_t b) { return b == 0; }));
 
     EXPECT_EQ(slot_cmd(AqOpcode::kScuQueryCaps, 0, 0).status, AqStatus::kBadArg);
     EXPECT_EQ(slot_cmd(AqOpcode::kScuQueryCaps, 0, kCapsPage + 8).status, AqStatus::kBadArg);
