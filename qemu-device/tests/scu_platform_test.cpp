@@ -15,6 +15,7 @@
 #include "containment_card.hpp"
 #include "scenic/model.h"
 #include "scenic/scu_passthrough.hpp"
+#include "scenic/scu_xor.hpp"
 #include "scu_rig.hpp"
 
 namespace scenic::test {
@@ -31,7 +32,9 @@ constexpr uint64_t kCapsPage = FakeHost::kBase + 0x31000;
 
 uint64_t csr(unsigned slot, uint32_t index) { return slot * kWin + 8 * uint64_t{index}; }
 uint32_t scu_reg(uint32_t off) { return regs::scu::kOffset + off; }
-uint32_t per_slot(uint32_t reg, unsigned n) { return scu_reg(reg + n * regs::scu::kSlotStateStride); }
+uint32_t per_slot(uint32_t reg, unsigned n) {
+    return scu_reg(reg + n * regs::scu::kSlotStateStride);
+}
 
 class ScuPlatform : public ::testing::Test {
   protected:
@@ -61,8 +64,8 @@ class ScuPlatform : public ::testing::Test {
         return v;
     }
     admin::ScuStatusPage<const uint8_t> page() {
-        return admin::ScuStatusPage<const uint8_t>(std::span<const uint8_t, 512>(
-            &c.host.mem[kPage - FakeHost::kBase], 512));
+        return admin::ScuStatusPage<const uint8_t>(
+            std::span<const uint8_t, 512>(&c.host.mem[kPage - FakeHost::kBase], 512));
     }
     void load_slot(unsigned slot) {
         const std::vector<uint8_t> payload(64, 0x11);
@@ -115,7 +118,7 @@ TEST_F(ScuPlatform, Bar3ReadsAllOnesWhileLoading) {
     load_slot(6);
     EXPECT_EQ(c.dev.scu_read(csr(6, Passthrough::kId), 8), ~uint64_t{0});
     EXPECT_EQ(c.dev.scu_read(csr(6, Passthrough::kId), 4), 0xffffffffu);
-    c.dev.scu_write(csr(6, Passthrough::kScratch), 5, 8);  // dropped
+    c.dev.scu_write(csr(6, Passthrough::kScratch), 5, 8);                           // dropped
     EXPECT_EQ(c.dev.scu_read(csr(7, Passthrough::kId), 8), Passthrough::kIdValue);  // others run
     c.host.run_for(c.dev, uint64_t{regs::scu::kReconfigUsDefault} * 1000);
     EXPECT_EQ(c.dev.scu_read(csr(6, Passthrough::kId), 8), Passthrough::kIdValue);
@@ -126,7 +129,8 @@ TEST(ScuPlatformSlots, UnusedWindowsReadZero) {
     FakeHost host;
     EventQueue events(host);
     FakeCardMemory mem;
-    scu::SlotManager m({4, 1000, 1U << 20, 0x00010000}, {host, events, mem, nullptr, nullptr, nullptr});
+    scu::SlotManager m({4, 1000, 1U << 20, 0x00010000},
+                       {host, events, mem, nullptr, nullptr, nullptr, nullptr});
     EXPECT_EQ(m.csr_window_read(csr(3, Passthrough::kId), 8), Passthrough::kIdValue);
     EXPECT_EQ(m.csr_window_read(csr(4, Passthrough::kId), 8), 0u);
     EXPECT_EQ(m.csr_window_read(csr(15, Passthrough::kId), 4), 0u);
@@ -207,7 +211,7 @@ TEST(ScuPlatformIrq, NoVectorWithoutEnoughMsix) {
     dev.scu_write(csr(2, Passthrough::kIrqRaise), 1, 8);
     EXPECT_EQ(host.irqs, std::vector<unsigned>{regs::kVecScu + 1});
     EXPECT_EQ(dev.mmio_read(per_slot(regs::scu::kSlotIrqStatus, 2), 4), 1u);  // still latched
-    dev.scu_write(csr(3, Passthrough::kIrqRaise), 1U << 4, 8);               // no line 4
+    dev.scu_write(csr(3, Passthrough::kIrqRaise), 1U << 4, 8);                // no line 4
     EXPECT_EQ(dev.mmio_read(per_slot(regs::scu::kSlotIrqStatus, 3), 4), 0u);
 }
 
@@ -277,7 +281,7 @@ TEST_F(ScuPlatform, QueryCapsWritesTheKindCatalogue) {
     const admin::AcqScuQueryCaps<const uint8_t> r(std::span<const uint8_t, kAqCqeBytes>{res});
     EXPECT_EQ(r.num_slots(), 16u);
     EXPECT_EQ(r.irq_lines(), 4u);
-    EXPECT_EQ(r.kinds(), 1u);
+    EXPECT_EQ(r.kinds(), 2u);  // the passthrough and the XOR test kind
     EXPECT_EQ(r.iface_version(), regs::scu::kIfaceVersionDefault);
     EXPECT_EQ(r.max_image(), regs::scu::kMaxImageDefault);
     EXPECT_EQ(r.reconfig_us(), regs::scu::kReconfigUsDefault);
@@ -291,13 +295,24 @@ TEST_F(ScuPlatform, QueryCapsWritesTheKindCatalogue) {
         name += static_cast<char>(k.name(i));
     }
     EXPECT_EQ(name, "passthrough");
-    EXPECT_EQ(c.host.mem[kCapsPage - FakeHost::kBase + 48], 0u);  // the rest is zeroed
+    const admin::ScuCapsKind<const uint8_t> x(
+        std::span<const uint8_t, 48>(&c.host.mem[kCapsPage - FakeHost::kBase + 48], 48));
+    EXPECT_EQ(x.kind(), scu::kKindXorTest);
+    EXPECT_EQ(x.kind_version(), 1u);
+    name.clear();
+    for (size_t i = 0; i < 32 && x.name(i) != 0; ++i) {
+        name += static_cast<char>(x.name(i));
+    }
+    EXPECT_EQ(name, "xor-test");
+    // The rest is zeroed.
+    EXPECT_TRUE(std::all_of(&c.host.mem[kCapsPage - FakeHost::kBase + 96],
+                            &c.host.mem[kCapsPage - FakeHost::kBase + 4096],
+                            [](uint8_t b) { return b == 0; }));
 
     EXPECT_EQ(slot_cmd(AqOpcode::kScuQueryCaps, 0, 0).status, AqStatus::kBadArg);
     EXPECT_EQ(slot_cmd(AqOpcode::kScuQueryCaps, 0, kCapsPage + 8).status, AqStatus::kBadArg);
     // Over the card's own BARs: refused like any failed DMA, never written into the card.
-    EXPECT_EQ(slot_cmd(AqOpcode::kScuQueryCaps, 0, c.host.bar0_base).status,
-              AqStatus::kDmaError);
+    EXPECT_EQ(slot_cmd(AqOpcode::kScuQueryCaps, 0, c.host.bar0_base).status, AqStatus::kDmaError);
     c.host.route = &c.dev;
     EXPECT_EQ(slot_cmd(AqOpcode::kScuQueryCaps, 0, c.host.scu_base).status, AqStatus::kDmaError);
     EXPECT_EQ(slot_cmd(AqOpcode::kScuQueryCaps, 0, c.host.scu_base + 0x30000).status,
@@ -317,7 +332,7 @@ TEST_F(ScuPlatform, StatusPageWrittenUnderSeq) {
     ASSERT_TRUE(slot_cmd(AqOpcode::kScuSetStatusPage, 3, kPage).ok());
     ASSERT_EQ(writes.size(), 3u);
     EXPECT_EQ(writes[0], (std::pair<uint64_t, size_t>{1, 8}));  // odd first
-    EXPECT_EQ(writes[1].second, 4096u - 8);                    // the whole page once
+    EXPECT_EQ(writes[1].second, 4096u - 8);                     // the whole page once
     EXPECT_EQ(writes[2], (std::pair<uint64_t, size_t>{2, 8}));  // even when done
     EXPECT_EQ(page().seq(), 2u);
     EXPECT_EQ(page().state(), 0u);

@@ -93,13 +93,16 @@ class ScuRig : public ::testing::Test {
     ScuRig()
         : events(host),
           mgr({16, kReconfigNs, 1U << 20, 0x00010000},
-              {host, events, mem,
+              {host,
+               events,
+               mem,
                [this](unsigned s, scu::Dir d, const scu::Meta& m, std::span<const uint8_t> b,
                       bool drop) {
                    out.push_back({s, d, m, {b.begin(), b.end()}, drop});
                },
                [this](const scu::Event& e) { evs.push_back(e); },
-               [this](unsigned s) { irqs.push_back(s); }}) {}
+               [this](unsigned s) { irqs.push_back(s); },
+               {}}) {}
 
     // Advance the clock, running what falls due.
     void run_for(uint64_t ns) {

@@ -298,6 +298,8 @@ std::string_view kind_name(uint32_t kind) {
             return "hash-partition";
         case 4:
             return "flow-monitor";
+        case 0x100:
+            return "xor-test";  // the model's test kind (docs/scu.md 8 "Test kinds")
         default:
             return {};
     }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Writes the SCU images of the scu selftest into a directory (docs/scu.md 5): two good
-passthrough images and one broken image per refusal the test checks. Each broken image is a
-good one with one field changed, its header CRC recomputed unless the CRC is what is broken."""
+passthrough images, one of the keyed-XOR test kind (payload.sh) and one broken image per refusal
+the test checks. Each broken image is a good one with one field changed, its header CRC
+recomputed unless the CRC is what is broken."""
 import hashlib
 import os
 import struct
@@ -11,6 +12,7 @@ import zlib
 
 HDR = 256
 KIND_PASSTHROUGH = 1
+KIND_XOR_TEST = 0x100  # the model's keyed-XOR test kind (docs/scu.md 8 "Test kinds")
 IFACE = 0x00010000  # the card's SCU.IFACE_VERSION: 1.0
 DATA_W = 512        # the model's slot stream width
 MAX_IMAGE = 1 << 20  # SCU.MAX_IMAGE on the model
@@ -43,6 +45,7 @@ def main():
     imgs = {
         "good.scu": good,
         "good2.scu": image(name=b"selftest-pass-2", build_id=0x5c0de00000000002),
+        "xor.scu": image(name=b"selftest-xor", build_id=0x5c0de00000000003, kind=KIND_XOR_TEST),
         "bad_magic.scu": image(magic=b"SCENSCX\0"),
         "bad_format.scu": image(fmt=2),
         "bad_crc.scu": bytes(bad_crc),

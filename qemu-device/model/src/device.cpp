@@ -59,6 +59,11 @@ Device::Device(const Config& config, Host& host)
     rdma_.engine().set_scu_completion([this](unsigned slot, rdma::Engine::ScuOp op) {
         scu_.slots().count_completion(slot, static_cast<scu::CompletionOp>(op));
     });
+    // The QPs' payload through their slot's SCU (docs/scu.md 3), and on when it resumes.
+    rdma_.engine().set_scu_pass(
+        [this](unsigned slot, const scu::Meta& m, std::span<const uint8_t> in,
+               std::vector<uint8_t>& out) { return scu_.slots().pass(slot, m, in, out); });
+    scu_.set_resume([this](unsigned slot) { rdma_.engine().scu_resumed(slot); });
     eth_.set_roce_sink([this](std::span<const uint8_t> frame) { return rdma_.receive(frame); });
     // Fallback frames through the SCU steering table (docs/scu.md 3) and back.
     eth_.set_steer([this](scu::Dir d, std::span<const uint8_t> frame) {

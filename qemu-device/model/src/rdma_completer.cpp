@@ -234,7 +234,33 @@ void Completer::read_response(Qp& qp, const roce::ParsedPacket& pkt) {
         ++e_.counters().rx_drop_malformed;
         return;
     }
-    if (!stored(qp, w, off, pkt.payload)) {
+    // Through the QP's SCU slot before placement (docs/scu.md 3).
+    std::span<const uint8_t> data = pkt.payload;
+    scu::Meta m;
+    m.qpn = qp.qpn;
+    m.op = scu::kOpReadResp;
+    m.offset = static_cast<uint32_t>(off);
+    m.psn = psn;
+    m.msg_first = k == 0;
+    m.msg_last = final_pkt;
+    m.dir = scu::Dir::kRx;
+    m.src = scu::kSrcRdma;
+    m.len = static_cast<uint16_t>(data.size());
+    bool skip = false;
+    switch (e_.scu_pass(qp, m, data)) {
+        case scu::Pass::kBypass:
+        case scu::Pass::kDone:
+            break;
+        case scu::Pass::kDropped:
+            skip = true;
+            break;
+        case scu::Pass::kHeld:
+            return;  // dropped (counted by the slot): the gap recovery asks for it again
+        case scu::Pass::kFailed:
+            fail_head(qp, kWcLocQpOpErr, 0);
+            return;
+    }
+    if (!skip && !stored(qp, w, off, data)) {
         return;
     }
     r.snd_una = psn_add(psn, 1);

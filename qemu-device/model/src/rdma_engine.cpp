@@ -77,6 +77,7 @@ void Engine::reset() {
     ceq_.reset();
     arb_.reset();
     loop_.reset();
+    scu_waiting_.clear();
     cnt_ = {};
 }
 
@@ -124,6 +125,49 @@ void Engine::cancel_timers(Qp& qp) {
 void Engine::retire(std::unique_ptr<Qp>& slot) {
     cancel_timers(*slot);
     retired_.push_back(std::move(slot));
+}
+
+scu::Pass Engine::scu_pass(const Qp& qp, const scu::Meta& m, std::span<const uint8_t>& payload) {
+    if (!scu_pass_ || qp.scu == 0 || payload.empty()) {
+        return scu::Pass::kBypass;
+    }
+    std::vector<uint8_t>& out = scu_out_[static_cast<unsigned>(m.dir)];
+    const scu::Pass p = scu_pass_(qp.scu, m, payload, out);
+    if (p == scu::Pass::kDone || p == scu::Pass::kDropped) {
+        payload = out;
+    }
+    return p;
+}
+
+void Engine::scu_hold(Qp& qp) {
+    // A QP in the list keeps at least one of its flags set until scu_resumed() takes it out.
+    if (std::ranges::find(scu_waiting_, qp.qpn) == scu_waiting_.end()) {
+        scu_waiting_.push_back(qp.qpn);
+    }
+}
+
+void Engine::scu_resumed(unsigned slot) {
+    // Bounded: the list holds at most kMaxQp entries, and the QPs run here that the slot holds
+    // again are only re-added to the fresh list.
+    std::vector<uint32_t> waiting = std::exchange(scu_waiting_, {});
+    for (const uint32_t qpn : waiting) {
+        Qp* q = qp(qpn);
+        if (q == nullptr || (!q->req.scu_wait && !q->resp.scu_wait)) {
+            continue;  // destroyed, reset or resumed otherwise
+        }
+        if (q->scu != slot) {
+            scu_waiting_.push_back(qpn);
+            continue;
+        }
+        if (q->req.scu_wait) {
+            q->req.scu_wait = false;
+            req_.kick(*q);
+        }
+        if (q->resp.scu_wait) {
+            q->resp.scu_wait = false;
+            resp_.scu_resume(*q);
+        }
+    }
 }
 
 void Engine::collect() {

@@ -156,7 +156,7 @@ void Requester::ask_for_ack(Qp& qp) {
 bool Requester::run_until_blocked(Qp& qp) {
     auto& r = qp.req;
     for (uint32_t budget = kTxBudget; budget != 0; --budget) {
-        if (!qp.can_send() || r.rnr_wait || r.tlb_wait || r.pace_wait) {
+        if (!qp.can_send() || r.rnr_wait || r.tlb_wait || r.pace_wait || r.scu_wait) {
             return true;
         }
         if (psn_diff(r.tx_psn, r.next_psn) < 0) {
@@ -239,9 +239,10 @@ void Requester::on_ack_timeout(Qp& qp) {
     if (r.tlb_wait && !e_.miss_deliverable()) {
         return;  // nobody can answer the miss: Engine::aeq_overflowed() arms it again
     }
-    if (r.rnr_wait || r.tlb_wait || now - r.last_progress_ns < t) {
+    if (r.rnr_wait || r.tlb_wait || r.scu_wait || now - r.last_progress_ns < t) {
         // progress since the timer was armed (or waiting on purpose): wait a full period more
-        const uint64_t left = (r.rnr_wait || r.tlb_wait) ? t : t - (now - r.last_progress_ns);
+        const bool waiting = r.rnr_wait || r.tlb_wait || r.scu_wait;
+        const uint64_t left = waiting ? t : t - (now - r.last_progress_ns);
         r.ack_timer = true;
         e_.defer(qp, QpTimer::kAck, left, [this](Qp& q) { on_ack_timeout(q); });
         return;
@@ -480,6 +481,34 @@ bool Requester::transmit_one(Qp& qp) {
                     return false;
             }
             payload = payload_;
+        }
+        // Through the QP's SCU slot, between payload fetch and packetization (docs/scu.md 3).
+        scu::Meta m;
+        m.qpn = qp.qpn;
+        m.op = static_cast<uint8_t>(w->opcode);  // SEND .. WRITE_IMM: the metadata's op codes
+        m.offset = static_cast<uint32_t>(off);
+        m.psn = r.tx_psn;
+        m.msg_first = k == 0;
+        m.msg_last = k + 1 == w->npsn;
+        m.dir = scu::Dir::kTx;
+        m.src = scu::kSrcRdma;
+        m.retx = psn_diff(r.tx_psn, r.max_sent) < 0;
+        m.len = static_cast<uint16_t>(len);
+        switch (e_.scu_pass(qp, m, payload)) {
+            case scu::Pass::kBypass:
+            case scu::Pass::kDone:
+                break;
+            case scu::Pass::kHeld:
+                // Back-pressure: nothing is sent until the slot takes payload again.
+                r.scu_wait = true;
+                e_.scu_hold(qp);
+                return false;
+            case scu::Pass::kDropped:
+            case scu::Pass::kFailed:
+                // The SCU broke the 1:1 rule: the WQE fails with a local QP operation error.
+                w->local_err = kWcLocQpOpErr;
+                e_.completer().complete_local_errors(qp);
+                return false;
         }
     }
     // A READ request or an atomic is answered, and the answer acknowledges all before it.

@@ -358,7 +358,12 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
         nak(qp, NakCode::kInvalidRequest, 0);
         return false;
     }
-    switch (e_.mem().scatter(sgl, qp.pdn, s.recv_off, pkt.payload)) {
+    std::span<const uint8_t> data = pkt.payload;
+    bool skip = false;
+    if (!scu_rx(qp, pkt, s.recv_off, data, skip)) {
+        return false;  // keep the WQE; the retransmission lands here again
+    }
+    switch (skip ? MemStatus::kOk : e_.mem().scatter(sgl, qp.pdn, s.recv_off, data)) {
         case MemStatus::kOk:
             break;
         case MemStatus::kMiss:
@@ -379,6 +384,44 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
         e_.scu_completed(qp, Engine::ScuOp::kRecvSend);
     }
     return true;
+}
+
+bool Responder::scu_rx(Qp& qp, const roce::ParsedPacket& pkt, uint32_t offset,
+                       std::span<const uint8_t>& data, bool& skip) {
+    const roce::OpcodeInfo& info = *pkt.info;
+    scu::Meta m;
+    m.qpn = qp.qpn;
+    // The card knows an immediate only from the packet that carries it (LAST / ONLY).
+    const bool imm = info.has(roce::kHdrImmDt);
+    m.op = static_cast<uint8_t>(info.cls == OpClass::kSend
+                                    ? (imm ? SCENIC_WQE_OP_SEND_IMM : SCENIC_WQE_OP_SEND)
+                                    : (imm ? SCENIC_WQE_OP_WRITE_IMM : SCENIC_WQE_OP_WRITE));
+    m.offset = offset;
+    m.psn = pkt.transport.bth.psn;
+    m.msg_first = info.first;
+    m.msg_last = info.last;
+    m.dir = scu::Dir::kRx;
+    m.src = scu::kSrcRdma;
+    m.len = static_cast<uint16_t>(data.size());
+    switch (e_.scu_pass(qp, m, data)) {
+        case scu::Pass::kBypass:
+        case scu::Pass::kDone:
+            return true;
+        case scu::Pass::kDropped:
+            skip = true;
+            return true;
+        case scu::Pass::kHeld:
+            // Loading, or its input full: the requester waits out an RNR timer and resends.
+            rnr_nak(qp);
+            return false;
+        case scu::Pass::kFailed:
+            if (info.cls == OpClass::kSend) {
+                recv_cqe(qp, kWcLocQpOpErr, SCENIC_CQE_OP_RECV, qp.resp.recv_off, nullptr);
+            }
+            nak(qp, NakCode::kRemoteOpError, kQpErrLocal);
+            return false;
+    }
+    return false;
 }
 
 // A request that misses the TLB is not executed; an RNR NAK (the QP's min_rnr_timer) makes the
@@ -435,8 +478,13 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
         rnr_nak(qp);
         return false;
     }
-    if (!remote_access_ok(
-            qp, e_.mem().write(s.write_key, qp.pdn, kAccessRemoteWrite, s.write_va, pkt.payload))) {
+    std::span<const uint8_t> data = pkt.payload;
+    bool skip = false;
+    if (!scu_rx(qp, pkt, s.write_total - s.write_left, data, skip)) {
+        return false;
+    }
+    if (!skip && !remote_access_ok(qp, e_.mem().write(s.write_key, qp.pdn, kAccessRemoteWrite,
+                                                      s.write_va, data))) {
         return false;
     }
     s.write_va += len;
@@ -631,8 +679,8 @@ void Responder::tlb_resume(Qp& qp) {
 void Responder::run(Qp& qp) {
     auto& q = qp.resp.outq;
     for (uint32_t budget = kRespBudget; budget != 0 && !q.empty(); --budget) {
-        if (qp.resp.tlb_wait) {
-            return;  // resumed by tlb_resume() (a fill, or the retry timer)
+        if (qp.resp.tlb_wait || qp.resp.scu_wait) {
+            return;  // resumed by tlb_resume() (a fill, or the retry timer) or scu_resume()
         }
         const bool done = send_job(qp, q.front());
         if (qp.state == kQpsErr) {
@@ -643,7 +691,7 @@ void Responder::run(Qp& qp) {
             q.pop_front();
         }
     }
-    if (qp.resp.tlb_wait) {
+    if (qp.resp.tlb_wait || qp.resp.scu_wait) {
         return;
     }
     if (!q.empty()) {
@@ -702,6 +750,31 @@ bool Responder::send_job(Qp& qp, RespJob& job) {
             return true;
         }
     }
+    // Through the QP's SCU slot before packetization (docs/scu.md 3).
+    std::span<const uint8_t> data = payload_;
+    scu::Meta m;
+    m.qpn = qp.qpn;
+    m.op = scu::kOpReadResp;
+    m.offset = job.sent;
+    m.psn = psn_add(job.psn, k);
+    m.msg_first = first;
+    m.msg_last = last;
+    m.dir = scu::Dir::kTx;
+    m.src = scu::kSrcRdma;
+    m.len = static_cast<uint16_t>(len);
+    switch (e_.scu_pass(qp, m, data)) {
+        case scu::Pass::kBypass:
+        case scu::Pass::kDone:
+            break;
+        case scu::Pass::kHeld:
+            qp.resp.scu_wait = true;  // the response stream waits, as for a TLB miss
+            e_.scu_hold(qp);
+            return false;
+        case scu::Pass::kDropped:
+        case scu::Pass::kFailed:
+            e_.enter_error(qp, kQpErrLocal);  // clears outq: job is gone after this
+            return true;
+    }
     Opcode op = Opcode::kReadResponseMiddle;
     if (first && last) {
         op = Opcode::kReadResponseOnly;
@@ -715,7 +788,7 @@ bool Responder::send_job(Qp& qp, RespJob& job) {
     if (roce::rc_opcode_info(op)->has(roce::kHdrAeth)) {
         t.aeth = job.aeth;
     }
-    e_.send(qp, t, payload_);
+    e_.send(qp, t, data);
     job.sent += len;
     return last;
 }

@@ -64,11 +64,16 @@ ScuBlock::ScuBlock(const Config& config, Host& host, EventQueue& events, EventRi
                   if (regs::kVecScu + slot < vectors) {
                       host.msix_notify(regs::kVecScu + slot);
                   }
+              },
+              [this](unsigned slot) {
+                  if (resume_) {
+                      resume_(slot);
+                  }
               }}) {}
 
 void ScuBlock::slot_out(scu::Dir d, const scu::Meta& m, std::span<const uint8_t> data, bool drop) {
-    // Steered frames continue their path; RDMA payload does not pass the slots yet (docs/scu.md
-    // Status).
+    // Steered frames continue their path. RDMA payload comes back to the engine inside
+    // Slot::pass(); an RDMA output outside it (an SCU that answered late) pairs with nothing.
     if (m.src == scu::kSrcFrame && !drop && frame_out_) {
         frame_out_(d, data);
     }

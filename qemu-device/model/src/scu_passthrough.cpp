@@ -3,8 +3,6 @@
 
 #include <algorithm>
 
-#include "scenic/scu_registry.hpp"
-
 namespace scenic::scu {
 
 namespace {
@@ -17,13 +15,6 @@ int64_t cap_tokens(uint64_t burst) {
 }
 
 }  // namespace
-
-Registry Registry::builtin() {
-    Registry r;
-    r.add(kKindPassthrough, Passthrough::kVersion,
-          [](SlotPort& p) { return std::make_unique<Passthrough>(p); }, "passthrough");
-    return r;
-}
 
 void Passthrough::reset() {
     scratch_ = 0;

@@ -20,6 +20,47 @@ Slot::~Slot() {
     if (scu_timer_) {
         env_.events.cancel(*scu_timer_);
     }
+    if (resume_event_) {
+        env_.events.cancel(*resume_event_);
+    }
+}
+
+Pass Slot::pass(Dir d, const Meta& m, std::span<const uint8_t> in, std::vector<uint8_t>& out) {
+    const auto i = static_cast<unsigned>(d);
+    if (state_ != ScuSlotState::kRunning || !fifo_[i].empty() || pumping_[i] || !scu_->ready(d)) {
+        if (d == Dir::kRx) {
+            ++cnt_.fifo_drops[i];
+        }
+        if (pumping_[i]) {
+            resume_soon();  // nothing else would wake the QP once the pump returns
+        }
+        return Pass::kHeld;
+    }
+    capture_[i] = &out;
+    captured_[i] = false;
+    captured_drop_[i] = false;
+    const size_t before = inflight_[i].size();
+    submit(d, m, in);
+    capture_[i] = nullptr;
+    if (captured_[i]) {
+        return captured_drop_[i] ? Pass::kDropped : Pass::kDone;
+    }
+    if (inflight_[i].size() > before) {
+        // Still held by the SCU: forget it, so that a late output pairs with nothing.
+        inflight_[i].pop_back();
+        ++cnt_.violations;
+    }
+    return Pass::kFailed;  // emit() counted the violation, or the SCU kept the packet
+}
+
+void Slot::resume_soon() {
+    if (resume_event_ || !env_.resume) {
+        return;
+    }
+    resume_event_ = env_.events.schedule_in(0, [this] {
+        resume_event_.reset();
+        env_.resume(index_);
+    });
 }
 
 bool Slot::can_accept(Dir d, size_t len) const {
@@ -85,6 +126,12 @@ void Slot::emit(Dir d, std::span<const uint8_t> data, bool drop) {
     if (drop) {
         ++cnt_.scu_drops;
     }
+    if (capture_[i] != nullptr && m.src == kSrcRdma) {
+        capture_[i]->assign(data.begin(), data.end());
+        captured_[i] = true;
+        captured_drop_[i] = drop;
+        return;
+    }
     if (env_.out) {
         env_.out(index_, d, m, data, drop);
     }
@@ -107,8 +154,8 @@ void Slot::notify_if_due(uint32_t before) {
         return;  // nothing unmasked pending, or the vector already covers it
     }
     if (env_.event) {
-        env_.event({index_, admin::ScuEventKind::kInterrupt, admin::ScuStatus::kOk, due,
-                    cnt_.irqs});
+        env_.event(
+            {index_, admin::ScuEventKind::kInterrupt, admin::ScuStatus::kOk, due, cnt_.irqs});
     }
     if (env_.irq) {
         env_.irq(index_);
@@ -264,6 +311,7 @@ void Slot::finish_load() {
     }
     pump(Dir::kRx);
     pump(Dir::kTx);
+    resume_soon();  // the QPs the load held
 }
 
 }  // namespace scenic::scu

@@ -168,6 +168,14 @@ bool SlotManager::submit(unsigned slot, Dir d, const Meta& m, std::span<const ui
     return slot < slots_.size() && slots_[slot]->submit(d, m, data);
 }
 
+Pass SlotManager::pass(unsigned slot, const Meta& m, std::span<const uint8_t> in,
+                       std::vector<uint8_t>& out) {
+    if (slot == 0 || slot >= slots_.size() || in.empty()) {
+        return Pass::kBypass;
+    }
+    return slots_[slot]->pass(m.dir, m, in, out);
+}
+
 uint64_t SlotManager::csr_window_read(uint64_t offset, unsigned size) {
     if ((size != 4 && size != 8) || offset % size != 0) {
         return size >= 8 ? ~uint64_t{0} : (uint64_t{1} << (size * 8)) - 1;

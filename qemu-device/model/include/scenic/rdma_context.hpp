@@ -243,6 +243,7 @@ struct RequesterState {
     bool rnr_wait = false;
     bool tlb_wait = false;
     bool pace_wait = false;  // DCQCN pacer: no tokens, a timer resumes the QP
+    bool scu_wait = false;   // the QP's SCU slot cannot take payload (Engine::scu_resumed)
     uint32_t tlb_wait_key = 0;
     bool gap_rewound = false;  // one go-back-N per detected response gap
     bool ack_timer = false;
@@ -291,6 +292,7 @@ struct ResponderState {
     std::deque<RespJob> outq;
     bool run_scheduled = false;
     bool tlb_wait = false;  // a READ response waits for a TLB fill (outq stalled)
+    bool scu_wait = false;  // a READ response waits for the QP's SCU slot (outq stalled)
     std::array<RdResource, kRdResources> res{};
     unsigned res_next = 0;
     // re-ACKs of duplicate SEND / WRITE (Responder::duplicate)

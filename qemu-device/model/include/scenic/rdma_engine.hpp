@@ -37,6 +37,7 @@
 #include "scenic/rdma_tlb.hpp"
 #include "scenic/rdma_tx_arbiter.hpp"
 #include "scenic/roce/packet.hpp"
+#include "scenic/scu.hpp"
 
 namespace scenic::rdma {
 
@@ -129,6 +130,19 @@ class Engine {
         }
     }
 
+    // The payload path through the QP's SCU slot (docs/scu.md 3), set by the device; empty:
+    // every QP bypasses. scu_pass() gives the slot one packet of qp; on kDone and kDropped
+    // `payload` then names the SCU's output, valid until the next pass of that direction.
+    using ScuPassFn = std::function<scu::Pass(unsigned slot, const scu::Meta&,
+                                              std::span<const uint8_t>, std::vector<uint8_t>&)>;
+    void set_scu_pass(ScuPassFn f) { scu_pass_ = std::move(f); }
+    scu::Pass scu_pass(const Qp& qp, const scu::Meta& m, std::span<const uint8_t>& payload);
+    // A requester or READ responder the slot held (its scu_wait set): run again by
+    // scu_resumed() of its slot.
+    void scu_hold(Qp& qp);
+    // The slot takes payload again (a load ended, the SCU woke).
+    void scu_resumed(unsigned slot);
+
   private:
     // A valid frame with an opcode of the RC range that IBA reserves, to an RC QP that
     // receives: true when the responder took it (Invalid Request NAK).
@@ -193,6 +207,9 @@ class Engine {
     std::vector<std::unique_ptr<Qp>> qps_ = std::vector<std::unique_ptr<Qp>>(kMaxQp);
     std::vector<std::unique_ptr<Qp>> retired_;  // destroyed, freed by collect()
     ScuCompletion scu_completion_;
+    ScuPassFn scu_pass_;
+    std::array<std::vector<uint8_t>, scu::kDirs> scu_out_;
+    std::vector<uint32_t> scu_waiting_;  // QPNs held by their slot, each at most once
     uint64_t next_generation_ = 1;
 };
 

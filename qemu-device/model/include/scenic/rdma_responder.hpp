@@ -34,8 +34,16 @@ class Responder {
     void reserved_opcode(Qp& qp, const roce::ParsedPacket& pkt);
     // A TLB fill arrived: READ responses stalled on a miss continue.
     void tlb_resume(Qp& qp);
+    // The QP's SCU slot takes payload again: stalled READ responses continue.
+    void scu_resume(Qp& qp) { run(qp); }
 
   private:
+    // An incoming request packet's payload through the QP's SCU slot (docs/scu.md 3), after
+    // the PSN checks and before placement. False when the packet is not placed: the slot held
+    // it (RNR NAK, the requester sends it again) or the SCU broke the 1:1 rule (the QP fails).
+    // On true, `data` is what to place and `skip` says the SCU consumed it (drop).
+    bool scu_rx(Qp& qp, const roce::ParsedPacket& pkt, uint32_t offset,
+                std::span<const uint8_t>& data, bool& skip);
     void sequence_gap(Qp& qp);
     void duplicate(Qp& qp, const roce::ParsedPacket& pkt);
     // A duplicate SEND / WRITE: true when it gets a re-ACK (the first after progress, then one

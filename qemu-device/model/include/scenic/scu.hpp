@@ -27,7 +27,17 @@ struct Meta {
 };
 inline constexpr uint8_t kSrcRdma = 0;
 inline constexpr uint8_t kSrcFrame = 1;
-inline constexpr uint8_t kOpFrame = 0x10;  // Meta::op of a fallback frame
+inline constexpr uint8_t kOpReadResp = 0x04;  // Meta::op of a READ response's payload
+inline constexpr uint8_t kOpFrame = 0x10;     // Meta::op of a fallback frame
+
+// What became of an RDMA packet the engine offered its QP's slot (docs/scu.md 3).
+enum class Pass : uint8_t {
+    kBypass,   // slot 0, an index past NUM_SLOTS, or nothing to pass: the payload unchanged
+    kDone,     // the SCU's output replaces the payload
+    kDropped,  // RX: the SCU consumed the bytes (drop); the message still completes
+    kHeld,     // the slot cannot take it now (loading, or the SCU not ready): wait, or RNR
+    kFailed,   // the SCU broke the 1:1 rule (length, TX drop, no output): the QP fails
+};
 
 // The memory port's answer (mwr_cpl_status / mrd_data_tuser status, docs/scu.md 2.3).
 enum class MemStatus : uint8_t {

@@ -41,6 +41,9 @@ class ScuBlock final : public Block {
         frame_out_ = std::move(out);
     }
 
+    // Where a slot that may take RDMA payload again is announced (the engine's scu_resumed).
+    void set_resume(std::function<void(unsigned)> f) { resume_ = std::move(f); }
+
   protected:
     uint32_t read_reg(uint32_t offset) override;
     void write_reg(uint32_t offset, uint32_t value) override;
@@ -67,6 +70,7 @@ class ScuBlock final : public Block {
     EventRing& aeq_;
     RdmaMemory mem_;
     std::function<void(scu::Dir, std::span<const uint8_t>)> frame_out_;
+    std::function<void(unsigned)> resume_;
     scu::SlotManager slots_;
 };
 

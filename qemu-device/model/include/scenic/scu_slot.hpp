@@ -94,6 +94,9 @@ struct SlotEnv {
     std::function<void(const Event&)> event;
     // The slot's MSI-X vector (16 + slot): STATUS & ~MASK became non-zero. Empty: none.
     std::function<void(unsigned slot)> irq;
+    // The slot may take RDMA packets again (a load ended, or the SCU woke): the engine resumes
+    // the QPs it held. Called from an event, never from inside a slot call. Empty: none.
+    std::function<void(unsigned slot)> resume;
 };
 
 class Slot final : public SlotPort {
@@ -111,6 +114,13 @@ class Slot final : public SlotPort {
     [[nodiscard]] bool can_accept(Dir d, size_t len) const;
     // A steered frame the slot cannot take now (loading): counted in fifo_drops.
     void drop_frame(Dir d) { ++cnt_.fifo_drops[static_cast<unsigned>(d)]; }
+
+    // The RDMA payload path (docs/scu.md 3): one packet through the SCU, its output in `out`.
+    // kHeld when the slot cannot take it at once (loading, frames queued before it, the SCU not
+    // ready); RX refusals count in fifo_drops (the engine answers RNR or drops the response).
+    // The engine needs the output before it goes on: an SCU that keeps the packet past push()
+    // is counted as a violation (kFailed), as is any output the 1:1 rule refuses.
+    Pass pass(Dir d, const Meta& m, std::span<const uint8_t> in, std::vector<uint8_t>& out);
 
     // Out of reset: `scu` runs at once (no delay, no event, no load counted).
     void install(std::unique_ptr<Scu> scu, const ImageInfo& info);
@@ -147,7 +157,10 @@ class Slot final : public SlotPort {
 
     // SlotPort.
     void emit(Dir d, std::span<const uint8_t> data, bool drop) override;
-    void wake(Dir d) override { pump(d); }
+    void wake(Dir d) override {
+        pump(d);
+        resume_soon();
+    }
     void raise_irq(unsigned line) override;
     MemStatus mem_read(uint32_t key, uint64_t iova, std::span<uint8_t> dst) override;
     MemStatus mem_write(uint32_t key, uint64_t iova, std::span<const uint8_t> src) override;
@@ -161,6 +174,7 @@ class Slot final : public SlotPort {
     };
     void pump(Dir d);
     void finish_load();
+    void resume_soon();
     MemStatus check(uint32_t key, uint64_t iova, uint64_t len, bool write);
     void fault(MemStatus s);
 
@@ -174,6 +188,11 @@ class Slot final : public SlotPort {
     uint64_t load_start_ns_ = 0;
     std::optional<EventQueue::Id> load_timer_;
     std::optional<EventQueue::Id> scu_timer_;
+    std::optional<EventQueue::Id> resume_event_;
+    // pass() in progress, per direction: the output goes here instead of env_.out.
+    std::array<std::vector<uint8_t>*, kDirs> capture_{};
+    std::array<bool, kDirs> captured_{};
+    std::array<bool, kDirs> captured_drop_{};
     std::array<std::deque<Packet>, kDirs> fifo_;
     std::array<size_t, kDirs> fifo_bytes_{};
     std::array<std::deque<Meta>, kDirs> inflight_;  // the card's copy, paired in order

@@ -70,6 +70,10 @@ class SlotManager {
     static constexpr size_t kCapsMaxKinds = 4096 / 48;
     std::optional<unsigned> write_caps(uint64_t addr);
 
+    // An RDMA packet of a QP on `slot` through its SCU (docs/scu.md 3): slot 0 and indices past
+    // NUM_SLOTS bypass (kBypass, `out` untouched); otherwise Slot::pass().
+    Pass pass(unsigned slot, const Meta& m, std::span<const uint8_t> in, std::vector<uint8_t>& out);
+
     // The datapath into a slot (steering is the caller's).
     bool submit(unsigned slot, Dir d, const Meta& m, std::span<const uint8_t> data);
 
