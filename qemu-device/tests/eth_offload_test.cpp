@@ -331,8 +331,8 @@ TEST_P(Tso, SegmentsCarryTheRightHeadersAndChecksums) {
         payload.insert(payload.end(), s.begin() + static_cast<ptrdiff_t>(p.hdr),
                        s.begin() + static_cast<ptrdiff_t>(p.hdr + len));
     }
-    EXPECT_TRUE(std::equal(payload.begin(), payload.end(),
-                           p.f.begin() + static_cast<ptrdiff_t>(p.hdr)));
+    EXPECT_TRUE(
+        std::equal(payload.begin(), payload.end(), p.f.begin() + static_cast<ptrdiff_t>(p.hdr)));
     EXPECT_EQ(payload.size(), tc.payload);
 }
 
@@ -341,8 +341,7 @@ INSTANTIATE_TEST_SUITE_P(EthTxOffload, Tso,
                                            TsoCase{false, 2817, 1408, 40},
                                            TsoCase{true, 4000, 1440, 0},
                                            TsoCase{true, 2881, 1440, 0},
-                                           TsoCase{false, 60000, 1448, 0},
-                                           TsoCase{false, 30, 1, 0},
+                                           TsoCase{false, 60000, 1448, 0}, TsoCase{false, 30, 1, 0},
                                            TsoCase{true, 1536, 536, 0}));
 
 // One hostile packet at ring index 0, then one good frame: exactly one counter moves, the

@@ -32,10 +32,10 @@ class EthTx {
     static constexpr uint32_t kFlagMore = 1u << 0;  // SCENIC_TX_MORE
     static constexpr uint32_t kFlagCtx = 1u << 1;   // SCENIC_TX_CTX
     static constexpr uint32_t kFlagsReserved = ~(kFlagMore | kFlagCtx);
-    static constexpr uint32_t kMaxFrags = 32;       // TX_MAX_FRAGS
+    static constexpr uint32_t kMaxFrags = 32;  // TX_MAX_FRAGS
     static constexpr uint32_t kMaxEntryLen = 65535;
-    static constexpr uint32_t kMaxPkt = 65536;      // TX_MAX_PKT
-    static constexpr uint32_t kMaxTsoSegs = 1024;   // TX_MAX_TSO_SEGS
+    static constexpr uint32_t kMaxPkt = 65536;     // TX_MAX_PKT
+    static constexpr uint32_t kMaxTsoSegs = 1024;  // TX_MAX_TSO_SEGS
 
     explicit EthTx(Host& host);
 
@@ -75,8 +75,7 @@ class EthTx {
     bool read_entry(uint32_t index, Entry& e);
     // Checks, gathers and sends the packet in entries_.
     void packet(uint32_t max_len, bool send, EthCounters& cnt, const SteerHook& steer);
-    void emit(std::span<const uint8_t> frame, bool send, EthCounters& cnt,
-              const SteerHook& steer);
+    void emit(std::span<const uint8_t> frame, bool send, EthCounters& cnt, const SteerHook& steer);
 
     Host& host_;
     uint32_t addr_lo_ = 0;

@@ -13,7 +13,7 @@ inline constexpr uint8_t kIpProtoTcp = 6;
 inline constexpr uint8_t kIpProtoUdp = 17;
 
 struct RxParse {
-    bool l4 = false;         // IPv4/IPv6 + TCP/UDP, unfragmented, every byte the IP length names
+    bool l4 = false;  // IPv4/IPv6 + TCP/UDP, unfragmented, every byte the IP length names
     bool ipv6 = false;
     bool ip4_hdr_ok = true;  // IPv4 header checksum verified (always true for IPv6)
     uint8_t proto = 0;
