@@ -13,7 +13,9 @@
 # received. Finally node 1 has the wire deliver UDP frames with good and with bad checksums to
 # itself: good ones count in rx_csum_good and reach UDP (NoPorts), bad ones count in the card's
 # rx_csum_bad and the driver's rx_csum_err and are dropped by the kernel's own check (Udp
-# InCsumErrors), so they were not marked CHECKSUM_UNNECESSARY.
+# InCsumErrors), so they were not marked CHECKSUM_UNNECESSARY. Last, node 1 reloads scenic_eth
+# with max_minor=0 (the ETH 1.0 contract, as on a card without FEATURES): no offloads listed,
+# a fourth transfer checked, the card's TX_CSUM register unchanged; then the defaults again.
 . "$(dirname "$0")/lib.sh"
 
 T=/tmp/eth-offload
@@ -65,7 +67,7 @@ transfer() {
 # check NAME COND: tap_ok when the shell condition holds.
 check() { if eval "$2"; then tap_ok "$1"; else tap_fail "$1" "$2"; fi; }
 
-if [ "$NODE" = 1 ]; then tap_plan 12; else tap_plan 11; fi
+if [ "$NODE" = 1 ]; then tap_plan 15; else tap_plan 12; fi
 
 # ---- local features
 if [ $SCENIC = 1 ]; then
@@ -191,6 +193,40 @@ if [ "$NODE" = 1 ]; then
 		tap_skip "bad UDP checksums" "needs the VM rig's wire injection"
 		tap_skip "good UDP checksums" "needs the VM rig's wire injection"
 	fi
+fi
+# ---- the ETH 1.0 contract: node 1 reloads scenic_eth with max_minor=0 (what a card without
+# FEATURES gets): no offloads in ethtool -k, traffic as before, the card inserts no checksum
+# (its TX_CSUM register, read on BAR0), then back to the defaults.
+# card_reg OFFSET: an ETH 1.1 register of the card on BAR0 (the VM boots with iomem=relaxed).
+card_reg() {
+	_bar0=$(awk 'NR == 1 { print $1; exit }' "/sys/bus/pci/devices/$(scenic_bdf)/resource")
+	printf '%d\n' "$(devmem $((_bar0 + $1)) 32 2>/dev/null)"
+}
+reload_eth() {
+	$RMMOD scenic_eth && $MODPROBE scenic_eth "$@" || return 1
+	iface_back() { find_iface >/dev/null; }
+	wait_for 50 iface_back
+	IFACE=$(find_iface)
+	[ -n "$IFACE" ] && addr_setup && pin_neigh_retry
+}
+pin_neigh_retry() { $PING -c 1 -w 5 "$PEER4" >/dev/null 2>&1; pin_neigh; true; }
+if [ "$NODE" = 1 ]; then
+	reload_eth max_minor=0 || tap_diag "reload with max_minor=0 failed"
+	sync_peer compat-ready 90
+	tap_result "max_minor=0: $ALL off" "see diagnostics" features_are off $ALL
+	csum0=$(card_reg 0x1210)
+	snap $T/a
+	transfer compat
+	snap $T/b
+	csum1=$(card_reg 0x1210)
+	frames=$(delta $T/a $T/b tx_frames)
+	check "max_minor=0: tx_frames +$frames, card TX_CSUM $csum0 -> $csum1" \
+		"[ $frames -gt 1000 ] && [ -n '$csum0' ] && [ '$csum0' = '$csum1' ]"
+	reload_eth || tap_diag "reload with the defaults failed"
+	tap_result "reloaded with the defaults: $ALL on" "see diagnostics" features_are on $ALL
+else
+	sync_peer compat-ready 90
+	transfer compat
 fi
 tap_result "no oops" "see dmesg" no_oops_eth
 tap_done
