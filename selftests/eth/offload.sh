@@ -3,7 +3,7 @@
 # offload.sh (both nodes): the ETH 1.1 offloads (docs/eth-offloads.md, docs/eth-path.md).
 # A SCENIC node checks that `ethtool -k` lists scatter-gather, TX checksum (generic), TSO,
 # TSO6 and RX checksum, that turning TX checksum off also turns SG and TSO off, and puts them
-# back. Then node 1 sends a 2.9 MB file (TCP over IPv4, nc) four times, node 2 checks its
+# back. Then node 1 sends a 1.3 MB file (TCP over IPv4, nc) four times, node 2 checks its
 # SHA-256 each time, and both check the card's counters: (1) all on: node 1's tx_tso_packets
 # and tx_csum move, its tx_tso_segments exceed its TSO packets, node 2's card counts
 # rx_csum_good and never drops an oversize frame; (2) node 2 `rx off`: rx_csum_good stays, the
@@ -25,9 +25,10 @@ SCENIC=0
 is_scenic && SCENIC=1
 addr_setup	# fd00::N for the TCP over IPv6 run
 
-# A file both nodes can make (deterministic), big enough for many TSO packets.
-seq 1 400000 >$T/file
+# A file both nodes can make (deterministic, 1.3 MB), big enough for many TSO packets.
+seq 1 200000 >$T/file
 WANT=$(sha256sum <$T/file | cut -d' ' -f1)
+SIZE=$(wc -c <$T/file)
 
 # snmp PROTO FIELD: a /proc/net/snmp counter (e.g. snmp Udp InCsumErrors).
 snmp() {
@@ -46,19 +47,38 @@ features_are() {
 }
 ALL="scatter-gather tx-checksum-ip-generic tcp-segmentation-offload tx-tcp-segmentation tx-tcp6-segmentation rx-checksumming"
 
+# serve_file / fetch_file OUT: node 1 offers the file once, node 2 reads it until it has every
+# byte or 60 s passed (lib's xfer_serve/xfer_fetch give 30 s / 4 s, too short for a loaded host
+# with a virtio-net peer). busybox nc quits at EOF on its stdin: a sleep keeps that open; both
+# it and nc are ended by pid.
+serve_file() { timeout 70 nc -l -p $XFER_PORT <$T/file >/dev/null 2>&1 & }
+got_all() { [ "$(wc -c <"$1" 2>/dev/null || echo 0)" -ge "$SIZE" ]; }
+fetch_file() {
+	rm -f "$1"
+	{ sleep 61 & echo $! >$T/sleep.pid; wait; } | timeout 62 nc "$PEER4" $XFER_PORT >"$1" 2>/dev/null &
+	_ff_nc=$!
+	_ff_n=0
+	while [ $_ff_n -lt 600 ] && ! got_all "$1" && kill -0 $_ff_nc 2>/dev/null; do
+		sleep 0.1
+		_ff_n=$((_ff_n + 1))
+	done
+	kill "$(cat $T/sleep.pid 2>/dev/null)" $_ff_nc 2>/dev/null
+	wait $_ff_nc 2>/dev/null
+	got_all "$1"
+}
 # One transfer, node 1 -> node 2; node 2 checks the data.
 transfer() {
 	if [ "$NODE" = 1 ]; then
-		xfer_serve $T/file
+		serve_file
 		sync_peer "xfer-$1" 60
 		sync_peer "xfer-$1-done" 120
 		wait
 	else
 		sync_peer "xfer-$1" 60
-		if xfer_fetch $T/got && [ "$(sha256sum <$T/got | cut -d' ' -f1)" = "$WANT" ]; then
-			tap_ok "$1: 2.9 MB node 1 -> node 2 over TCP, SHA-256 matches"
+		if fetch_file $T/got && [ "$(sha256sum <$T/got | cut -d' ' -f1)" = "$WANT" ]; then
+			tap_ok "$1: 1.3 MB node 1 -> node 2 over TCP, SHA-256 matches"
 		else
-			tap_fail "$1: 2.9 MB node 1 -> node 2 over TCP" "got $(wc -c <$T/got 2>/dev/null) bytes, hash differs"
+			tap_fail "$1: 1.3 MB node 1 -> node 2 over TCP" "got $(wc -c <$T/got 2>/dev/null) bytes, hash differs"
 		fi
 		rm -f $T/got
 		sync_peer "xfer-$1-done" 120
@@ -99,7 +119,7 @@ else
 	if [ $SCENIC = 1 ]; then
 		good=$(delta $T/a $T/b rx_csum_good) over=$(delta $T/a $T/b rx_drop_oversize)
 		check "on: rx_csum_good +$good, rx_drop_oversize +$over (every segment <= MTU + 14)" \
-			"[ $good -gt 1000 ] && [ $over -eq 0 ]"
+			"[ $good -gt 300 ] && [ $over -eq 0 ]"
 	else
 		tap_skip "on: receiver counters" "not a SCENIC interface"
 	fi
@@ -133,7 +153,7 @@ if [ "$NODE" = 1 ]; then
 	tso=$(delta $T/a $T/b tx_tso_packets) csum=$(delta $T/a $T/b tx_csum)
 	frames=$(delta $T/a $T/b tx_frames)
 	check "tx-off: tx_tso_packets +$tso, tx_csum +$csum, tx_frames +$frames" \
-		"[ $tso -eq 0 ] && [ $csum -eq 0 ] && [ $frames -gt 1000 ]"
+		"[ $tso -eq 0 ] && [ $csum -eq 0 ] && [ $frames -gt 300 ]"
 	$ETHTOOL -K "$IFACE" tx on sg on tso on >/dev/null 2>&1
 fi
 
@@ -221,7 +241,7 @@ if [ "$NODE" = 1 ]; then
 	csum1=$(card_reg 0x1210)
 	frames=$(delta $T/a $T/b tx_frames)
 	check "max_minor=0: tx_frames +$frames, card TX_CSUM $csum0 -> $csum1" \
-		"[ $frames -gt 1000 ] && [ -n '$csum0' ] && [ '$csum0' = '$csum1' ]"
+		"[ $frames -gt 300 ] && [ -n '$csum0' ] && [ '$csum0' = '$csum1' ]"
 	reload_eth || tap_diag "reload with the defaults failed"
 	tap_result "reloaded with the defaults: $ALL on" "see diagnostics" features_are on $ALL
 else
