@@ -31,6 +31,9 @@
  */
 #define SCENIC_ETH_RX_RING_MAX_BYTES	(4U << 20)
 
+/* Most entries one TX packet takes, context included (TX_MAX_FRAGS). */
+#define SCENIC_ETH_TX_MAX_ENTRIES	32
+
 /* Frame bytes beyond the MTU: Ethernet header and one VLAN tag. */
 #define SCENIC_ETH_MTU_OVERHEAD	18
 #define SCENIC_ETH_MIN_MTU	68
@@ -60,6 +63,14 @@ enum scenic_eth_hw_stat {
 	SCENIC_HW_TX_DMA_ERRORS,
 	SCENIC_HW_IRQ_COUNT,
 	SCENIC_HW_RX_ROCE,
+	/* ETH 1.1 offload counters: read only when the card has FEATURES */
+	SCENIC_HW_TX_DROP_BAD_OFFLOAD,
+	SCENIC_HW_TX_DROP_BAD_SG,
+	SCENIC_HW_TX_TSO_PKTS,
+	SCENIC_HW_TX_TSO_SEGS,
+	SCENIC_HW_TX_CSUM,
+	SCENIC_HW_RX_CSUM_GOOD,
+	SCENIC_HW_RX_CSUM_BAD,
 	SCENIC_HW_NUM_STATS
 };
 
@@ -72,10 +83,22 @@ struct scenic_eth_rx_ring {
 	u32 head;		/* next slot the driver reads */
 };
 
+/* What one TX ring entry holds until the card has passed it. */
+enum scenic_eth_tx_kind {
+	SCENIC_ETH_TXB_FREE,	/* not posted */
+	SCENIC_ETH_TXB_CTX,	/* context entry: nothing mapped */
+	SCENIC_ETH_TXB_HEAD,	/* part of the linear area: dma_map_single */
+	SCENIC_ETH_TXB_FRAG,	/* part of a page fragment: skb_frag_dma_map */
+};
+
 struct scenic_eth_tx_buf {
-	struct sk_buff *skb;
+	struct sk_buff *skb;	/* on the packet's last entry only */
 	dma_addr_t dma;
 	u32 len;
+	u32 bytes;		/* last entry: bytes reported to BQL */
+	u8 kind;		/* enum scenic_eth_tx_kind */
+	bool unmap;		/* first entry of its mapping: owns @dma */
+	u32 map_len;		/* length of that mapping */
 };
 
 struct scenic_eth_tx_ring {
@@ -85,6 +108,7 @@ struct scenic_eth_tx_ring {
 	u32 size;
 	u32 tail;		/* next command the driver fills (xmit) */
 	u32 clean;		/* next command to complete (NAPI) */
+	u32 max_entries;	/* per packet: min(TX_MAX_FRAGS, size - 1) */
 };
 
 /* Counters written only from NAPI. */
@@ -94,6 +118,7 @@ struct scenic_eth_napi_stats {
 	u64 rx_bytes;
 	u64 rx_bad_tag;
 	u64 rx_alloc_failed;
+	u64 rx_csum_bad;
 	u64 tx_packets;
 	u64 tx_bytes;
 	u64 napi_polls;
@@ -104,6 +129,7 @@ struct scenic_eth_xmit_stats {
 	struct u64_stats_sync syncp;
 	u64 tx_busy;
 	u64 tx_dropped;
+	u64 tx_linearized;
 };
 
 struct scenic_eth {
@@ -128,6 +154,8 @@ struct scenic_eth {
 	u32 irq_coal;
 	u32 irq_time;
 	u32 card_max_mtu;
+	u32 card_features;		/* FEATURES (ETH 1.1), 0 on a 1.0 card */
+	u32 card_max_frags;		/* TX_MAX_FRAGS, 1 on a 1.0 card */
 
 	/* CTRL shadow; rx_mode runs in atomic context */
 	spinlock_t ctrl_lock;
@@ -168,6 +196,15 @@ static inline u32 scenic_eth_rx_stride(unsigned int mtu)
 	return ALIGN(SCENIC_RX_TAG_BYTES + mtu + SCENIC_ETH_MTU_OVERHEAD, 64);
 }
 
+/* scenic_eth_offload.c: features the card's FEATURES register allows */
+netdev_features_t scenic_eth_hw_features(const struct scenic_eth *eth);
+void scenic_eth_write_offload_ctrl(struct scenic_eth *eth,
+				   netdev_features_t features);
+netdev_features_t scenic_eth_fix_features(struct net_device *netdev,
+					  netdev_features_t features);
+int scenic_eth_set_features(struct net_device *netdev,
+			    netdev_features_t features);
+
 /* scenic_eth_main.c */
 int scenic_eth_reconfigure(struct scenic_eth *eth, u32 rx_size, u32 tx_size,
 			   unsigned int mtu);
@@ -187,6 +224,11 @@ void scenic_eth_tx_hw_init(struct scenic_eth *eth);
 void scenic_eth_tx_clean(struct scenic_eth *eth, int budget);
 netdev_tx_t scenic_eth_start_xmit(struct sk_buff *skb,
 				  struct net_device *netdev);
+
+/* scenic_eth_offload.c */
+netdev_features_t scenic_eth_features_check(struct sk_buff *skb,
+					    struct net_device *netdev,
+					    netdev_features_t features);
 
 /* scenic_eth_ethtool.c */
 extern const struct ethtool_ops scenic_eth_ethtool_ops;

@@ -119,6 +119,7 @@ static int scenic_eth_up(struct scenic_eth *eth)
 	memset(eth->wb, 0, sizeof(*eth->wb));
 	scenic_eth_wr(eth, SCENIC_ETH_WB_ADDR_LO, lower_32_bits(eth->wb_dma));
 	scenic_eth_wr(eth, SCENIC_ETH_WB_ADDR_HI, upper_32_bits(eth->wb_dma));
+	scenic_eth_write_offload_ctrl(eth, netdev->features);
 	scenic_eth_rx_hw_init(eth);
 	scenic_eth_tx_hw_init(eth);
 
@@ -330,6 +331,9 @@ static const struct net_device_ops scenic_eth_netdev_ops = {
 	.ndo_open		= scenic_eth_open,
 	.ndo_stop		= scenic_eth_stop,
 	.ndo_start_xmit		= scenic_eth_start_xmit,
+	.ndo_features_check	= scenic_eth_features_check,
+	.ndo_fix_features	= scenic_eth_fix_features,
+	.ndo_set_features	= scenic_eth_set_features,
 	.ndo_set_rx_mode	= scenic_eth_set_rx_mode,
 	.ndo_change_mtu		= scenic_eth_change_mtu,
 	.ndo_get_stats64	= scenic_eth_get_stats64,
@@ -359,6 +363,30 @@ static void scenic_eth_read_mac(struct scenic_eth *eth)
 	eth->force_promisc = true;
 	dev_warn(&eth->sadev->adev.dev, "card has no valid MAC (%pM); using random %pM in promiscuous mode\n",
 		 mac, netdev->dev_addr);
+}
+
+static unsigned int max_minor = 255;
+module_param(max_minor, uint, 0444);
+MODULE_PARM_DESC(max_minor,
+		 "Highest ETH block minor version to use (0: the ETH 1.0 contract, no offloads)");
+
+/* ETH 1.1: the card's offloads and limits (docs/eth-offloads.md 1.3). */
+static void scenic_eth_read_features(struct scenic_eth *eth)
+{
+	u32 segs = scenic_eth_rd(eth, SCENIC_ETH_TX_MAX_TSO_SEGS);
+
+	eth->card_features = scenic_eth_rd(eth, SCENIC_ETH_FEATURES);
+	eth->card_max_frags = clamp_t(u32,
+				      scenic_eth_rd(eth, SCENIC_ETH_TX_MAX_FRAGS),
+				      1, SCENIC_ETH_TX_MAX_ENTRIES);
+	/* TSO only if the card takes what the stack may send */
+	if (scenic_eth_rd(eth, SCENIC_ETH_TX_MAX_PKT) < GSO_LEGACY_MAX_SIZE ||
+	    !segs) {
+		eth->card_features &= ~SCENIC_ETH_FEATURES_TSO_MASK;
+		return;
+	}
+	netif_set_tso_max_size(eth->netdev, GSO_LEGACY_MAX_SIZE);
+	netif_set_tso_max_segs(eth->netdev, min_t(u32, segs, GSO_MAX_SEGS));
 }
 
 static int scenic_eth_probe(struct auxiliary_device *adev,
@@ -436,9 +464,17 @@ static int scenic_eth_probe(struct auxiliary_device *adev,
 	netdev->netdev_ops = &scenic_eth_netdev_ops;
 	netdev->ethtool_ops = &scenic_eth_ethtool_ops;
 	netdev->watchdog_timeo = 5 * HZ;
-	/* no offloads: the card computes the Ethernet FCS and nothing else */
-	netdev->hw_features = 0;
-	netdev->features = 0;
+	/*
+	 * Offloads only from an ETH 1.1 card's FEATURES (a 1.0 card has no
+	 * such register): without them, the card computes the Ethernet FCS
+	 * and nothing else and every skb is linear, as before.
+	 */
+	eth->card_max_frags = 1;
+	if (SCENIC_BLK_VERSION_MINOR(blk->version) >= 1 && max_minor >= 1)
+		scenic_eth_read_features(eth);
+	netdev->hw_features = scenic_eth_hw_features(eth);
+	netdev->features = netdev->hw_features;
+	netdev->vlan_features = netdev->hw_features & ~NETIF_F_RXCSUM;
 	netif_napi_add(netdev, &eth->napi, scenic_eth_poll);
 	netif_carrier_off(netdev);
 

@@ -50,13 +50,34 @@ void scenic_eth_rx_hw_init(struct scenic_eth *eth)
 	scenic_eth_wr(eth, SCENIC_ETH_RX_HEAD, 0);
 }
 
+/*
+ * The card's checksum verdict (ETH 1.1, OFFLOAD_CTRL.rx_csum): GOOD becomes
+ * CHECKSUM_UNNECESSARY; a bad checksum is counted and the frame delivered
+ * with CHECKSUM_NONE, so the stack checks it again and drops it in its own
+ * counters. Returns 1 for a bad checksum.
+ */
+static int scenic_eth_rx_csum(struct net_device *netdev, struct sk_buff *skb,
+			      u16 flags)
+{
+	u16 csum = (flags & SCENIC_RX_TAG_CSUM_MASK) >> SCENIC_RX_TAG_CSUM_SHIFT;
+
+	/* frames written before rx was turned off may still carry bits */
+	if (!(netdev->features & NETIF_F_RXCSUM))
+		return 0;
+	if (csum == SCENIC_RX_CSUM_GOOD) {
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		return 0;
+	}
+	return csum != SCENIC_RX_CSUM_NONE;
+}
+
 static int scenic_eth_rx(struct scenic_eth *eth, int budget)
 {
 	struct scenic_eth_rx_ring *rx = &eth->rx;
 	struct net_device *netdev = eth->netdev;
 	u32 mask = rx->size - 1;
 	u32 head = rx->head;
-	u64 packets = 0, bytes = 0, bad = 0, nomem = 0;
+	u64 packets = 0, bytes = 0, bad = 0, nomem = 0, csum_bad = 0;
 	int done = 0;
 	u32 tail;
 
@@ -86,6 +107,7 @@ static int scenic_eth_rx(struct scenic_eth *eth, int budget)
 				skb_put_data(skb, slot + SCENIC_RX_TAG_BYTES,
 					     len);
 				skb->protocol = eth_type_trans(skb, netdev);
+				csum_bad += scenic_eth_rx_csum(netdev, skb, flags);
 				napi_gro_receive(&eth->napi, skb);
 				packets++;
 				bytes += len;
@@ -110,6 +132,7 @@ static int scenic_eth_rx(struct scenic_eth *eth, int budget)
 	eth->nstats.rx_bytes += bytes;
 	eth->nstats.rx_bad_tag += bad;
 	eth->nstats.rx_alloc_failed += nomem;
+	eth->nstats.rx_csum_bad += csum_bad;
 	eth->nstats.napi_polls++;
 	u64_stats_update_end(&eth->nstats.syncp);
 	return done;

@@ -13,6 +13,7 @@
 static const struct {
 	char name[ETH_GSTRING_LEN];
 	u32 reg;
+	bool v11;	/* ETH 1.1 register: 0 on a card without FEATURES */
 } scenic_eth_hw_stats[SCENIC_HW_NUM_STATS] = {
 	[SCENIC_HW_RX_FRAMES] = { "rx_frames", SCENIC_ETH_RX_FRAMES },
 	[SCENIC_HW_RX_BYTES] = { "rx_bytes", SCENIC_ETH_RX_BYTES },
@@ -35,14 +36,36 @@ static const struct {
 				      SCENIC_ETH_TX_DMA_ERRORS },
 	[SCENIC_HW_IRQ_COUNT] = { "irq_count", SCENIC_ETH_IRQ_COUNT },
 	[SCENIC_HW_RX_ROCE] = { "rx_roce", SCENIC_ETH_RX_ROCE },
+	[SCENIC_HW_TX_DROP_BAD_OFFLOAD] = { "tx_drop_bad_offload",
+					    SCENIC_ETH_TX_DROP_BAD_OFFLOAD, true },
+	[SCENIC_HW_TX_DROP_BAD_SG] = { "tx_drop_bad_sg",
+				       SCENIC_ETH_TX_DROP_BAD_SG, true },
+	[SCENIC_HW_TX_TSO_PKTS] = { "tx_tso_packets", SCENIC_ETH_TX_TSO_PKTS,
+				    true },
+	[SCENIC_HW_TX_TSO_SEGS] = { "tx_tso_segments", SCENIC_ETH_TX_TSO_SEGS,
+				    true },
+	[SCENIC_HW_TX_CSUM] = { "tx_csum", SCENIC_ETH_TX_CSUM, true },
+	[SCENIC_HW_RX_CSUM_GOOD] = { "rx_csum_good", SCENIC_ETH_RX_CSUM_GOOD,
+				     true },
+	[SCENIC_HW_RX_CSUM_BAD] = { "rx_csum_bad", SCENIC_ETH_RX_CSUM_BAD,
+				    true },
 };
+
+static u32 scenic_eth_hw_stat_rd(struct scenic_eth *eth, unsigned int i)
+{
+	if (scenic_eth_hw_stats[i].v11 && !eth->card_features)
+		return 0;
+	return scenic_eth_rd(eth, scenic_eth_hw_stats[i].reg);
+}
 
 /* The driver's counters, after the card's in ethtool -S. */
 static const char scenic_eth_sw_stats[][ETH_GSTRING_LEN] = {
 	"rx_packets",
 	"rx_bad_tag",
+	"rx_csum_err",
 	"tx_packets",
 	"tx_busy",
+	"tx_linearized",
 	"tx_timeouts",
 	"napi_polls",
 	"interrupts",
@@ -57,7 +80,7 @@ void scenic_eth_hw_stats_fold(struct scenic_eth *eth)
 	spin_lock_irqsave(&eth->hw_stats_lock, flags);
 	if (!eth->in_reset && !eth->dead) {
 		for (i = 0; i < SCENIC_HW_NUM_STATS; i++) {
-			u32 now = scenic_eth_rd(eth, scenic_eth_hw_stats[i].reg);
+			u32 now = scenic_eth_hw_stat_rd(eth, i);
 
 			eth->hw_total[i] += (u32)(now - eth->hw_last[i]);
 			eth->hw_last[i] = now;
@@ -74,7 +97,7 @@ void scenic_eth_hw_stats_resync(struct scenic_eth *eth)
 
 	spin_lock_irqsave(&eth->hw_stats_lock, flags);
 	for (i = 0; i < SCENIC_HW_NUM_STATS; i++)
-		eth->hw_last[i] = scenic_eth_rd(eth, scenic_eth_hw_stats[i].reg);
+		eth->hw_last[i] = scenic_eth_hw_stat_rd(eth, i);
 	spin_unlock_irqrestore(&eth->hw_stats_lock, flags);
 }
 
@@ -100,6 +123,7 @@ static void scenic_eth_sw_read(struct scenic_eth *eth,
 		n->rx_bytes = eth->nstats.rx_bytes;
 		n->rx_bad_tag = eth->nstats.rx_bad_tag;
 		n->rx_alloc_failed = eth->nstats.rx_alloc_failed;
+		n->rx_csum_bad = eth->nstats.rx_csum_bad;
 		n->tx_packets = eth->nstats.tx_packets;
 		n->tx_bytes = eth->nstats.tx_bytes;
 		n->napi_polls = eth->nstats.napi_polls;
@@ -108,6 +132,7 @@ static void scenic_eth_sw_read(struct scenic_eth *eth,
 		start = u64_stats_fetch_begin(&eth->xstats.syncp);
 		x->tx_busy = eth->xstats.tx_busy;
 		x->tx_dropped = eth->xstats.tx_dropped;
+		x->tx_linearized = eth->xstats.tx_linearized;
 	} while (u64_stats_fetch_retry(&eth->xstats.syncp, start));
 }
 
@@ -137,7 +162,9 @@ void scenic_eth_get_stats64(struct net_device *netdev,
 	s->rx_dropped = hw[SCENIC_HW_RX_DROP_DISABLED] + n.rx_alloc_failed;
 
 	s->tx_fifo_errors = hw[SCENIC_HW_TX_DMA_ERRORS];
-	s->tx_aborted_errors = hw[SCENIC_HW_TX_DROP_BAD_CMD];
+	s->tx_aborted_errors = hw[SCENIC_HW_TX_DROP_BAD_CMD] +
+			       hw[SCENIC_HW_TX_DROP_BAD_OFFLOAD] +
+			       hw[SCENIC_HW_TX_DROP_BAD_SG];
 	s->tx_errors = s->tx_fifo_errors + s->tx_aborted_errors;
 	s->tx_dropped = x.tx_dropped;
 }
@@ -168,8 +195,10 @@ void scenic_eth_stats_fill(struct scenic_eth *eth, u64 *data)
 	scenic_eth_sw_read(eth, &n, &x);
 	*data++ = n.rx_packets;
 	*data++ = n.rx_bad_tag;
+	*data++ = n.rx_csum_bad;
 	*data++ = n.tx_packets;
 	*data++ = x.tx_busy;
+	*data++ = x.tx_linearized;
 	*data++ = atomic64_read(&eth->tx_timeouts);
 	*data++ = n.napi_polls;
 	*data++ = atomic64_read(&eth->interrupts);

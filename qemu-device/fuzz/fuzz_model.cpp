@@ -77,6 +77,10 @@ constexpr uint32_t kPmtu = 1024;
 // CEQ 512 x 8 B, after the user pages.
 constexpr uint64_t kAqSq = 0x20000, kAqCq = 0x21000, kAeq = 0x22000, kCeq = 0x23000;
 constexpr unsigned kAqLog2 = 5, kAeqLog2 = 7, kCeqLog2 = 9;
+// The ETH TX ring (64 entries) and its buffers: a TCP/IPv4 and a TCP/IPv6 packet the entries
+// name (so contexts can reach segmentation), then 56 KiB of whatever the input wrote.
+constexpr uint64_t kEthTxRing = 0x30000, kEthTxBufs = 0x31000, kEthTxBufBytes = 0xe000;
+constexpr uint32_t kEthTxEntries = 64;
 
 uint64_t bus(uint64_t ram_off) { return FakeQemu::kRamBase + ram_off; }
 uint32_t lo(uint64_t v) { return static_cast<uint32_t>(v); }
@@ -457,6 +461,9 @@ class Harness {
                 q_.scu_write(off, in_.get<uint64_t>(), size);
                 break;
             }
+            case kOpEthTx:
+                eth_tx();
+                break;
             case kOpScuRead: {
                 const uint32_t off = in_.get<uint32_t>() % (2 * FakeQemu::kScuBarSize);
                 (void)q_.scu_read(off, size_of(in_.get<uint8_t>()));
@@ -512,6 +519,7 @@ class Harness {
             }
             case kOpReset:  // FLR; the driver programs the rings again
                 q_.reset();
+                eth_up_ = false;
                 setup_queues(aq_log2_, aeq_log2_, ceq_log2_);
                 break;
             case kOpFrame:
@@ -828,6 +836,104 @@ class Harness {
         }
     }
 
+    // ---- ETH TX (docs/eth-offloads.md 1.1, 2.4): runs of data and context entries, mostly
+    // near the rules' bounds, sometimes raw; the ring is set up on first use.
+    void eth_setup() {
+        namespace eth = regs::eth;
+        const auto w = [this](uint32_t off, uint32_t v) { q_.wr32(eth::kOffset + off, v); };
+        w(eth::kTxRingSize, 0);
+        w(eth::kTxRingAddrLo, lo(bus(kEthTxRing)));
+        w(eth::kTxRingAddrHi, hi(bus(kEthTxRing)));
+        w(eth::kTxRingSize, kEthTxEntries);
+        w(eth::kCtrl, eth::kCtrlTxEn.mask | eth::kCtrlRxEn.mask);
+        // Templates: Ethernet + IPv4 (IHL 5, TCP) + TCP (doff 5) at 0, Ethernet + IPv6 + TCP at
+        // 0x1000; lengths as for a 4000-byte packet.
+        std::array<uint8_t, 74> t{};
+        t[12] = 0x08;
+        t[14] = 0x45;
+        t[16] = 4000 >> 8;
+        t[17] = 4000 & 0xff;
+        t[23] = 6;
+        t[46] = 0x50;
+        ram_write(kEthTxBufs, std::span(t).first(54));
+        t = {};
+        t[12] = 0x86;
+        t[13] = 0xdd;
+        t[14] = 0x60;
+        t[20] = 6;
+        t[66] = 0x50;
+        ram_write(kEthTxBufs + 0x1000, t);
+        eth_tail_ = 0;
+        eth_up_ = true;
+    }
+    void eth_tx() {
+        if (!eth_up_) {
+            eth_setup();
+        }
+        const unsigned n = 1 + in_.get<uint8_t>() % 40;  // over TX_MAX_FRAGS sometimes
+        for (unsigned i = 0; i < n; ++i) {
+            const uint8_t sel = in_.get<uint8_t>();
+            std::array<uint8_t, 16> e{};
+            const uint32_t more = i + 1 < n ? 1u : 0u;
+            if ((sel & 0xc0) == 0xc0) {  // raw entry
+                const auto b = in_.bytes(16);
+                std::copy(b.begin(), b.end(), e.begin());
+            } else if ((sel & 0x40) != 0) {  // context entry
+                static constexpr uint16_t kStarts[4] = {34, 54, 14, 13};
+                static constexpr uint16_t kOffsets[4] = {16, 6, 0, 0xfffe};
+                static constexpr uint8_t kHdrs[4] = {54, 74, 53, 255};
+                const uint16_t start = (sel & 8) != 0 ? in_.get<uint16_t>() : kStarts[sel & 3];
+                const uint16_t offset = kOffsets[(sel >> 2) & 1 ? 1 : (sel >> 4) & 3];
+                const uint16_t mss = in_.get<uint16_t>();
+                const uint8_t l3 = (sel & 0x20) != 0 ? 18 : 14;
+                const uint8_t hdr = kHdrs[(sel >> 4) & 3];
+                const uint16_t ops = in_.get<uint8_t>();  // reserved bits 4..7 sometimes
+                const uint32_t flags = 2u | ((sel & 4) != 0 ? 0u : 1u);
+                put_le(e, 0, start, 2);
+                put_le(e, 2, offset, 2);
+                put_le(e, 4, mss, 2);
+                e[6] = l3;
+                e[7] = hdr;
+                put_le(e, 8, ops, 2);
+                put_le(e, 12, flags, 4);
+            } else {  // data entry into the buffers (length 0 and over 65535 sometimes)
+                const uint16_t off = in_.get<uint16_t>();
+                const uint32_t len =
+                    (sel & 0x20) != 0 ? in_.get<uint32_t>() % 0x11000 : in_.get<uint16_t>() % 2048;
+                const uint64_t addr = bus(kEthTxBufs + off % kEthTxBufBytes);
+                const uint32_t flags = (more ^ (sel & 1u)) | ((sel & 0x10) != 0 ? 1u << 5 : 0u);
+                put_le(e, 0, addr, 8);
+                put_le(e, 8, len, 4);
+                put_le(e, 12, flags, 4);
+            }
+            ram_write(kEthTxRing + uint64_t{(eth_tail_ + i) % kEthTxEntries} * 16, e);
+        }
+        eth_tail_ = (eth_tail_ + n) % kEthTxEntries;
+        q_.wr32(regs::eth::kOffset + regs::eth::kTxTail, eth_tail_);
+        check_eth_wire();
+    }
+    void ram_write(uint64_t off, std::span<const uint8_t> b) {
+        std::copy(b.begin(), b.end(), q_.ram.begin() + static_cast<ptrdiff_t>(off));
+    }
+    static void put_le(std::array<uint8_t, 16>& e, size_t at, uint64_t v, size_t n) {
+        for (size_t i = 0; i < n; ++i) {
+            e[at + i] = static_cast<uint8_t>(v >> (8 * i));
+        }
+    }
+    // Nothing longer than the largest MTU + 18 reaches the wire, whatever the entries said.
+    void check_eth_wire() {
+        for (const auto& f : q_.wire) {
+            if (f.size() > regs::eth::kMaxMtuDefault + 18) {
+                fail("an ETH frame longer than MAX_MTU + 18 on the wire");
+            }
+        }
+        const uint32_t head = q_.rd32(regs::eth::kOffset + regs::eth::kTxHead);
+        if (head >= kEthTxEntries &&
+            q_.rd32(regs::eth::kOffset + regs::eth::kTxRingSize) == kEthTxEntries) {
+            fail("TX_HEAD outside the ring");
+        }
+    }
+
     // ---- invariants
     void check_heap() {
         if (__sanitizer_get_current_allocated_bytes() > heap0_ + kMaxHeapBytes) {
@@ -876,6 +982,8 @@ class Harness {
     unsigned aq_log2_ = kAqLog2, aeq_log2_ = kAeqLog2, ceq_log2_ = kCeqLog2;
     uint32_t sq_tail_ = 0, cq_head_ = 0, aeq_head_ = 0, ceq_head_ = 0;
     uint16_t next_id_ = 0;
+    bool eth_up_ = false;
+    uint32_t eth_tail_ = 0;
     std::array<uint8_t, kAqCqeBytes> last_cqe_{};
     uint32_t ci_[2] = {};
     uint32_t sq_pi_[2] = {};

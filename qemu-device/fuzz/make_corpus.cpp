@@ -417,6 +417,26 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> seeds() {
         .command(scu_op(AqOpcode::kScuUnload), {3});
     steer.timer(0).events();
     add("scu-steer", steer);
+
+    // ETH TX: a plain frame, a CSUM packet in two data entries, a TSO packet over the IPv4
+    // template, then a run over TX_MAX_FRAGS (docs/eth-offloads.md 1.1).
+    Seed ethtx;
+    ethtx.raw(kOpEthTx);
+    ethtx.w.put<uint8_t>(0).put<uint8_t>(0).put<uint16_t>(0).put<uint16_t>(60);
+    ethtx.raw(kOpEthTx);
+    ethtx.w.put<uint8_t>(2).put<uint8_t>(0x40).put<uint16_t>(0).put<uint8_t>(1);
+    ethtx.w.put<uint8_t>(0).put<uint16_t>(0).put<uint16_t>(54);
+    ethtx.w.put<uint8_t>(0).put<uint16_t>(54).put<uint16_t>(400);
+    ethtx.raw(kOpEthTx);
+    ethtx.w.put<uint8_t>(1).put<uint8_t>(0x40).put<uint16_t>(1448).put<uint8_t>(2);
+    ethtx.w.put<uint8_t>(0x20).put<uint16_t>(0).put<uint32_t>(4014);
+    ethtx.raw(kOpEthTx);
+    ethtx.w.put<uint8_t>(39);
+    for (int i = 0; i < 40; ++i) {
+        ethtx.w.put<uint8_t>(0).put<uint16_t>(static_cast<uint16_t>(i * 64)).put<uint16_t>(64);
+    }
+    ethtx.timer(0);
+    add("eth-tx", ethtx);
     return out;
 }
 

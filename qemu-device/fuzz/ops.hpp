@@ -48,6 +48,7 @@ enum Op : uint8_t {
     kOpAqSetup,    // u8 depths: the driver re-creates its AQ, AEQ and CEQ
     kOpScuWrite,   // u32 offset, u8 size selector, u64 value: BAR3 (SCU CSR windows)
     kOpScuRead,    // u32 offset, u8 size selector
+    kOpEthTx,      // u8 entries, per entry a selector and its fields (see harness): ETH TX run
     kOpCount,
 };
 

@@ -66,7 +66,7 @@ TEST(EthTx, BadCommandsAreConsumedAndCounted) {
     const uint64_t buf = rig.tx_buf(0, make_frame(1600));
     rig.cmd(0, buf, 13);          // runt
     rig.cmd(1, buf, 1519);        // over MTU + 18
-    rig.cmd(2, buf, 60, 1);       // reserved flags
+    rig.cmd(2, buf, 60, 4);       // reserved flags
     rig.cmd(3, buf, 0xffffffff);  // hostile length
     rig.cmd(4, buf, 1518);        // good, the largest
     rig.cmd(5, buf, 14);          // good, the smallest

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "scenic/dp/rx_parse.hpp"
 #include "scenic/regs.hpp"
 
 namespace scenic {
@@ -21,6 +22,7 @@ constexpr uint32_t kCtrlMask =
     eth::kCtrlRxEn.mask | eth::kCtrlTxEn.mask | eth::kCtrlPromisc.mask | eth::kCtrlAllmulti.mask;
 constexpr uint16_t kTagValid = 0x0001;  // SCENIC_RX_TAG_VALID
 constexpr unsigned kTagClassShift = 1;  // SCENIC_RX_TAG_CLASS_SHIFT
+constexpr unsigned kTagCsumShift = 3;   // SCENIC_RX_TAG_CSUM_SHIFT
 constexpr size_t kEthHeader = 14;
 
 }  // namespace
@@ -50,6 +52,7 @@ void EthBlock::reset() {
     cnt_ = {};
     ctrl_ = eth::kCtrlDefault;
     mtu_ = eth::kMtuDefault;
+    offload_ctrl_ = eth::kOffloadCtrlDefault;
 }
 
 uint32_t EthBlock::read_reg(uint32_t offset) {
@@ -127,6 +130,30 @@ uint32_t EthBlock::read_reg(uint32_t offset) {
             return irq_.irq_count();
         case eth::kRxRoce:
             return static_cast<uint32_t>(prefilter_->counters().host_roce);
+        case eth::kFeatures:
+            return eth::kFeaturesDefault;
+        case eth::kTxMaxFrags:
+            return EthTx::kMaxFrags;
+        case eth::kTxMaxPkt:
+            return EthTx::kMaxPkt;
+        case eth::kTxMaxTsoSegs:
+            return EthTx::kMaxTsoSegs;
+        case eth::kOffloadCtrl:
+            return offload_ctrl_;
+        case eth::kTxDropBadOffload:
+            return cnt_.tx_drop_bad_offload;
+        case eth::kTxDropBadSg:
+            return cnt_.tx_drop_bad_sg;
+        case eth::kTxTsoPkts:
+            return cnt_.tx_tso_pkts;
+        case eth::kTxTsoSegs:
+            return cnt_.tx_tso_segs;
+        case eth::kTxCsum:
+            return cnt_.tx_csum;
+        case eth::kRxCsumGood:
+            return cnt_.rx_csum_good;
+        case eth::kRxCsumBad:
+            return cnt_.rx_csum_bad;
         default:
             return 0;
     }
@@ -185,6 +212,9 @@ void EthBlock::write_reg(uint32_t offset, uint32_t value) {
         case eth::kIrqMask:
             irq_.set_mask((value & 1) != 0);
             break;
+        case eth::kOffloadCtrl:
+            offload_ctrl_ = value & eth::kOffloadCtrlRxCsum.mask;
+            break;
         default:
             break;  // read-only registers and holes
     }
@@ -240,8 +270,12 @@ void EthBlock::deliver(std::span<const uint8_t> frame, dp::FrameClass cls) {
         ++cnt_.rx_drop_disabled;
         return;
     }
-    const auto flags =
-        static_cast<uint16_t>(kTagValid | static_cast<unsigned>(cls) << kTagClassShift);
+    auto flags = static_cast<uint16_t>(kTagValid | static_cast<unsigned>(cls) << kTagClassShift);
+    dp::CsumStatus csum = dp::CsumStatus::kNone;
+    if ((offload_ctrl_ & eth::kOffloadCtrlRxCsum.mask) != 0) {
+        csum = dp::rx_csum_status(frame);
+        flags = static_cast<uint16_t>(flags | static_cast<unsigned>(csum) << kTagCsumShift);
+    }
     switch (rx_.write(frame, flags)) {
         case EthRx::Result::kRingFull:
             ++cnt_.rx_drop_ring_full;
@@ -254,6 +288,11 @@ void EthBlock::deliver(std::span<const uint8_t> frame, dp::FrameClass cls) {
     }
     ++cnt_.rx_frames;
     cnt_.rx_bytes += static_cast<uint32_t>(frame.size());
+    if (csum == dp::CsumStatus::kGood) {
+        ++cnt_.rx_csum_good;
+    } else if (csum != dp::CsumStatus::kNone) {
+        ++cnt_.rx_csum_bad;
+    }
     // Tag and frame are in the slot: now the writeback, then the event (contract 4).
     if (wb_.enabled()) {
         wb_.update(rx_.tail(), tx_.head());

@@ -45,6 +45,14 @@ struct EthCounters {
     uint32_t tx_bytes = 0;
     uint32_t tx_drop_bad_cmd = 0;
     uint32_t tx_dma_errors = 0;
+    // ETH 1.1 offloads
+    uint32_t tx_drop_bad_offload = 0;
+    uint32_t tx_drop_bad_sg = 0;
+    uint32_t tx_tso_pkts = 0;
+    uint32_t tx_tso_segs = 0;
+    uint32_t tx_csum = 0;
+    uint32_t rx_csum_good = 0;
+    uint32_t rx_csum_bad = 0;
 };
 
 class EthBlock final : public Block {
@@ -112,6 +120,7 @@ class EthBlock final : public Block {
     bool link_up_ = true;
     uint32_t ctrl_ = 0;
     uint32_t mtu_ = 0;
+    uint32_t offload_ctrl_ = 0;
     std::optional<EventQueue::Id> tx_event_;
     std::function<bool(std::span<const uint8_t>)> roce_sink_;
     SteerHook steer_;

@@ -147,7 +147,7 @@ inline constexpr FieldDef kFaultInjectStickyFatal{6, 0x00000040};
 // Fallback path: the netdev function (paper section 7.1).
 namespace eth {
 inline constexpr uint32_t kType = 0x5c1c0002;
-inline constexpr uint32_t kVersion = 0x00010000;
+inline constexpr uint32_t kVersion = 0x00010001;
 inline constexpr uint32_t kOffset = 0x1000;
 inline constexpr uint32_t kSize = 0x1000;
 inline constexpr uint32_t kNext = 0x2000;
@@ -229,6 +229,36 @@ inline constexpr uint32_t kIrqCount = 0xb0;  // ro
 inline constexpr uint32_t kIrqCountDefault = 0x00000000;
 inline constexpr uint32_t kRxRoce = 0xb4;  // ro
 inline constexpr uint32_t kRxRoceDefault = 0x00000000;
+inline constexpr uint32_t kFeatures = 0xc0;  // ro
+inline constexpr uint32_t kFeaturesDefault = 0x00000017;
+inline constexpr FieldDef kFeaturesTxCsum{0, 0x00000001};
+inline constexpr FieldDef kFeaturesTxSg{1, 0x00000002};
+inline constexpr FieldDef kFeaturesTso{2, 0x00000004};
+inline constexpr FieldDef kFeaturesUso{3, 0x00000008};
+inline constexpr FieldDef kFeaturesRxCsum{4, 0x00000010};
+inline constexpr uint32_t kTxMaxFrags = 0xc8;  // ro
+inline constexpr uint32_t kTxMaxFragsDefault = 0x00000020;
+inline constexpr uint32_t kTxMaxPkt = 0xcc;  // ro
+inline constexpr uint32_t kTxMaxPktDefault = 0x00010000;
+inline constexpr uint32_t kOffloadCtrl = 0xd0;  // rw
+inline constexpr uint32_t kOffloadCtrlDefault = 0x00000000;
+inline constexpr FieldDef kOffloadCtrlRxCsum{0, 0x00000001};
+inline constexpr uint32_t kTxMaxTsoSegs = 0xe0;  // ro
+inline constexpr uint32_t kTxMaxTsoSegsDefault = 0x00000400;
+inline constexpr uint32_t kTxDropBadOffload = 0x200;  // ro
+inline constexpr uint32_t kTxDropBadOffloadDefault = 0x00000000;
+inline constexpr uint32_t kTxDropBadSg = 0x204;  // ro
+inline constexpr uint32_t kTxDropBadSgDefault = 0x00000000;
+inline constexpr uint32_t kTxTsoPkts = 0x208;  // ro
+inline constexpr uint32_t kTxTsoPktsDefault = 0x00000000;
+inline constexpr uint32_t kTxTsoSegs = 0x20c;  // ro
+inline constexpr uint32_t kTxTsoSegsDefault = 0x00000000;
+inline constexpr uint32_t kTxCsum = 0x210;  // ro
+inline constexpr uint32_t kTxCsumDefault = 0x00000000;
+inline constexpr uint32_t kRxCsumGood = 0x214;  // ro
+inline constexpr uint32_t kRxCsumGoodDefault = 0x00000000;
+inline constexpr uint32_t kRxCsumBad = 0x218;  // ro
+inline constexpr uint32_t kRxCsumBadDefault = 0x00000000;
 }  // namespace eth
 
 // Offloaded RoCE v2 engine (paper section 7.2). The driver sets it up through the core's admin queue (docs/admin-queue.md); CQ notifications go to the CEQ; the data path is the doorbell BAR (db_bar) plus rings, CQs and completion counters in host memory, formats in uapi/scenic_rdma.h.
