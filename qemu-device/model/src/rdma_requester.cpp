@@ -349,6 +349,7 @@ bool Requester::fetch(Qp& qp) {
     }
     w.npsn = w.is_atomic() ? 1 : packets(w.length, qp.pmtu);
     w.first_psn = r.next_psn;
+    SelectiveRepeat::begin(qp, w);
     r.next_psn = psn_add(r.next_psn, w.npsn);
     ++r.sq_next;
     r.pending.push_back(std::move(w));
@@ -480,6 +481,9 @@ bool Requester::transmit_one(Qp& qp) {
                     return false;
             }
             payload = payload_;
+        }
+        if (w->sr) {
+            SelectiveRepeat::to_sr_format(*w, k, t);
         }
     }
     // A READ request or an atomic is answered, and the answer acknowledges all before it.
