@@ -121,7 +121,8 @@ TEST(CApi, MissingDmaCallbacksMeanFailedDma) {
 TEST(CApi, BadArguments) {
     CHostState s;
     const scenic_host_ops ops = make_ops(s);
-    scenic_model_config cfg{{}, kMsixVectors + 1, false, 0, 1, nullptr, nullptr, nullptr, false, 0, false};
+    scenic_model_config cfg{{},      kMsixVectors + 1, false, 0, 1,    nullptr,
+                            nullptr, nullptr,          false, 0, false};
     EXPECT_EQ(scenic_model_create(&cfg, &ops), nullptr);  // the exception stays inside
     EXPECT_EQ(scenic_model_create(nullptr, &ops), nullptr);
     cfg.msix_vectors = 1;

@@ -576,7 +576,7 @@ class RdmaPair {
         std::optional<roce::AtomicAckEth> atomic_ack;
         std::optional<roce::ImmDt> imm;
         size_t payload;
-        bool delivered;  // false: dropped by drop / hook
+        bool delivered;                         // false: dropped by drop / hook
         std::optional<roce::Sreth> sreth;       // selective repeat data packets
         std::optional<roce::SrHello> sr_hello;  // SR_HELLO / SR_HELLO_ACK
     };

@@ -159,10 +159,11 @@ TEST_F(RdmaSr, SendAndWriteImmCarryRsn) {
     wi.imm_data_be = __builtin_bswap32(0x1234);
     p.a.post_send(kQa, wi);
     ASSERT_TRUE(p.run());
-    const std::vector<std::pair<uint8_t, uint32_t>> want = {
-        {sr(Opcode::kSendFirst), 0},   {sr(Opcode::kSendMiddle), 0},
-        {sr(Opcode::kSendLast), 0},    {sr(Opcode::kWriteOnly), 1},
-        {sr(Opcode::kWriteOnlyImm), 1}};
+    const std::vector<std::pair<uint8_t, uint32_t>> want = {{sr(Opcode::kSendFirst), 0},
+                                                            {sr(Opcode::kSendMiddle), 0},
+                                                            {sr(Opcode::kSendLast), 0},
+                                                            {sr(Opcode::kWriteOnly), 1},
+                                                            {sr(Opcode::kWriteOnlyImm), 1}};
     std::vector<RdmaPair::WireRecord> sent;
     for (const auto& r : p.log) {
         if (r.dir == Dir::kAtoB) {
@@ -295,11 +296,21 @@ TEST_F(RdmaSr, MalformedHelloAndSrethDropped) {
         bad.window_log2 = 9;
         bad.max_ranges = 8;
         switch (i) {
-            case 0: bad.magic ^= 1; break;
-            case 1: bad.version = 2; break;
-            case 2: bad.window_log2 = 10; break;
-            case 3: bad.max_ranges = 0; break;
-            default: bad.flags = 0x80; break;
+            case 0:
+                bad.magic ^= 1;
+                break;
+            case 1:
+                bad.version = 2;
+                break;
+            case 2:
+                bad.window_log2 = 10;
+                break;
+            case 3:
+                bad.max_ranges = 0;
+                break;
+            default:
+                bad.flags = 0x80;
+                break;
         }
         h.sr_hello = bad;
         send(h);

@@ -33,8 +33,8 @@ TEST(RoceSr, SrHelloBytes) {
     h.nonce = 0xa1b2c3d4;
     Bytes b(SrHello::kSize, 0xee);
     ASSERT_TRUE(h.encode(b));
-    EXPECT_EQ(b, (Bytes{0x53, 0x43, 0x53, 0x52, 1, 9, 8, 1, 0x10, 0xee, 0, 0, 0xa1, 0xb2, 0xc3,
-                        0xd4}));
+    EXPECT_EQ(
+        b, (Bytes{0x53, 0x43, 0x53, 0x52, 1, 9, 8, 1, 0x10, 0xee, 0, 0, 0xa1, 0xb2, 0xc3, 0xd4}));
     EXPECT_EQ(SrHello::decode(b), h);
     EXPECT_FALSE(SrHello::decode(std::span(b).first(15)).has_value());
     EXPECT_FALSE(h.encode(std::span(b).first(15)));

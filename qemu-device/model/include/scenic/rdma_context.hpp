@@ -159,9 +159,9 @@ struct Counters {
     // Selective repeat (docs/selective-repeat.md 8.4): registers 0x1c0.. (the rest of 8.4 comes
     // with the SACK engine)
     uint32_t sr_hello_sent = 0;
-    uint32_t sr_hello_acked = 0;       // valid hello-acks received (a direction switched on)
-    uint32_t sr_hello_unanswered = 0;  // directions that gave up (OFF_FOR_LIFE)
-    uint32_t sr_drop_malformed = 0;    // bad SRHELLO or SRETH
+    uint32_t sr_hello_acked = 0;          // valid hello-acks received (a direction switched on)
+    uint32_t sr_hello_unanswered = 0;     // directions that gave up (OFF_FOR_LIFE)
+    uint32_t sr_drop_malformed = 0;       // bad SRHELLO or SRETH
     uint32_t sr_drop_not_negotiated = 0;  // vendor opcodes to a QP without SR
     uint32_t sr_fallbacks = 0;            // sequence NAKs received by an SR requester
 };

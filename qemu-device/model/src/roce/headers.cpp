@@ -310,8 +310,8 @@ bool Ieth::encode(std::span<uint8_t> b) const {
 
 std::optional<SrHello> SrHello::decode(std::span<const uint8_t> b) {
     if (b.size() < kSize) return std::nullopt;
-    return SrHello{be::load32(b, 0), b[4],  b[5], b[6], b[7], be::load16(b, 8),
-                   be::load16(b, 10), be::load32(b, 12)};
+    return SrHello{be::load32(b, 0), b[4], b[5], b[6], b[7], be::load16(b, 8), be::load16(b, 10),
+                   be::load32(b, 12)};
 }
 
 bool SrHello::encode(std::span<uint8_t> b) const {
@@ -329,8 +329,8 @@ bool SrHello::encode(std::span<uint8_t> b) const {
 
 std::optional<Sreth> Sreth::decode(std::span<const uint8_t> b) {
     if (b.size() < kSize) return std::nullopt;
-    return Sreth{b[0], be::load24(b, 1), be::load32(b, 4), b[8], be::load24(b, 9),
-                 be::load32(b, 12)};
+    return Sreth{b[0], be::load24(b, 1), be::load32(b, 4),
+                 b[8], be::load24(b, 9), be::load32(b, 12)};
 }
 
 bool Sreth::encode(std::span<uint8_t> b) const {

@@ -50,7 +50,7 @@ struct Transport {
     std::optional<AtomicAckEth> atomic_ack;
     std::optional<ImmDt> imm;
     std::optional<Ieth> ieth;
-    std::optional<Sreth> sreth;      // SR data packets
+    std::optional<Sreth> sreth;       // SR data packets
     std::optional<SrHello> sr_hello;  // SR_HELLO / SR_HELLO_ACK
     bool operator==(const Transport&) const = default;
 };
