@@ -392,6 +392,18 @@ package scenic_regs_pkg;
   localparam logic [31:0] RDMA_LOOPBACK_FRAMES_DEFAULT = 32'h00000000;
   localparam logic [11:0] RDMA_LOOPBACK_DROPS = 12'h1a4;
   localparam logic [31:0] RDMA_LOOPBACK_DROPS_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_HELLO_SENT = 12'h1c0;
+  localparam logic [31:0] RDMA_SR_HELLO_SENT_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_HELLO_ACKED = 12'h1c4;
+  localparam logic [31:0] RDMA_SR_HELLO_ACKED_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_HELLO_UNANSWERED = 12'h1c8;
+  localparam logic [31:0] RDMA_SR_HELLO_UNANSWERED_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_DROP_MALFORMED = 12'h1f0;
+  localparam logic [31:0] RDMA_SR_DROP_MALFORMED_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_DROP_NOT_NEGOTIATED = 12'h1f4;
+  localparam logic [31:0] RDMA_SR_DROP_NOT_NEGOTIATED_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_FALLBACKS = 12'h1fc;
+  localparam logic [31:0] RDMA_SR_FALLBACKS_DEFAULT = 32'h00000000;
 
   // Stream Compute Unit slots (paper section 5.3).
   localparam logic [31:0] SCU_BLK_TYPE = 32'h5c1c0004;

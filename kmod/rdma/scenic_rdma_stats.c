@@ -47,6 +47,12 @@ static const u32 scenic_rdma_hw_regs[SCENIC_RDMA_NUM_HW_STATS] = {
 	SCENIC_RDMA_RX_DROP_PKEY,
 	SCENIC_RDMA_LOOPBACK_FRAMES,
 	SCENIC_RDMA_LOOPBACK_DROPS,
+	SCENIC_RDMA_SR_HELLO_SENT,
+	SCENIC_RDMA_SR_HELLO_ACKED,
+	SCENIC_RDMA_SR_HELLO_UNANSWERED,
+	SCENIC_RDMA_SR_DROP_MALFORMED,
+	SCENIC_RDMA_SR_DROP_NOT_NEGOTIATED,
+	SCENIC_RDMA_SR_FALLBACKS,
 };
 
 enum scenic_rdma_sw_stat {
@@ -113,6 +119,12 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "rx_drop_pkey" },
 	{ .name = "loopback_frames" },
 	{ .name = "loopback_drops" },
+	{ .name = "sr_hello_sent" },
+	{ .name = "sr_hello_acked" },
+	{ .name = "sr_hello_unanswered" },
+	{ .name = "sr_drop_malformed" },
+	{ .name = "sr_drop_not_negotiated" },
+	{ .name = "sr_fallbacks" },
 	/* driver */
 	{ .name = "cmd_errors" },
 	{ .name = "events" },

@@ -71,6 +71,7 @@ class FakeQemu {
         const uint8_t mac[6] = {0x02, 0x5c, 0x00, 0x00, 0x00, 0x01};
         std::memcpy(cfg.mac, mac, sizeof mac);
         cfg.msix_vectors = msix ? SCENIC_MSIX_VECTORS : 0;
+        cfg.sr_default = true;  // QPs offer and answer selective repeat: its opcodes are parsed
         msix_ = msix;
         for (unsigned v = 0; v < SCENIC_MSIX_VECTORS; ++v) {
             msix_table[v] = {kLapic + 0x1000 + v * 4, 0x4000 + v};

@@ -701,9 +701,12 @@ class Harness {
     }
     // A frame with every header the opcode needs, fields from the input.
     void frame() {
-        const auto ops = roce::rc_opcodes();
+        // RC opcodes first (the corpus indexes them), then the selective-repeat ones.
+        const auto rc = roce::rc_opcodes();
+        const auto sr = roce::sr_opcodes();
         const uint8_t osel = in_.get<uint8_t>();
-        const roce::OpcodeInfo& info = ops[osel % ops.size()];
+        const size_t oi = osel % (rc.size() + sr.size());
+        const roce::OpcodeInfo& info = oi < rc.size() ? rc[oi] : sr[oi - rc.size()];
         const uint8_t f = in_.get<uint8_t>();
         const unsigned i = f & 1;
         roce::Transport t;
@@ -715,6 +718,26 @@ class Harness {
         const int16_t dpsn = in_.get<int16_t>();
         const uint32_t base = info.request ? kRqPsn + rx_msgs_[i] : kSqPsn;
         t.bth.psn = (f & 0x20) ? in_.get<uint32_t>() & 0xffffff : (base + dpsn) & 0xffffff;
+        if (info.has(roce::kHdrSreth)) {
+            const uint8_t s = in_.get<uint8_t>();
+            roce::Sreth h;
+            h.ver_flags = (s & 1) ? in_.get<uint8_t>() : uint8_t{0x10};
+            h.midx = in_.get<uint8_t>() % 16;
+            h.rsn = (s & 2) ? in_.get<uint32_t>() : in_.get<uint8_t>();
+            h.msg_len = (s & 4) ? in_.get<uint32_t>() : in_.get<uint16_t>();
+            t.sreth = h;
+        }
+        if (info.has(roce::kHdrSrHello)) {
+            const uint8_t s = in_.get<uint8_t>();
+            roce::SrHello h;
+            h.window_log2 = static_cast<uint8_t>(4 + s % 8);
+            h.max_ranges = in_.get<uint8_t>() % 10;
+            h.nonce = in_.get<uint32_t>();
+            if (s & 0x80) {
+                h.version = in_.get<uint8_t>();
+            }
+            t.sr_hello = h;
+        }
         if (info.has(roce::kHdrReth)) {
             const uint8_t s = in_.get<uint8_t>();
             t.reth = roce::Reth{(s & 1) ? in_.get<uint64_t>() : kVa + in_.get<uint16_t>(),

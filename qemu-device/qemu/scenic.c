@@ -53,6 +53,7 @@ struct ScenicState {
     char *wire_fault_log; /* file every injected fault is appended to */
     bool fault_inject;    /* CORE.FAULT_INJECT honoured (recovery tests) */
     uint32_t scu_reconfig_us; /* SCU reconfiguration delay (SCU.RECONFIG_US) */
+    bool sr_default;          /* new QPs offer selective repeat (docs/selective-repeat.md) */
 };
 
 /* Host side of the model */
@@ -307,6 +308,7 @@ static void scenic_realize(PCIDevice *pdev, Error **errp)
         .wire_fault_log = s->wire_fault_log,
         .fault_inject = s->fault_inject,
         .scu_reconfig_us = s->scu_reconfig_us,
+        .sr_default = s->sr_default,
     };
     char err[256];
     int i;
@@ -434,6 +436,8 @@ static Property scenic_properties[] = {
     DEFINE_PROP_STRING("wire-fault-log", ScenicState, wire_fault_log),
     /* card faults on request (FAULT_INJECT, docs/recovery.md) */
     DEFINE_PROP_BOOL("fault-inject", ScenicState, fault_inject, false),
+    /* selective repeat offered and answered by every new QP (docs/selective-repeat.md 8) */
+    DEFINE_PROP_BOOL("sr-default", ScenicState, sr_default, false),
     /* SCU reconfiguration delay in microseconds (docs/scu.md 5) */
     DEFINE_PROP_UINT32("scu-reconfig-us", ScenicState, scu_reconfig_us,
                        SCENIC_SCU_RECONFIG_US_DEFAULT),

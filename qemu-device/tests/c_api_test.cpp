@@ -55,7 +55,7 @@ TEST(CApi, CreateReadWriteDestroy) {
     CHostState s;
     const scenic_host_ops ops = make_ops(s);
     scenic_model_config cfg{
-        {0x02, 0, 0, 0, 0, 0x07}, 32, false, 0, 1, nullptr, nullptr, nullptr, false, 0};
+        {0x02, 0, 0, 0, 0, 0x07}, 32, false, 0, 1, nullptr, nullptr, nullptr, false, 0, false};
     scenic_model* m = scenic_model_create(&cfg, &ops);
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(scenic_model_mmio_read(m, 0, 4), core::kType);
@@ -78,7 +78,7 @@ TEST(CApi, CreateReadWriteDestroy) {
 TEST(CApi, DmaSelfTestThroughTheTimer) {
     CHostState s;
     const scenic_host_ops ops = make_ops(s);
-    scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, false, 0};
+    scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, false, 0, false};
     scenic_model* m = scenic_model_create(&cfg, &ops);
     ASSERT_NE(m, nullptr);
     std::memcpy(s.mem.data() + 100, "hello", 5);
@@ -105,7 +105,7 @@ TEST(CApi, MissingDmaCallbacksMeanFailedDma) {
     ops.dma_read = nullptr;
     ops.dma_write = nullptr;
     ops.msix_notify = nullptr;
-    scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, false, 0};
+    scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, false, 0, false};
     scenic_model* m = scenic_model_create(&cfg, &ops);
     ASSERT_NE(m, nullptr);
     scenic_model_mmio_write(m, core::kDmaTestLen, 5, 4);
@@ -121,7 +121,8 @@ TEST(CApi, MissingDmaCallbacksMeanFailedDma) {
 TEST(CApi, BadArguments) {
     CHostState s;
     const scenic_host_ops ops = make_ops(s);
-    scenic_model_config cfg{{}, kMsixVectors + 1, false, 0, 1, nullptr, nullptr, nullptr, false, 0};
+    scenic_model_config cfg{{},      kMsixVectors + 1, false, 0, 1,    nullptr,
+                            nullptr, nullptr,          false, 0, false};
     EXPECT_EQ(scenic_model_create(&cfg, &ops), nullptr);  // the exception stays inside
     EXPECT_EQ(scenic_model_create(nullptr, &ops), nullptr);
     cfg.msix_vectors = 1;
@@ -142,7 +143,7 @@ TEST(CApi, BadArguments) {
 TEST(CApi, AdminNopThroughTheQueue) {
     CHostState s;
     const scenic_host_ops ops = make_ops(s);
-    scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, false, 0};
+    scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, false, 0, false};
     scenic_model* m = scenic_model_create(&cfg, &ops);
     ASSERT_NE(m, nullptr);
     scenic_model_mmio_write(m, core::kAqSqBaseLo, 0x100, 4);
@@ -178,7 +179,7 @@ TEST(CApi, FaultInjectOnlyWithTheProperty) {
         SCOPED_TRACE(allowed ? "fault-inject=on" : "off");
         CHostState s;
         const scenic_host_ops ops = make_ops(s);
-        scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, allowed, 0};
+        scenic_model_config cfg{{}, 32, false, 0, 1, nullptr, nullptr, nullptr, allowed, 0, false};
         scenic_model* m = scenic_model_create(&cfg, &ops);
         ASSERT_NE(m, nullptr);
         scenic_model_mmio_write(m, core::kFaultInject,

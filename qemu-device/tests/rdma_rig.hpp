@@ -111,10 +111,14 @@ class Node {
 
     // rtl_blocks: Config::rtl_blocks (co-simulation, tests/rtl_cosim_test.cpp); faults:
     // Config::wire_faults (the fault-injecting wire, tests/wire_faults_test.cpp).
+    // tweak: changes the card's Config last (e.g. the selective-repeat properties).
+    using ConfigFn = std::function<void(Config&)>;
     explicit Node(uint8_t id, uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0,
-                  const std::string& faults = "", bool fault_inject = false)
+                  const std::string& faults = "", bool fault_inject = false,
+                  const ConfigFn& tweak = {})
         : mac{0x02, 0x5c, 0x00, 0x00, 0x00, id},
-          dev(make_config(mac, drop_ppm, seed, rtl_blocks, faults, fault_inject), host) {
+          dev(tweaked(make_config(mac, drop_ppm, seed, rtl_blocks, faults, fault_inject), tweak),
+              host) {
         AqDriver::Layout l;
         l.sq = alloc(AqDriver::sq_bytes(l.aq_log2));
         l.cq = alloc(AqDriver::cq_bytes(l.aq_log2));
@@ -127,6 +131,13 @@ class Node {
         for (int i = 0; i < 16 && host.timer && *host.timer <= host.now; ++i) {
             dev.timer_fire();
         }
+    }
+
+    static Config tweaked(Config c, const ConfigFn& tweak) {
+        if (tweak) {
+            tweak(c);
+        }
+        return c;
     }
 
     static Config make_config(const std::array<uint8_t, 6>& mac, uint32_t ppm, uint64_t seed,
@@ -565,14 +576,17 @@ class RdmaPair {
         std::optional<roce::AtomicAckEth> atomic_ack;
         std::optional<roce::ImmDt> imm;
         size_t payload;
-        bool delivered;  // false: dropped by drop / hook
+        bool delivered;                         // false: dropped by drop / hook
+        std::optional<roce::Sreth> sreth;       // selective repeat data packets
+        std::optional<roce::SrHello> sr_hello;  // SR_HELLO / SR_HELLO_ACK
     };
 
     // faults_a / faults_b: each card's Config::wire_faults (tx: what it sends, rx: what it gets).
     explicit RdmaPair(uint32_t drop_ppm = 0, uint64_t seed = 1, uint32_t rtl_blocks = 0,
-                      const std::string& faults_a = "", const std::string& faults_b = "")
-        : a(1, drop_ppm, seed, rtl_blocks, faults_a),
-          b(2, drop_ppm, seed + 1, rtl_blocks, faults_b) {}
+                      const std::string& faults_a = "", const std::string& faults_b = "",
+                      const Node::ConfigFn& tweak_a = {}, const Node::ConfigFn& tweak_b = {})
+        : a(1, drop_ppm, seed, rtl_blocks, faults_a, false, tweak_a),
+          b(2, drop_ppm, seed + 1, rtl_blocks, faults_b, false, tweak_b) {}
 
     // Standard set-up: CQ 0 (send) and 1 (recv) on each side, QP qa on A <-> qb on B.
     void setup(uint32_t qa = 2, uint32_t qb = 3, const QpAttrs& at = {}, unsigned cq_log2 = 10,
@@ -697,7 +711,7 @@ class RdmaPair {
         std::vector<std::vector<uint8_t>> held;
         for (auto& f : batch) {
             ++frames;
-            const roce::ParseResult pr = roce::parse_frame(f);
+            const roce::ParseResult pr = roce::parse_frame(f, roce::OpcodeSet::kRcAndSr);
             if (!pr.ok()) {
                 ++bad_frames;
                 continue;
@@ -738,7 +752,7 @@ class RdmaPair {
     void hand_over(Node& to, Dir dir, const std::vector<uint8_t>& f) {
         to.dev.eth_rx(f);
         if (after) {
-            const roce::ParseResult pr = roce::parse_frame(f);
+            const roce::ParseResult pr = roce::parse_frame(f, roce::OpcodeSet::kRcAndSr);
             if (pr.ok()) {
                 after(dir, pr.packet);
             }
@@ -751,7 +765,7 @@ class RdmaPair {
         const roce::Transport& t = pkt.transport;
         log.push_back({dir, a.host.now, t.bth.opcode, t.bth.psn, t.bth.dest_qp, t.bth.pkey,
                        t.bth.ackreq, t.aeth, t.reth, t.atomic_ack, t.imm, pkt.payload.size(),
-                       delivered});
+                       delivered, t.sreth, t.sr_hello});
     }
 };
 

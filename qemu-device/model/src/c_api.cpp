@@ -138,6 +138,7 @@ scenic_model* scenic_model_create(const scenic_model_config* cfg, const scenic_h
         config.wire_faults = cfg->wire_faults ? cfg->wire_faults : "";
         config.wire_fault_log = cfg->wire_fault_log ? cfg->wire_fault_log : "";
         config.fault_inject = cfg->fault_inject;
+        config.sr_default = cfg->sr_default;
         if (cfg->scu_reconfig_us != 0) {
             config.scu_reconfig_us = cfg->scu_reconfig_us;
         }

@@ -126,6 +126,18 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return c.loopback_frames;
         case r::kLoopbackDrops:
             return c.loopback_drops;
+        case r::kSrHelloSent:
+            return c.sr_hello_sent;
+        case r::kSrHelloAcked:
+            return c.sr_hello_acked;
+        case r::kSrHelloUnanswered:
+            return c.sr_hello_unanswered;
+        case r::kSrDropMalformed:
+            return c.sr_drop_malformed;
+        case r::kSrDropNotNegotiated:
+            return c.sr_drop_not_negotiated;
+        case r::kSrFallbacks:
+            return c.sr_fallbacks;
         default:
             return 0;
     }

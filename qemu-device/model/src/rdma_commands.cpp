@@ -212,6 +212,7 @@ CmdResult Engine::create_qp(Entry entry) {
     auto q = std::make_unique<Qp>();
     q->qpn = qpn;
     q->generation = next_generation_++;
+    q->sr_attr = config_.sr_default;
     q->sq_base = v.sq_addr();
     q->sq_log2 = v.sq_log2();
     q->rq_base = v.rq_addr();
@@ -391,6 +392,7 @@ CmdResult Engine::modify_qp(Entry entry) {
             set_state(*q, to);
             if (to == kQpsRts && from == kQpsRtr) {
                 req_.start(*q);
+                sr_.start(*q);
             }
             if (to == kQpsRts) {
                 req_.kick(*q);

@@ -157,6 +157,9 @@ void Completer::receive(Qp& qp, const roce::ParsedPacket& pkt) {
                     const auto code = static_cast<NakCode>(aeth.value());
                     if (code == NakCode::kPsnSeqError) {
                         ++e_.counters().seq_nak_rcvd;
+                        if (qp.req.sr == SrTx::kOn) {
+                            ++e_.counters().sr_fallbacks;  // go-back-N (5.10), SR format kept
+                        }
                         e_.requester().window_loss(qp, false);
                         if (ack_before(qp, psn)) {
                             e_.requester().rewind(qp, psn);

@@ -60,6 +60,7 @@ Engine::Engine(const Config& config, Host& host, EventQueue& events, EventRing& 
       comp_(*this),
       resp_(*this),
       cc_(*this),
+      sr_(*this),
       arb_(*this),
       loop_(config, events, cnt_, [this](std::span<const uint8_t> f) { receive(f); }) {}
 
@@ -354,7 +355,8 @@ bool Engine::reserved_rc_request(const roce::ParsedPacket& pkt) {
 }
 
 bool Engine::receive(std::span<const uint8_t> frame) {
-    const roce::ParseResult pr = roce::parse_frame(frame);
+    const roce::ParseResult pr = roce::parse_frame(
+        frame, config_.sr_capable ? roce::OpcodeSet::kRcAndSr : roce::OpcodeSet::kRc);
     // QP 1 is the driver's software GSI (UD, which the RC parser calls an unknown opcode): the
     // frame takes the RX ring. The BTH is decoded only once the ICRC matched; the driver checks
     // the rest.
@@ -396,7 +398,13 @@ bool Engine::receive(std::span<const uint8_t> frame) {
             ++cnt_.ecn_ce_rcvd;
             cc_.congestion_experienced(*q);  // and the request is processed as any other
         }
-        resp_.receive(*q, pkt);
+        if (roce::is_sr_vendor(pkt.transport.bth.opcode)) {
+            if (const auto rc = sr_.receive(*q, pkt)) {
+                resp_.receive(*q, *rc);
+            }
+        } else {
+            resp_.receive(*q, pkt);
+        }
     } else {
         if (!q->can_send() && q->state != kQpsSqe) {
             ++cnt_.rx_drop_qp;
@@ -405,6 +413,10 @@ bool Engine::receive(std::span<const uint8_t> frame) {
         ++cnt_.rx_pkts;
         if (ce_marked(pkt)) {
             ++cnt_.ecn_ce_rcvd;  // counted; the RP paces requests, not the peer's responses
+        }
+        if (roce::is_sr_vendor(pkt.transport.bth.opcode)) {
+            sr_.receive(*q, pkt);  // SR_HELLO_ACK: no PSN, no progress
+            return true;
         }
         comp_.receive(*q, pkt);
         arb_.account(*q);  // ACKed PSNs leave the card's window; waiting QPs get their turn

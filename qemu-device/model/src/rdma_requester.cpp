@@ -350,6 +350,7 @@ bool Requester::fetch(Qp& qp) {
     }
     w.npsn = w.is_atomic() ? 1 : packets(w.length, qp.pmtu);
     w.first_psn = r.next_psn;
+    SelectiveRepeat::begin(qp, w);
     r.next_psn = psn_add(r.next_psn, w.npsn);
     ++r.sq_next;
     r.pending.push_back(std::move(w));
@@ -509,6 +510,9 @@ bool Requester::transmit_one(Qp& qp) {
                 w->local_err = kWcLocQpOpErr;
                 e_.completer().complete_local_errors(qp);
                 return false;
+        }
+        if (w->sr) {
+            SelectiveRepeat::to_sr_format(*w, k, t);
         }
     }
     // A READ request or an atomic is answered, and the answer acknowledges all before it.

@@ -113,7 +113,7 @@ void WireFaults::pass(Dir dir, std::span<const uint8_t> frame) {
         return;
     }
     std::optional<Roce> roce;
-    if (const roce::ParseResult pr = roce::parse_frame(frame);
+    if (const roce::ParseResult pr = roce::parse_frame(frame, roce::OpcodeSet::kRcAndSr);
         pr.ok() && pr.packet.transport.bth.dest_qp != kGsiQpn) {
         const auto& p = pr.packet;
         const size_t l3 = p.eth.size();

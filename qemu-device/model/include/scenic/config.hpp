@@ -29,6 +29,12 @@ struct Config {
     // Blocks run as Verilated RTL instead of their C++ twins (scenic::cosim::RtlBlock mask).
     uint32_t rtl_blocks = 0;
 
+    // Selective repeat (docs/selective-repeat.md): the card parses and answers the SR vendor
+    // opcodes (sr_capable; off models a card without SR, whose parser drops them as unknown),
+    // and the attribute new QPs get (QEMU: sr-default; today's behaviour is off).
+    bool sr_capable = true;
+    bool sr_default = false;
+
     // SCU reconfiguration delay (QEMU: scu-reconfig-us), SCU.RECONFIG_US; 1 us .. 10 s.
     uint32_t scu_reconfig_us = regs::scu::kReconfigUsDefault;
 

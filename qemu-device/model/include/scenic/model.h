@@ -67,6 +67,9 @@ typedef struct scenic_model_config {
     /* SCU reconfiguration delay in microseconds (SCU.RECONFIG_US), 1..10000000; 0: the default
      * (8000, the paper's 8 ms). */
     uint32_t scu_reconfig_us;
+    /* Selective repeat (docs/selective-repeat.md): new QPs offer and answer it; false: every QP
+     * runs go-back-N as before (the per-QP attribute of the driver is not plumbed yet). */
+    bool sr_default;
 } scenic_model_config;
 
 /* Checks an rtl_blocks list: returns 0 if every name is known, else -1 with a message naming the

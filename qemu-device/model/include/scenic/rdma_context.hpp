@@ -57,6 +57,19 @@ inline constexpr uint64_t kReAckIntervalNs = 10'000;
 inline constexpr uint64_t kTlbRetryNs = 100'000;  // requester: retry a missing page
 inline constexpr uint32_t kPsnMask = 0x00ffffffu;
 
+// Selective repeat (docs/selective-repeat.md section 12): the handshake of section 2.
+inline constexpr uint8_t kSrWindowLog2 = 9;  // W = 512 PSNs, the largest a hello offers
+inline constexpr uint8_t kSrMinWindowLog2 = 6;
+inline constexpr uint8_t kSrMaxRanges = 8;
+inline constexpr uint8_t kSrVersion = 1;
+inline constexpr uint8_t kSrFlagReadResponses = 0x01;
+inline constexpr uint16_t kSrVendor = 0x10ee;
+inline constexpr uint32_t kSrHelloTries = 3;
+// Hellos at t0, t0 + 1 ms and t0 + 11 ms; the direction gives up 10 ms after the last.
+inline constexpr std::array<uint64_t, kSrHelloTries> kSrHelloGapNs = {1'000'000, 10'000'000,
+                                                                      10'000'000};
+inline constexpr uint64_t kSrHelloWaitNs = 10'000'000;
+
 // Congestion control (DCQCN; rdma_congestion.hpp). Rates in kb/s: the line rate is the rate of
 // a QP that never saw a CNP, and it is not paced. Parameters of Zhu et al. 2015 (SIGCOMM).
 inline constexpr uint64_t kLineRateKbps = 100'000'000;  // 100 Gb/s = 12.5 bytes/ns
@@ -143,6 +156,14 @@ struct Counters {
     uint32_t dup_ignored = 0;   // duplicate READ / atomic the responder does not remember
     uint32_t resp_q_drops = 0;  // responder output refused: its queue was full
     uint32_t rnr_nak_merged = 0;  // RNR NAK not queued: one was already waiting to leave
+    // Selective repeat (docs/selective-repeat.md 8.4): registers 0x1c0.. (the rest of 8.4 comes
+    // with the SACK engine)
+    uint32_t sr_hello_sent = 0;
+    uint32_t sr_hello_acked = 0;          // valid hello-acks received (a direction switched on)
+    uint32_t sr_hello_unanswered = 0;     // directions that gave up (OFF_FOR_LIFE)
+    uint32_t sr_drop_malformed = 0;       // bad SRHELLO or SRETH
+    uint32_t sr_drop_not_negotiated = 0;  // vendor opcodes to a QP without SR
+    uint32_t sr_fallbacks = 0;            // sequence NAKs received by an SR requester
 };
 
 struct Mr {
@@ -189,6 +210,8 @@ struct SendWqe {
     uint32_t npsn = 0;      // PSNs the WQE uses (READ: one per response packet)
     uint8_t local_err = 0;  // CQE status (WcStatus) of a WQE refused before it was sent
     uint8_t syndrome = 0;
+    bool sr = false;   // begun after the SR handshake: every (re)send in SR format
+    uint32_t rsn = 0;  // SR: receive sequence number (docs/selective-repeat.md 3.1)
 
     [[nodiscard]] bool is_read() const { return opcode == SCENIC_WQE_OP_READ; }
     [[nodiscard]] bool is_atomic() const {
@@ -197,6 +220,10 @@ struct SendWqe {
     [[nodiscard]] bool needs_response() const { return is_read() || is_atomic(); }
     [[nodiscard]] uint32_t last_psn() const { return (first_psn + npsn - 1) & kPsnMask; }
 };
+
+// Selective repeat handshake, per direction (docs/selective-repeat.md 2.5).
+enum class SrTx : uint8_t { kOff, kOffered, kOn, kOffForLife };
+enum class SrRx : uint8_t { kOff, kAcked, kSacking };
 
 // Responder output that must leave in PSN order behind READ responses.
 struct RespJob {
@@ -262,6 +289,13 @@ struct RequesterState {
     bool timed_out = false;  // ACK timeout, no progress since: nothing charged
     bool tx_waiting = false;
     bool tx_granted = false;
+    // selective repeat: our sends (rdma_sr)
+    SrTx sr = SrTx::kOff;
+    uint8_t sr_hellos = 0;       // hellos sent this incarnation
+    uint32_t sr_nonce = 0;       // of this incarnation's hellos
+    uint8_t sr_window_log2 = 0;  // negotiated (ON)
+    uint8_t sr_max_ranges = 0;
+    uint32_t next_rsn = 0;  // RSN of the next SEND / WRITE_IMM message (counted from RESET)
 
     // The oldest SQ index the card still holds: a new producer index may not pass it by more
     // than the ring's size.
@@ -299,6 +333,10 @@ struct ResponderState {
     bool reacked = false;  // a re-ACK was sent since the last new request
     uint32_t dups_since_reack = 0;
     uint64_t last_reack_ns = 0;
+    // selective repeat: the peer's sends (rdma_sr)
+    SrRx sr = SrRx::kOff;
+    uint8_t sr_window_log2 = 0;  // min(ours, the hello's)
+    uint8_t sr_max_ranges = 0;
 };
 
 // DCQCN state of a QP (rdma_congestion): notification point and reaction point.
@@ -331,6 +369,7 @@ enum class QpTimer : uint8_t {
     kFlush,
     kCcAlpha,
     kCcRate,
+    kSrHello,
     kCount
 };
 
@@ -364,6 +403,7 @@ struct Qp {
     uint8_t max_rd_atomic = 1;
     uint8_t max_dest_rd_atomic = 1;
     uint16_t pkey = roce::kDefaultPkey;  // the port's one partition (pkey index 0, as rxe)
+    bool sr_attr = false;  // selective repeat offered and answered (Config::sr_default)
     roce::PathContext path;
     bool flush_pending = false;  // ERR: WQEs still to flush
     bool flush_scheduled = false;

@@ -34,6 +34,7 @@
 #include "scenic/rdma_memory.hpp"
 #include "scenic/rdma_requester.hpp"
 #include "scenic/rdma_responder.hpp"
+#include "scenic/rdma_sr.hpp"
 #include "scenic/rdma_tlb.hpp"
 #include "scenic/rdma_tx_arbiter.hpp"
 #include "scenic/roce/packet.hpp"
@@ -85,6 +86,8 @@ class Engine {
     Completer& completer() { return comp_; }
     Responder& responder() { return resp_; }
     Congestion& congestion() { return cc_; }
+    SelectiveRepeat& sr() { return sr_; }
+    [[nodiscard]] const Config& config() const { return config_; }
     TxArbiter& arbiter() { return arb_; }
     [[nodiscard]] const Loopback& loopback() const { return loop_; }
     [[nodiscard]] uint32_t arbiter_in_flight() const { return arb_.in_flight(); }
@@ -202,6 +205,7 @@ class Engine {
     Completer comp_;
     Responder resp_;
     Congestion cc_;
+    SelectiveRepeat sr_;
     TxArbiter arb_;
     Loopback loop_;
     std::vector<std::unique_ptr<Qp>> qps_ = std::vector<std::unique_ptr<Qp>>(kMaxQp);

@@ -368,6 +368,18 @@ inline constexpr uint32_t kLoopbackFrames = 0x1a0;  // ro
 inline constexpr uint32_t kLoopbackFramesDefault = 0x00000000;
 inline constexpr uint32_t kLoopbackDrops = 0x1a4;  // ro
 inline constexpr uint32_t kLoopbackDropsDefault = 0x00000000;
+inline constexpr uint32_t kSrHelloSent = 0x1c0;  // ro
+inline constexpr uint32_t kSrHelloSentDefault = 0x00000000;
+inline constexpr uint32_t kSrHelloAcked = 0x1c4;  // ro
+inline constexpr uint32_t kSrHelloAckedDefault = 0x00000000;
+inline constexpr uint32_t kSrHelloUnanswered = 0x1c8;  // ro
+inline constexpr uint32_t kSrHelloUnansweredDefault = 0x00000000;
+inline constexpr uint32_t kSrDropMalformed = 0x1f0;  // ro
+inline constexpr uint32_t kSrDropMalformedDefault = 0x00000000;
+inline constexpr uint32_t kSrDropNotNegotiated = 0x1f4;  // ro
+inline constexpr uint32_t kSrDropNotNegotiatedDefault = 0x00000000;
+inline constexpr uint32_t kSrFallbacks = 0x1fc;  // ro
+inline constexpr uint32_t kSrFallbacksDefault = 0x00000000;
 }  // namespace rdma
 
 // Stream Compute Unit slots (paper section 5.3).

@@ -306,4 +306,42 @@ bool Ieth::encode(std::span<uint8_t> b) const {
     return true;
 }
 
+// ---- selective repeat: SRHELLO, SRETH
+
+std::optional<SrHello> SrHello::decode(std::span<const uint8_t> b) {
+    if (b.size() < kSize) return std::nullopt;
+    return SrHello{be::load32(b, 0), b[4], b[5], b[6], b[7], be::load16(b, 8), be::load16(b, 10),
+                   be::load32(b, 12)};
+}
+
+bool SrHello::encode(std::span<uint8_t> b) const {
+    if (b.size() < kSize) return false;
+    be::store<4>(b, 0, magic);
+    b[4] = version;
+    b[5] = window_log2;
+    b[6] = max_ranges;
+    b[7] = flags;
+    be::store<2>(b, 8, vendor);
+    be::store<2>(b, 10, reserved);
+    be::store<4>(b, 12, nonce);
+    return true;
+}
+
+std::optional<Sreth> Sreth::decode(std::span<const uint8_t> b) {
+    if (b.size() < kSize) return std::nullopt;
+    return Sreth{b[0], be::load24(b, 1), be::load32(b, 4),
+                 b[8], be::load24(b, 9), be::load32(b, 12)};
+}
+
+bool Sreth::encode(std::span<uint8_t> b) const {
+    if (b.size() < kSize) return false;
+    b[0] = ver_flags;
+    be::store<3>(b, 1, midx & 0xffffff);
+    be::store<4>(b, 4, rsn);
+    b[8] = reserved;
+    be::store<3>(b, 9, ofp & 0xffffff);
+    be::store<4>(b, 12, msg_len);
+    return true;
+}
+
 }  // namespace scenic::roce

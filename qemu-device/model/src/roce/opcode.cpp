@@ -52,6 +52,38 @@ constexpr std::array kTable = {
     OpcodeInfo{kCnp, "CNP", kHdrCnpReserved, R::kNone, C::kCnp, false, true, true},
 };
 
+// Selective repeat (docs/selective-repeat.md 2.3, 3.1): an SR data opcode is its RC opcode's
+// entry with SRETH first, and RETH on every WRITE packet.
+constexpr OpcodeInfo sr_data(Opcode rc, std::string_view name) {
+    OpcodeInfo i{};
+    for (const OpcodeInfo& e : kTable) {
+        if (e.opcode == rc) i = e;
+    }
+    i.opcode = static_cast<Opcode>(kSrDataBase + static_cast<uint8_t>(rc));
+    i.name = name;
+    i.hdrs = static_cast<uint16_t>(i.hdrs | kHdrSreth | (i.cls == C::kWrite ? kHdrReth : 0));
+    return i;
+}
+
+constexpr std::array kSrTable = {
+    OpcodeInfo{kSrHello, "SR_HELLO", kHdrSrHello, R::kNone, C::kSrHello, true, true, true},
+    OpcodeInfo{kSrHelloAck, "SR_HELLO_ACK", kHdrSrHello, R::kNone, C::kSrHello, false, true, true},
+    sr_data(kSendFirst, "SR_SEND_FIRST"),
+    sr_data(kSendMiddle, "SR_SEND_MIDDLE"),
+    sr_data(kSendLast, "SR_SEND_LAST"),
+    sr_data(kSendLastImm, "SR_SEND_LAST_WITH_IMMEDIATE"),
+    sr_data(kSendOnly, "SR_SEND_ONLY"),
+    sr_data(kSendOnlyImm, "SR_SEND_ONLY_WITH_IMMEDIATE"),
+    sr_data(kWriteFirst, "SR_RDMA_WRITE_FIRST"),
+    sr_data(kWriteMiddle, "SR_RDMA_WRITE_MIDDLE"),
+    sr_data(kWriteLast, "SR_RDMA_WRITE_LAST"),
+    sr_data(kWriteLastImm, "SR_RDMA_WRITE_LAST_WITH_IMMEDIATE"),
+    sr_data(kWriteOnly, "SR_RDMA_WRITE_ONLY"),
+    sr_data(kWriteOnlyImm, "SR_RDMA_WRITE_ONLY_WITH_IMMEDIATE"),
+    sr_data(kSendLastInv, "SR_SEND_LAST_WITH_INVALIDATE"),
+    sr_data(kSendOnlyInv, "SR_SEND_ONLY_WITH_INVALIDATE"),
+};
+
 }  // namespace
 
 size_t OpcodeInfo::ext_size() const {
@@ -63,6 +95,8 @@ size_t OpcodeInfo::ext_size() const {
     if (has(kHdrImmDt)) n += ImmDt::kSize;
     if (has(kHdrIeth)) n += Ieth::kSize;
     if (has(kHdrCnpReserved)) n += kCnpReservedSize;
+    if (has(kHdrSreth)) n += Sreth::kSize;
+    if (has(kHdrSrHello)) n += SrHello::kSize;
     return n;
 }
 
@@ -74,5 +108,16 @@ const OpcodeInfo* rc_opcode_info(uint8_t opcode) {
 }
 
 std::span<const OpcodeInfo> rc_opcodes() { return kTable; }
+
+const OpcodeInfo* opcode_info(uint8_t opcode, OpcodeSet set) {
+    if (!is_sr_vendor(opcode)) return rc_opcode_info(opcode);
+    if (set != OpcodeSet::kRcAndSr) return nullptr;
+    for (const OpcodeInfo& i : kSrTable) {
+        if (static_cast<uint8_t>(i.opcode) == opcode) return &i;
+    }
+    return nullptr;
+}
+
+std::span<const OpcodeInfo> sr_opcodes() { return kSrTable; }
 
 }  // namespace scenic::roce

@@ -62,7 +62,9 @@ bool headers_match(const OpcodeInfo& info, const Transport& t) {
            info.has(kHdrAtomicEth) == t.atomic_eth.has_value() &&
            info.has(kHdrAeth) == t.aeth.has_value() &&
            info.has(kHdrAtomicAckEth) == t.atomic_ack.has_value() &&
-           info.has(kHdrImmDt) == t.imm.has_value() && info.has(kHdrIeth) == t.ieth.has_value();
+           info.has(kHdrImmDt) == t.imm.has_value() && info.has(kHdrIeth) == t.ieth.has_value() &&
+           info.has(kHdrSreth) == t.sreth.has_value() &&
+           info.has(kHdrSrHello) == t.sr_hello.has_value();
 }
 
 // Extended headers in wire order; `b` holds at least info.ext_size() bytes.
@@ -72,6 +74,8 @@ void encode_ext(const OpcodeInfo& info, const Transport& t, std::span<uint8_t> b
         h.encode(b.subspan(off));
         off += h.kSize;
     };
+    if (t.sreth) put(*t.sreth);
+    if (t.sr_hello) put(*t.sr_hello);
     if (t.reth) put(*t.reth);
     if (t.atomic_eth) put(*t.atomic_eth);
     if (t.aeth) put(*t.aeth);
@@ -90,6 +94,8 @@ void decode_ext(const OpcodeInfo& info, std::span<const uint8_t> b, Transport& t
         out = H::decode(b.subspan(off));
         off += H::kSize;
     };
+    if (info.has(kHdrSreth)) get(t.sreth);
+    if (info.has(kHdrSrHello)) get(t.sr_hello);
     if (info.has(kHdrReth)) get(t.reth);
     if (info.has(kHdrAtomicEth)) get(t.atomic_eth);
     if (info.has(kHdrAeth)) get(t.aeth);
@@ -102,7 +108,7 @@ void decode_ext(const OpcodeInfo& info, std::span<const uint8_t> b, Transport& t
 
 BuildResult build_frame(const PathContext& path, const Transport& t,
                         std::span<const uint8_t> payload) {
-    const OpcodeInfo* info = rc_opcode_info(t.bth.opcode);
+    const OpcodeInfo* info = opcode_info(t.bth.opcode, OpcodeSet::kRcAndSr);
     if (info == nullptr) return {{}, BuildError::kUnknownOpcode};
     if (!headers_match(*info, t)) return {{}, BuildError::kHeaderMismatch};
     if (info->payload == PayloadRule::kNone && !payload.empty()) {
@@ -160,7 +166,7 @@ BuildResult build_frame(const PathContext& path, const Transport& t,
     return {std::move(frame), BuildError::kOk};
 }
 
-ParseResult parse_frame(std::span<const uint8_t> frame) {
+ParseResult parse_frame(std::span<const uint8_t> frame, OpcodeSet set) {
     ParseResult r;
     auto drop = [&r](DropReason why) {
         r.reason = why;
@@ -223,7 +229,7 @@ ParseResult parse_frame(std::span<const uint8_t> frame) {
     const auto bth = Bth::decode(roce);  // size checked above
     p.transport.bth = *bth;
     if (bth->tver != 0) return drop(DropReason::kBadVersion);
-    p.info = rc_opcode_info(bth->opcode);
+    p.info = opcode_info(bth->opcode, set);
     if (p.info == nullptr) return drop(DropReason::kUnknownOpcode);
 
     const size_t ext = p.info->ext_size();

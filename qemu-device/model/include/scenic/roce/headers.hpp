@@ -222,4 +222,38 @@ struct Ieth {
     bool operator==(const Ieth&) const = default;
 };
 
+// Selective repeat (docs/selective-repeat.md 2.4): the hello and its answer, 16 bytes.
+struct SrHello {
+    static constexpr size_t kSize = 16;
+    static constexpr uint32_t kMagic = 0x53435352;  // "SCSR"
+    uint32_t magic = kMagic;
+    uint8_t version = 1;
+    uint8_t window_log2 = 0;
+    uint8_t max_ranges = 0;
+    uint8_t flags = 0;
+    uint16_t vendor = 0;
+    uint16_t reserved = 0;
+    uint32_t nonce = 0;
+
+    static std::optional<SrHello> decode(std::span<const uint8_t> b);
+    bool encode(std::span<uint8_t> b) const;
+    bool operator==(const SrHello&) const = default;
+};
+
+// Selective repeat data packets' header (docs/selective-repeat.md 3.1), 16 bytes.
+struct Sreth {
+    static constexpr size_t kSize = 16;
+    uint8_t ver_flags = 0x10;  // version 1 in bits 7:4; bit 0 OFV
+    uint32_t midx = 0;         // 24 bits
+    uint32_t rsn = 0;          // 32 bits on the wire, 24 used
+    uint8_t reserved = 0;
+    uint32_t ofp = 0;  // 24 bits
+    uint32_t msg_len = 0;
+
+    [[nodiscard]] bool ofv() const { return (ver_flags & 1u) != 0; }
+    static std::optional<Sreth> decode(std::span<const uint8_t> b);
+    bool encode(std::span<uint8_t> b) const;
+    bool operator==(const Sreth&) const = default;
+};
+
 }  // namespace scenic::roce

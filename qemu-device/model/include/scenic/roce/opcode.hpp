@@ -35,10 +35,17 @@ enum class Opcode : uint8_t {
     kSendLastInv = 0x16,
     kSendOnlyInv = 0x17,
     kCnp = 0x81,  // RoCE v2 Congestion Notification Packet (annex A17)
+    // Manufacturer-specific opcodes of selective repeat (docs/selective-repeat.md 2.3): only a
+    // card with SR parses them (OpcodeSet::kRcAndSr); SR data packets are 0xE0 + the RC opcode.
+    kSrHello = 0xc0,
+    kSrHelloAck = 0xc1,
 };
+inline constexpr uint8_t kSrDataBase = 0xe0;
+[[nodiscard]] constexpr bool is_sr_data(uint8_t opcode) { return (opcode & 0xe0) == kSrDataBase; }
+[[nodiscard]] constexpr bool is_sr_vendor(uint8_t opcode) { return opcode >= 0xc0; }
 
 // Extended headers, as bits; on the wire they follow the BTH in this order.
-enum Hdr : uint8_t {
+enum Hdr : uint16_t {
     kHdrReth = 1u << 0,
     kHdrAtomicEth = 1u << 1,
     kHdrAeth = 1u << 2,
@@ -46,6 +53,8 @@ enum Hdr : uint8_t {
     kHdrImmDt = 1u << 4,
     kHdrIeth = 1u << 5,
     kHdrCnpReserved = 1u << 6,  // the CNP's 16 reserved bytes (written as 0, ignored)
+    kHdrSreth = 1u << 7,        // SR data packets: first after the BTH
+    kHdrSrHello = 1u << 8,      // SR_HELLO / SR_HELLO_ACK
 };
 inline constexpr size_t kCnpReservedSize = 16;
 
@@ -55,12 +64,21 @@ enum class PayloadRule : uint8_t {
     kTail,  // LAST / ONLY: 0..PMTU bytes, pad count makes payload + pad a multiple of 4
 };
 
-enum class OpClass : uint8_t { kSend, kWrite, kRead, kReadResponse, kAck, kAtomic, kCnp };
+enum class OpClass : uint8_t {
+    kSend,
+    kWrite,
+    kRead,
+    kReadResponse,
+    kAck,
+    kAtomic,
+    kCnp,
+    kSrHello,  // SR_HELLO (request) and SR_HELLO_ACK (response)
+};
 
 struct OpcodeInfo {
     Opcode opcode;
     std::string_view name;
-    uint8_t hdrs;  // Hdr bits
+    uint16_t hdrs;  // Hdr bits
     PayloadRule payload;
     OpClass cls;
     bool request;  // requester -> responder (else responder -> requester, or CNP)
@@ -77,5 +95,10 @@ inline const OpcodeInfo* rc_opcode_info(Opcode op) {
     return rc_opcode_info(static_cast<uint8_t>(op));
 }
 std::span<const OpcodeInfo> rc_opcodes();  // every entry, for tests and tools
+
+// Which opcodes a parser knows: a card without selective repeat knows RC (and CNP) only.
+enum class OpcodeSet : uint8_t { kRc, kRcAndSr };
+const OpcodeInfo* opcode_info(uint8_t opcode, OpcodeSet set);
+std::span<const OpcodeInfo> sr_opcodes();  // the SR vendor opcodes, for tests and tools
 
 }  // namespace scenic::roce

@@ -50,6 +50,8 @@ struct Transport {
     std::optional<AtomicAckEth> atomic_ack;
     std::optional<ImmDt> imm;
     std::optional<Ieth> ieth;
+    std::optional<Sreth> sreth;       // SR data packets
+    std::optional<SrHello> sr_hello;  // SR_HELLO / SR_HELLO_ACK
     bool operator==(const Transport&) const = default;
 };
 
@@ -104,7 +106,8 @@ struct ParseResult {
 
 // Validates in wire order: Ethernet, IP, UDP, lengths, ICRC, BTH version, opcode, extended
 // headers and payload rule. Bytes after the IP packet (Ethernet padding) are ignored.
-// The returned payload span points into `frame`.
-ParseResult parse_frame(std::span<const uint8_t> frame);
+// The returned payload span points into `frame`. `set`: the opcodes this parser knows (a card
+// without selective repeat drops the SR vendor opcodes as unknown).
+ParseResult parse_frame(std::span<const uint8_t> frame, OpcodeSet set = OpcodeSet::kRc);
 
 }  // namespace scenic::roce
