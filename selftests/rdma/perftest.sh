@@ -12,6 +12,12 @@
 # perftest's average bandwidth (MB/sec: MiB/s) of the counted middle half.
 . /selftests/rdma/lib.sh
 
+# run_kselftest.sh splits its KSELFTEST_PERFTEST_SH_ARGS at blanks: run-vm-tests sends the blanks
+# inside one item as '~', turned back here
+n=$#
+for a in "$@"; do set -- "$@" "$(printf '%s\n' "$a" | tr '~' ' ')"; done
+shift "$n"
+
 tap_plan $#
 addr_setup
 wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
