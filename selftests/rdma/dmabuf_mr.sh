@@ -7,10 +7,10 @@
 # completion. Refusals (bad fd, not a dma-buf, range beyond the buffer, length 0) fail with
 # EBADF / EINVAL and are counted in bad_requests. A kernel without /dev/udmabuf (Debian's 6.1
 # has no CONFIG_UDMABUF) runs only the refusals that need no dma-buf and skips the data part.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 PORT=18800
-PROG=/usr/bin/dmabuf_mr
+PROG=$(rdma_prog dmabuf_mr)
 
 # prog ARGS...: runs dmabuf_mr (at most 200 s) and re-numbers its TAP lines into this script's;
 # the program's exit status.

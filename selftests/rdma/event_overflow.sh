@@ -10,10 +10,11 @@
 # log says so in one line per stall, without a splat. A second stall holds a QP error alone (no
 # TLB miss pending to push the OVERFLOW out).
 # Then a card fatal error while the AEQ is stalled: the driver still recovers by itself.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
+rig_only "node 1's card with fault-inject=on: debugfs AEQ stall and fatal error"
 
 PORT=18790
-EO=/usr/bin/event_overflow
+EO=$(rdma_prog event_overflow)
 
 # eo ARGS...: runs event_overflow (at most 150 s) and re-numbers its TAP lines into this
 # script's; the program's exit status.
