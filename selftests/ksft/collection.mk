@@ -9,5 +9,6 @@ KSFT_FRAMEWORK ?= $(shell $(ksft_here)fetch-framework)
 ifeq ($(wildcard $(KSFT_FRAMEWORK)/lib.mk),)
 $(error no kselftest lib.mk in '$(KSFT_FRAMEWORK)': install linux-source-6.1 or set KSFT_FRAMEWORK)
 endif
-CFLAGS += -O2 -Wall -Wextra -Wshadow -Werror
+# -I: the C tests include the framework's kselftest.h / kselftest_harness.h from there
+CFLAGS += -O2 -Wall -Wextra -Wshadow -Werror -I$(KSFT_FRAMEWORK)
 include $(KSFT_FRAMEWORK)/lib.mk

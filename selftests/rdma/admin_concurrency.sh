@@ -4,7 +4,7 @@
 # register and deregister MRs on this node's card at the same time (qp_rate -n 16 each). Every
 # process succeeds with every QP verified in RTS, the admin counters moved by at least the commands
 # issued, none failed or timed out, and admin_in_flight is back to 0.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 P=16
 N=16
@@ -24,7 +24,7 @@ tmo0=$(stat admin_cmd_timeouts)
 dir=$(mktemp -d)
 i=0
 while [ $i -lt $P ]; do
-	( timeout 100 /usr/bin/qp_rate -d "${DEV:-scenic_0}" -n $N -s 16 >"$dir/$i.out" 2>&1
+	( timeout 100 "$QP_RATE" -d "${DEV:-scenic_0}" -n $N -s 16 >"$dir/$i.out" 2>&1
 	  echo $? >"$dir/$i.rc" ) &
 	i=$((i + 1))
 done

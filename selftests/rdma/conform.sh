@@ -6,9 +6,15 @@
 # one TAP line per check with its expected outcome. The test interface gets MTU 9000 so that
 # PMTU 4096 is available. Args: SCENARIO... (e.g. send rnr scale=1,128); the environment's
 # CONFORM_T sets the scale scenario's seconds per run (default 8).
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
+# the fault scenarios rely on the wire-faults rules of the rdma-faults boots
+for _s in "$@"; do
+	case $_s in
+	lost-* | dup | reorder | read-lost | corrupt | ecn) rig_only "wire-faults rules at the PSNs of scenario $_s" ;;
+	esac
+done
 
-CONFORM=/usr/bin/rdma_conform
+CONFORM=$(rdma_prog rdma_conform)
 SERVER=2
 [ "${SWAP:-0}" = 1 ] && SERVER=1
 PORT=$((18900 + SERVER))

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The RDMA device as a user sees it: ibv_devinfo -v, rdma link, RoCE v2 GIDs from the netdev.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tap_plan 7
 addr_setup
@@ -14,8 +14,8 @@ tap_result "ibv_devinfo -v shows $DEV with transport InfiniBand, link layer Ethe
 	sh -c 'echo "$1" | grep -q "hca_id:.*$2" && echo "$1" | grep -q "link_layer:.*Ethernet"' - "$info" "$DEV"
 tap_result "port 1 is PORT_ACTIVE" "$(echo "$info" | grep state)" \
 	sh -c 'echo "$1" | grep -q "state:.*PORT_ACTIVE"' - "$info"
-tap_result "a RoCE v2 GID holds 10.0.0.$NODE (index $GIDX)" "$(echo "$info" | grep GID | head)" \
-	sh -c 'echo "$1" | grep -q "::ffff:10.0.0.$2, RoCE v2"' - "$info" "$NODE"
+tap_result "a RoCE v2 GID holds $ADDR4 (index $GIDX)" "$(echo "$info" | grep GID | head)" \
+	sh -c 'echo "$1" | grep -qF "::ffff:$2, RoCE v2"' - "$info" "$ADDR4"
 link=$($RDMA link show 2>&1)
 tap_result "rdma link: $DEV/1 ACTIVE on $IFACE" "$link" \
 	sh -c 'echo "$1" | grep -q "$2/1 state ACTIVE.*netdev $3"' - "$link" "$DEV" "$IFACE"

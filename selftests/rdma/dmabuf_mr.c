@@ -19,7 +19,9 @@
  *
  * -U (no /dev/udmabuf: Debian's 6.1 has no CONFIG_UDMABUF): only the
  * refusals that need no dma-buf, which still tell a device with the verb
- * (EBADF, EINVAL) from one without (EOPNOTSUPP). Output is TAP; the exit
+ * (EBADF, EINVAL) from one without (EOPNOTSUPP). Output is TAP through
+ * kselftest.h (the kernel's selftests framework, selftests/ksft/fetch-framework),
+ * its plan at the end (the count depends on the side and on -U); the exit
  * status is 0 only if every test passed.
  */
 #define _GNU_SOURCE
@@ -31,6 +33,7 @@
 #include <sys/mman.h>
 
 #include "rdma_common.h"
+#include "kselftest.h"
 
 #define BUF_SIZE	(4u << 20)
 #define B_OFF		(3 * 4096 + 100)	/* MR B: unaligned start in the buffer */
@@ -132,8 +135,8 @@ static void refused(struct node *n, const char *what, uint64_t off, size_t len, 
 
 	errno = 0;
 	mr = ibv_reg_dmabuf_mr(n->pd, off, len, IOVA_A, fd, ACCESS);
-	tap(!mr && errno == want, "reg_dmabuf_mr refuses %s: %s (expected %s)", what,
-	    mr ? "registered" : strerror(errno), strerror(want));
+	ksft_test_result(!mr && errno == want, "reg_dmabuf_mr refuses %s: %s (expected %s)\n",
+			 what, mr ? "registered" : strerror(errno), strerror(want));
 	if (mr)
 		ibv_dereg_mr(mr);
 }
@@ -176,11 +179,12 @@ static void setup(struct node *n, const char *devname, bool have_buf)
 	}
 	make_udmabuf(n);
 	n->mr_a = ibv_reg_dmabuf_mr(n->pd, 0, BUF_SIZE, IOVA_A, n->buf_fd, ACCESS);
-	tap(n->mr_a, "reg_dmabuf_mr: the whole udmabuf (%u bytes) at iova 0x%llx: %s",
-	    BUF_SIZE, IOVA_A, n->mr_a ? "ok" : strerror(errno));
+	ksft_test_result(n->mr_a,
+			 "reg_dmabuf_mr: the whole udmabuf (%u bytes) at iova 0x%llx: %s\n",
+			 BUF_SIZE, IOVA_A, n->mr_a ? "ok" : strerror(errno));
 	n->mr_b = ibv_reg_dmabuf_mr(n->pd, B_OFF, B_LEN, IOVA_B, n->buf_fd, ACCESS);
-	tap(n->mr_b, "reg_dmabuf_mr: %u bytes from offset %u at iova 0x%llx: %s",
-	    B_LEN, B_OFF, IOVA_B, n->mr_b ? "ok" : strerror(errno));
+	ksft_test_result(n->mr_b, "reg_dmabuf_mr: %u bytes from offset %u at iova 0x%llx: %s\n",
+			 B_LEN, B_OFF, IOVA_B, n->mr_b ? "ok" : strerror(errno));
 	if (!n->mr_a || !n->mr_b)
 		exit(1);
 	n->cq = ibv_create_cq(n->dev, 16, NULL, NULL, 0);
@@ -290,15 +294,17 @@ static void write_read(struct node *n, int sock, const struct info *peer, uint64
 	ok = rdma_op(n, IBV_WR_RDMA_WRITE, loff, len, raddr, rkey, seed);
 	/* the server compares and restores its background */
 	ok = call(sock, CMD_CHECK, roff, len, seed) && ok;
-	tap(ok, "WRITE %" PRIu64 " bytes from local offset %" PRIu64 " to the server's MR %s"
-	    " at buffer offset %" PRIu64 ": completion and bytes", len, loff, mr, roff);
+	ksft_test_result(ok, "WRITE %" PRIu64 " bytes from local offset %" PRIu64
+			 " to the server's MR %s at buffer offset %" PRIu64
+			 ": completion and bytes\n", len, loff, mr, roff);
 	put_back(n->map, loff, len);
 
 	ok = call(sock, CMD_FILL, roff, len, seed + 1);
 	ok = rdma_op(n, IBV_WR_RDMA_READ, loff2, len, raddr, rkey, seed + 1) && ok;
 	ok = check_region(n->map, loff2, len, seed + 1, roff) && ok;
-	tap(ok, "READ %" PRIu64 " bytes from the server's MR %s at buffer offset %" PRIu64
-	    " to local offset %" PRIu64 ": completion and bytes", len, mr, roff, loff2);
+	ksft_test_result(ok, "READ %" PRIu64 " bytes from the server's MR %s at buffer offset %"
+			 PRIu64 " to local offset %" PRIu64 ": completion and bytes\n",
+			 len, mr, roff, loff2);
 	put_back(n->map, loff2, len);
 	call(sock, CMD_FILL, roff, len, 0);
 }
@@ -330,6 +336,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
 	setup(&n, devname, have_buf);
 	refusals(&n, have_buf);
 	if (!have_buf)
@@ -366,11 +373,11 @@ out:
 	if (n.cq)
 		ibv_destroy_cq(n.cq);
 	if (n.mr_b)
-		tap(!ibv_dereg_mr(n.mr_b), "dereg_mr of MR B");
+		ksft_test_result(!ibv_dereg_mr(n.mr_b), "dereg_mr of MR B\n");
 	if (n.mr_a)
-		tap(!ibv_dereg_mr(n.mr_a), "dereg_mr of MR A");
+		ksft_test_result(!ibv_dereg_mr(n.mr_a), "dereg_mr of MR A\n");
 	ibv_dealloc_pd(n.pd);
 	ibv_close_device(n.dev);
-	printf("1..%d\n", tests);
-	return failures ? 1 : 0;
+	ksft_set_plan(ksft_test_num());
+	ksft_finished();	/* exit 0 only when every test passed */
 }

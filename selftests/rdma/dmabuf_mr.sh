@@ -7,20 +7,20 @@
 # completion. Refusals (bad fd, not a dma-buf, range beyond the buffer, length 0) fail with
 # EBADF / EINVAL and are counted in bad_requests. A kernel without /dev/udmabuf (Debian's 6.1
 # has no CONFIG_UDMABUF) runs only the refusals that need no dma-buf and skips the data part.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 PORT=18800
-PROG=/usr/bin/dmabuf_mr
+PROG=$(rdma_prog dmabuf_mr)
 
-# prog ARGS...: runs dmabuf_mr (at most 200 s) and re-numbers its TAP lines into this script's;
-# the program's exit status.
+# prog ARGS...: runs dmabuf_mr (at most 200 s) and re-numbers its TAP lines (kselftest.h's
+# "ok N name") into this script's; the program's exit status.
 prog() {
 	timeout 200 $PROG "$@" >/tmp/dmabuf_mr.out 2>&1
 	_rc=$?
 	while IFS= read -r _l; do
 		case $_l in
-		"ok "*) tap_ok "${_l#ok * - }" ;;
-		"not ok "*) tap_fail "${_l#not ok * - }" "dmabuf_mr" ;;
+		"ok "*) _n=${_l#ok *[0-9] } && tap_ok "${_n#- }" ;;
+		"not ok "*) _n=${_l#not ok *[0-9] } && tap_fail "${_n#- }" "dmabuf_mr" ;;
 		"1.."*) ;;
 		"#"*) echo "$_l" ;;
 		*) echo "# $_l" ;;

@@ -24,14 +24,16 @@
  *
  * Usage: node 2: event_overflow -s -d DEV [-p PORT]
  *        node 1: event_overflow -c PEER_IP -d DEV -S STALL_FILE [-p PORT] [-H MS]
- * Prints TAP lines (no plan: the calling script owns it); exit 0 when all passed, 1 when one
- * failed, 2 on set-up errors.
+ * Prints TAP lines through kselftest.h (the kernel's selftests framework,
+ * selftests/ksft/fetch-framework; no plan: the calling script owns it); exit 0 when all passed,
+ * 1 when one failed, 2 on set-up errors.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <poll.h>
 
 #include "rdma_common.h"
+#include "kselftest.h"
 
 #define MB		(1024u * 1024u)
 /* the driver prefills the TLB for the first tlb_entries / 2 pages (8 MiB): start above */
@@ -366,18 +368,19 @@ static int server(int fd)
 	while (now_ms() - t0 < WAIT_MS && g.status[WR_RERR2] < 0)
 		pump(20);
 	sync_byte(fd, 'h');
-	tap(rep.st_in == IBV_WC_SUCCESS,
-	    "node 2: its 4 MiB WRITE into node 1's MR (TLB misses on node 1's stalled card): %s",
-	    wcs(rep.st_in));
-	tap(rep.st_rerr == IBV_WC_REM_ACCESS_ERR,
-	    "node 2: its WRITE with a bad rkey to node 1's QP rerr: %s (want %s)", wcs(rep.st_rerr),
-	    wcs(IBV_WC_REM_ACCESS_ERR));
-	tap(rep.lerr_event, "node 2: its QP lerr (responder of node 1's bad-rkey WRITE) got "
-	    "IBV_EVENT_QP_ACCESS_ERR once: %s", events_of(QP_LERR));
-	tap(g.status[WR_RERR2] == IBV_WC_REM_ACCESS_ERR,
-	    "node 2: its WRITE with a bad rkey to node 1's QP rerr2 (second stall): %s",
-	    wcs(g.status[WR_RERR2]));
-	return failures ? 1 : 0;
+	ksft_test_result(rep.st_in == IBV_WC_SUCCESS,
+		         "node 2: its 4 MiB WRITE into node 1's MR (TLB misses on node 1's stalled card): %s\n",
+		         wcs(rep.st_in));
+	ksft_test_result(rep.st_rerr == IBV_WC_REM_ACCESS_ERR,
+		         "node 2: its WRITE with a bad rkey to node 1's QP rerr: %s (want %s)\n", wcs(rep.st_rerr),
+		         wcs(IBV_WC_REM_ACCESS_ERR));
+	ksft_test_result(rep.lerr_event,
+		         "node 2: its QP lerr (responder of node 1's bad-rkey WRITE) got "
+		         "IBV_EVENT_QP_ACCESS_ERR once: %s\n", events_of(QP_LERR));
+	ksft_test_result(g.status[WR_RERR2] == IBV_WC_REM_ACCESS_ERR,
+		         "node 2: its WRITE with a bad rkey to node 1's QP rerr2 (second stall): %s\n",
+		         wcs(g.status[WR_RERR2]));
+	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
 }
 
 static int client(int fd, const char *stall, int hold_ms)
@@ -389,7 +392,7 @@ static int client(int fd, const char *stall, int hold_ms)
 	int n_events;
 
 	fill(region(R_OUT), 0, REGION, SEED_OUT);
-	tap(stall_set(stall, 1) == 0, "inject_aeq_stall: 1 written and read back");
+	ksft_test_result(stall_set(stall, 1) == 0, "inject_aeq_stall: 1 written and read back\n");
 	post_rdma(QP_DATA, WR_OUT, IBV_WR_RDMA_WRITE, region(R_OUT), REGION, raddr(R_OUT),
 		  g.peer.rkey);
 	post_rdma(QP_DATA, WR_READ, IBV_WR_RDMA_READ, region(R_READ), REGION, raddr(R_READ),
@@ -406,13 +409,14 @@ static int client(int fd, const char *stall, int hold_ms)
 	n_events = g.other_events;
 	for (int q = 0; q < NQP; q++)
 		n_events += events_total(q);
-	tap(n_events == 0, "no async event reached the application during the %d ms stall (%d)",
-	    hold_ms, n_events);
-	tap(g.status[WR_OUT] < 0 && g.status[WR_READ] < 0,
-	    "the 4 MiB WRITE and READ wait on TLB misses while the AEQ is stalled (WRITE %s, READ %s)",
-	    wcs(g.status[WR_OUT]), wcs(g.status[WR_READ]));
+	ksft_test_result(n_events == 0,
+		         "no async event reached the application during the %d ms stall (%d)\n",
+		         hold_ms, n_events);
+	ksft_test_result(g.status[WR_OUT] < 0 && g.status[WR_READ] < 0,
+		         "the 4 MiB WRITE and READ wait on TLB misses while the AEQ is stalled (WRITE %s, READ %s)\n",
+		         wcs(g.status[WR_OUT]), wcs(g.status[WR_READ]));
 
-	tap(stall_set(stall, 0) == 0, "inject_aeq_stall: 0 written and read back");
+	ksft_test_result(stall_set(stall, 0) == 0, "inject_aeq_stall: 0 written and read back\n");
 	t_unstall = now_ms();
 	while (now_ms() - t_unstall < WAIT_MS &&
 	       (g.status[WR_OUT] < 0 || g.status[WR_READ] < 0 || g.status[WR_LERR] < 0 ||
@@ -431,39 +435,43 @@ static int client(int fd, const char *stall, int hold_ms)
 	       g.status[WR_READ] < 0 ? -1LL : (long long)(g.done_ms[WR_READ] - t_unstall),
 	       (unsigned long long)last_ms);
 
-	tap(g.status[WR_OUT] == IBV_WC_SUCCESS,
-	    "4 MiB WRITE from node 1's MR completes after the un-stall: %s", wcs(g.status[WR_OUT]));
-	tap(g.status[WR_READ] == IBV_WC_SUCCESS,
-	    "4 MiB READ into node 1's MR completes after the un-stall: %s", wcs(g.status[WR_READ]));
-	tap(rep.hash_out == pattern_hash(SEED_OUT), "the WRITE's data arrived intact at node 2");
-	tap(g.status[WR_READ] == IBV_WC_SUCCESS && region_is(R_READ, SEED_READ),
-	    "the READ's data is intact in node 1's MR");
-	tap(rep.st_in == IBV_WC_SUCCESS && region_is(R_IN, SEED_IN),
-	    "node 2's 4 MiB WRITE into node 1's MR completed (%s) and its data is intact",
-	    wcs(rep.st_in));
-	tap(g.events[QP_RERR][IBV_EVENT_QP_ACCESS_ERR] == 1 && events_total(QP_RERR) == 1,
-	    "QP rerr (node 2 wrote with a bad rkey during the stall): IBV_EVENT_QP_ACCESS_ERR "
-	    "exactly once after the resync (got %s)", events_of(QP_RERR));
+	ksft_test_result(g.status[WR_OUT] == IBV_WC_SUCCESS,
+		         "4 MiB WRITE from node 1's MR completes after the un-stall: %s\n", wcs(g.status[WR_OUT]));
+	ksft_test_result(g.status[WR_READ] == IBV_WC_SUCCESS,
+		         "4 MiB READ into node 1's MR completes after the un-stall: %s\n", wcs(g.status[WR_READ]));
+	ksft_test_result(rep.hash_out == pattern_hash(SEED_OUT),
+		         "the WRITE's data arrived intact at node 2\n");
+	ksft_test_result(g.status[WR_READ] == IBV_WC_SUCCESS && region_is(R_READ, SEED_READ),
+		         "the READ's data is intact in node 1's MR\n");
+	ksft_test_result(rep.st_in == IBV_WC_SUCCESS && region_is(R_IN, SEED_IN),
+		         "node 2's 4 MiB WRITE into node 1's MR completed (%s) and its data is intact\n",
+		         wcs(rep.st_in));
+	ksft_test_result(g.events[QP_RERR][IBV_EVENT_QP_ACCESS_ERR] == 1 &&
+		         events_total(QP_RERR) == 1,
+		         "QP rerr (node 2 wrote with a bad rkey during the stall): IBV_EVENT_QP_ACCESS_ERR "
+		         "exactly once after the resync (got %s)\n", events_of(QP_RERR));
 	if (sqd_ok)
-		tap(g.events[QP_SQD][IBV_EVENT_SQ_DRAINED] == 1 && events_total(QP_SQD) == 1,
-		    "QP sqd (RTS -> SQD during the stall): IBV_EVENT_SQ_DRAINED exactly once after "
-		    "the resync (got %s)", events_of(QP_SQD));
+		ksft_test_result(g.events[QP_SQD][IBV_EVENT_SQ_DRAINED] == 1 &&
+			         events_total(QP_SQD) == 1,
+			         "QP sqd (RTS -> SQD during the stall): IBV_EVENT_SQ_DRAINED exactly once after "
+			         "the resync (got %s)\n", events_of(QP_SQD));
 	else
-		tap(false, "QP sqd: modify RTS -> SQD failed: %s", strerror(errno));
-	tap(g.status[WR_LERR] == IBV_WC_REM_ACCESS_ERR,
-	    "QP lerr (WRITE to a bad rkey during the stall): error completion %s (want %s)",
-	    wcs(g.status[WR_LERR]), wcs(IBV_WC_REM_ACCESS_ERR));
-	tap(events_total(QP_LERR) == 0,
-	    "QP lerr: no async event (a requester error is reported by its completion only; got %s)",
-	    events_of(QP_LERR));
-	tap(events_total(QP_DATA) == 0 && g.other_events == 0,
-	    "no other async event (QP data: %s; device:%s)", events_of(QP_DATA),
-	    g.other_events ? g.other : " none");
-	tap(qp_state(g.qp[QP_DATA]) == IBV_QPS_RTS && qp_state(g.qp[QP_RERR]) == IBV_QPS_ERR &&
-	    qp_state(g.qp[QP_LERR]) == IBV_QPS_ERR,
-	    "QP states: data %s, rerr %s, lerr %s (want RTS, ERR, ERR)",
-	    state_str(qp_state(g.qp[QP_DATA])), state_str(qp_state(g.qp[QP_RERR])),
-	    state_str(qp_state(g.qp[QP_LERR])));
+		ksft_test_result(false, "QP sqd: modify RTS -> SQD failed: %s\n", strerror(errno));
+	ksft_test_result(g.status[WR_LERR] == IBV_WC_REM_ACCESS_ERR,
+		         "QP lerr (WRITE to a bad rkey during the stall): error completion %s (want %s)\n",
+		         wcs(g.status[WR_LERR]), wcs(IBV_WC_REM_ACCESS_ERR));
+	ksft_test_result(events_total(QP_LERR) == 0,
+		         "QP lerr: no async event (a requester error is reported by its completion only; got %s)\n",
+		         events_of(QP_LERR));
+	ksft_test_result(events_total(QP_DATA) == 0 && g.other_events == 0,
+		         "no other async event (QP data: %s; device:%s)\n", events_of(QP_DATA),
+		         g.other_events ? g.other : " none");
+	ksft_test_result(qp_state(g.qp[QP_DATA]) == IBV_QPS_RTS &&
+		         qp_state(g.qp[QP_RERR]) == IBV_QPS_ERR &&
+		         qp_state(g.qp[QP_LERR]) == IBV_QPS_ERR,
+		         "QP states: data %s, rerr %s, lerr %s (want RTS, ERR, ERR)\n",
+		         state_str(qp_state(g.qp[QP_DATA])), state_str(qp_state(g.qp[QP_RERR])),
+		         state_str(qp_state(g.qp[QP_LERR])));
 
 	/* a second drain, AEQ running: SQD -> RTS -> SQD gets its own SQ_DRAINED, and one only */
 	if (sqd_ok) {
@@ -476,13 +484,14 @@ static int client(int fd, const char *stall, int hold_ms)
 			pump(20);
 		pump(500);	/* a duplicate would arrive now */
 	}
-	tap(sqd_ok && g.events[QP_SQD][IBV_EVENT_SQ_DRAINED] == 2 && events_total(QP_SQD) == 2,
-	    "QP sqd: SQD -> RTS -> SQD again: a second IBV_EVENT_SQ_DRAINED, two in all (got %s%s)",
-	    events_of(QP_SQD), sqd_ok ? "" : "; a modify failed");
+	ksft_test_result(sqd_ok && g.events[QP_SQD][IBV_EVENT_SQ_DRAINED] == 2 &&
+		         events_total(QP_SQD) == 2,
+		         "QP sqd: SQD -> RTS -> SQD again: a second IBV_EVENT_SQ_DRAINED, two in all (got %s%s)\n",
+		         events_of(QP_SQD), sqd_ok ? "" : "; a modify failed");
 
 	/* second stall: a QP error alone */
 	if (stall_set(stall, 1))
-		tap(false, "inject_aeq_stall: 1 again");
+		ksft_test_result(false, "inject_aeq_stall: 1 again\n");
 	sync_byte(fd, 'H');
 	sync_byte(fd, 'h');	/* node 2's bad WRITE got its error completion */
 	t_end = now_ms() + 500;
@@ -490,18 +499,19 @@ static int client(int fd, const char *stall, int hold_ms)
 		pump(20);
 	n_events = events_total(QP_RERR2);
 	if (stall_set(stall, 0))
-		tap(false, "inject_aeq_stall: 0 again");
+		ksft_test_result(false, "inject_aeq_stall: 0 again\n");
 	t_unstall = now_ms();
 	while (now_ms() - t_unstall < 20000 && !events_total(QP_RERR2))
 		pump(20);
 	last_ms = now_ms() - t_unstall;
 	pump(500);
-	tap(n_events == 0, "second stall: no event during it (%d)", n_events);
-	tap(g.events[QP_RERR2][IBV_EVENT_QP_ACCESS_ERR] == 1 && events_total(QP_RERR2) == 1,
-	    "second stall, a QP error and no TLB miss: IBV_EVENT_QP_ACCESS_ERR once on QP rerr2, "
-	    "%llu ms after the un-stall (got %s)", (unsigned long long)last_ms,
-	    events_of(QP_RERR2));
-	return failures ? 1 : 0;
+	ksft_test_result(n_events == 0, "second stall: no event during it (%d)\n", n_events);
+	ksft_test_result(g.events[QP_RERR2][IBV_EVENT_QP_ACCESS_ERR] == 1 &&
+		         events_total(QP_RERR2) == 1,
+		         "second stall, a QP error and no TLB miss: IBV_EVENT_QP_ACCESS_ERR once on QP rerr2, "
+		         "%llu ms after the un-stall (got %s)\n", (unsigned long long)last_ms,
+		         events_of(QP_RERR2));
+	return ksft_get_fail_cnt() ? KSFT_FAIL : KSFT_PASS;
 }
 
 int main(int argc, char **argv)
@@ -511,6 +521,7 @@ int main(int argc, char **argv)
 	bool srv = false;
 
 	rc_prog = "event_overflow";
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* each result line out at once, as before */
 	while ((opt = getopt(argc, argv, "sc:d:p:S:H:")) != -1) {
 		switch (opt) {
 		case 's': srv = true; break;

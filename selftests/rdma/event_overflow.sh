@@ -10,20 +10,21 @@
 # log says so in one line per stall, without a splat. A second stall holds a QP error alone (no
 # TLB miss pending to push the OVERFLOW out).
 # Then a card fatal error while the AEQ is stalled: the driver still recovers by itself.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
+rig_only "node 1's card with fault-inject=on: debugfs AEQ stall and fatal error"
 
 PORT=18790
-EO=/usr/bin/event_overflow
+EO=$(rdma_prog event_overflow)
 
-# eo ARGS...: runs event_overflow (at most 150 s) and re-numbers its TAP lines into this
-# script's; the program's exit status.
+# eo ARGS...: runs event_overflow (at most 150 s) and re-numbers its TAP lines (kselftest.h's
+# "ok N name") into this script's; the program's exit status.
 eo() {
 	timeout 150 $EO "$@" >/tmp/eo.out 2>&1
 	_eo_rc=$?
 	while IFS= read -r _l; do
 		case $_l in
-		"ok "*) tap_ok "${_l#ok * - }" ;;
-		"not ok "*) tap_fail "${_l#not ok * - }" "event_overflow" ;;
+		"ok "*) _n=${_l#ok *[0-9] } && tap_ok "${_n#- }" ;;
+		"not ok "*) _n=${_l#not ok *[0-9] } && tap_fail "${_n#- }" "event_overflow" ;;
 		"#"*) echo "$_l" ;;
 		*) echo "# $_l" ;;
 		esac

@@ -6,7 +6,7 @@
 # deregistered while WRITEs and READs into it wait for TLB misses. Node 1 runs
 # it; node 2 only has to be there (the QPs point at it). Then the kernel log must be clean.
 # HOSTILE_PARTS=de (say) runs only those parts of rdma_hostile.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 addr_setup
 wait_rdma || echo "# no RDMA device with a RoCE v2 GID on $IFACE"
@@ -21,7 +21,7 @@ echo "TAP version 13"
 dmesg -c >/dev/null
 t0=$(date +%s)
 # shellcheck disable=SC2086
-timeout 400 /usr/bin/rdma_hostile -d "$DEV" -p "$PEER4" ${HOSTILE_PARTS:+-o $HOSTILE_PARTS} >/tmp/hostile.tap 2>/tmp/hostile.err
+timeout 400 "$(rdma_prog rdma_hostile)" -d "$DEV" -p "$PEER4" ${HOSTILE_PARTS:+-o $HOSTILE_PARTS} >/tmp/hostile.tap 2>/tmp/hostile.err
 rc=$?
 sync_peer hostile-done 60
 # the program's TAP, then one more check of our own: no oops or warning in the kernel log

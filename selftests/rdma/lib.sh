@@ -1,17 +1,43 @@
 # SPDX-License-Identifier: MIT
 # Helpers of the RDMA selftests: two nodes on one wire (tools/vm/scenic-vm -n 2); node 1 is the
 # client, node 2 the server, unless a test swaps them. The device is this node's scenic_N, or
-# rxe0 on a virtio-net interop peer. Source it: . /selftests/rdma/lib.sh
+# rxe0 on a virtio-net interop peer. Source it: . "$(dirname "$0")/lib.sh" (from elsewhere in the
+# VM rig: . /selftests/rdma/lib.sh)
+#
+# The folder holds the collection (selftests/rdma, or rdma/ of an installed kselftest tree);
+# the eth and scenic collections sit next to it (their lib.sh: TAP helpers, NODE, IFACE,
+# sync_peer, addresses, two-host mode). On two hosts (selftests/README.md, "RDMA between two
+# hosts") the environment also names the RDMA device and its GID index when they cannot be
+# found from SCENIC_IFACE and SCENIC_ADDR4: SCENIC_RDMA_DEV, SCENIC_GID_INDEX.
 
-ETH_DIR=/selftests/eth
-. "$ETH_DIR/lib.sh"	# TAP helpers, NODE, IFACE, sync_peer, addresses
+RDMA_DIR=$(cd "$(dirname "$0")" && pwd)
+# sourced by a script of another folder (selftests/cluster, tools/bench jobs): the VM rig's copy
+[ -e "$RDMA_DIR/verify.sh" ] || RDMA_DIR=/selftests/rdma
+ETH_DIR=$RDMA_DIR/../eth
+. "$ETH_DIR/lib.sh"
 
 IBV_DEVINFO=/usr/bin/ibv_devinfo
 RDMA=/usr/sbin/rdma
-VERIFY=/usr/bin/rdma_verify
+
+# rdma_prog NAME: the collection's own build of a test program (kselftest tree, or
+# make -C selftests/rdma), else the one the VM rig put into /usr/bin.
+rdma_prog() {
+	if [ -x "$RDMA_DIR/$1" ]; then echo "$RDMA_DIR/$1"; else echo "/usr/bin/$1"; fi
+}
+VERIFY=$(rdma_prog rdma_verify)
+QP_RATE=$(rdma_prog qp_rate)
+
+# rig_only WHAT: outside the VM rig, the whole script is skipped (exit 4, KSFT_SKIP): WHAT
+# says which part of the rig it needs.
+rig_only() {
+	[ "$VM_RIG" = 1 ] && return 0
+	echo "# SKIP: needs the VM rig ($1): selftests/run-vm-tests"
+	exit "$KSFT_SKIP"
+}
 
 # The RDMA device on this node's test interface.
 rdma_dev() {
+	[ -n "${SCENIC_RDMA_DEV:-}" ] && { echo "$SCENIC_RDMA_DEV"; return 0; }
 	for d in /sys/class/infiniband/*; do
 		[ -e "$d" ] || continue
 		for n in "$d"/ports/1/gid_attrs/ndevs/*; do
@@ -23,7 +49,8 @@ rdma_dev() {
 
 # gid_index DEV: the port-1 GID index of type RoCE v2 holding this node's IPv4 address.
 gid_index() {
-	_want=$(printf '0000:0000:0000:0000:0000:ffff:0a00:%04x' "$NODE")
+	[ -n "${SCENIC_GID_INDEX:-}" ] && { echo "$SCENIC_GID_INDEX"; return 0; }
+	_want=$(echo "$ADDR4" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
 	for g in /sys/class/infiniband/"$1"/ports/1/gids/*; do
 		_i=${g##*/}
 		[ "$(cat "$g" 2>/dev/null)" = "$_want" ] || continue
@@ -33,8 +60,8 @@ gid_index() {
 	return 1
 }
 
-# On a virtio-net interop peer, Linux rxe is the RDMA device (created once).
-if ! is_scenic && [ ! -e /sys/class/infiniband/rxe0 ]; then
+# On a virtio-net interop peer of the rig, Linux rxe is the RDMA device (created once).
+if [ "$VM_RIG" = 1 ] && ! is_scenic && [ ! -e /sys/class/infiniband/rxe0 ]; then
 	$MODPROBE rdma_rxe 2>/dev/null
 	$RDMA link add rxe0 type rxe netdev "$IFACE" 2>/dev/null
 fi
@@ -79,7 +106,7 @@ perf_done() {
 	_failed=0
 	grep -q 'Correlation coefficient r^2' "$1" && _failed=1
 	[ $_failed = 1 ] &&
-		echo "$2-again $NODE" | timeout 3 nc -w 2 "10.0.0.$((3 - NODE))" 5790 >/dev/null 2>&1
+		echo "$2-again $NODE" | timeout 3 nc -w 2 "$PEER4" 5790 >/dev/null 2>&1
 	sync_peer "$2" 330
 	[ $_failed = 1 ] || [ -e "/run/barrier/$2-again.$((3 - NODE))" ]
 }

@@ -7,7 +7,7 @@
 # read / send, rping -V through rdma_cm (data); every RoCE packet the card sent in the meantime
 # was a loopback one (tx_pkts rose exactly as loopback_frames: none reached the wire), and no
 # loopback frame was dropped.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tap_plan 7
 addr_setup

@@ -7,7 +7,8 @@
 # (the script goes on), the card's fault registers are printed, a function-level reset and a
 # bind bring the card back (identity line, auxiliary devices, netdev, ib_device), and ping and
 # ib_write_bw to node 2 pass. Node 2 is the peer of that traffic.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
+rig_only "random MMIO into a model card: a real card is not to be fuzzed"
 
 SEED=${MMIO_SEED:-15}
 OPS=${MMIO_OPS:-100000}
@@ -43,7 +44,7 @@ cmd=$(setpci -s "$BDF" COMMAND)
 tap_result "PCI command $cmd: memory on, bus master off" "COMMAND $cmd" \
 	sh -c "[ \$((0x$cmd & 6)) = 2 ]"
 t0=$(date +%s)
-timeout 300 /usr/bin/mmio_fuzz -b "$BDF" -s "$SEED" -n "$OPS" >/tmp/mmio.out 2>&1
+timeout 300 "$(rdma_prog mmio_fuzz)" -b "$BDF" -s "$SEED" -n "$OPS" >/tmp/mmio.out 2>&1
 rc=$?
 sed 's/^/# /' /tmp/mmio.out
 tap_result "mmio_fuzz: $OPS accesses (seed $SEED) made in $(($(date +%s) - t0)) s, QEMU alive" \

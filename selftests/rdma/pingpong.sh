@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # ibv_rc_pingpong with data validation (-c), each node once as the server and once as the client.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 PINGPONG=/usr/bin/ibv_rc_pingpong
 tap_plan 6

@@ -11,7 +11,7 @@
 # Each run's output goes to the console as "SUITE-LOG <dev> <line>" and each result as a
 # "SUITE-TSV" line: run-vm-tests keeps them as build/vm/suite-<dev>.{log,tsv}.
 # Arguments: [seconds per device] (default 1200).
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 LIMIT=${1:-1200}
 SUITE=/usr/share/doc/rdma-core/tests/run_tests.py
@@ -59,5 +59,5 @@ RXE_GIDX=$(gid_index $RXE_DEV)
 echo "# rxe: $RXE_DEV on $IFACE gid $RXE_GIDX"
 run_suite $RXE_DEV "$RXE_GIDX"
 # the parser names the devices scenic_0 and rxe0 (the TSV and TAP names)
-python3 /selftests/rdma/pyverbs_suite.py lane --doc /usr/share/scenic/rdma.md \
+python3 "$RDMA_DIR/pyverbs_suite.py" lane --doc /usr/share/scenic/rdma.md \
 	"/tmp/suite-$DEV.log" "/tmp/suite-$RXE_DEV.log"

@@ -3,13 +3,13 @@
 # qp_rate (selftests/rdma/qp_rate.c, the program of tools/bench/qp-rate) with 64 QPs on this
 # node's own device: every verb succeeds, every phase prints its line with its timing, and every
 # QP reached RTS with the dest QPN it was given. Both nodes run it, each on its own card.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 N=64
 tap_plan 8
 addr_setup
 wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
-out=$(timeout 40 /usr/bin/qp_rate -d "${DEV:-scenic_0}" -n $N 2>&1)
+out=$(timeout 40 "$QP_RATE" -d "${DEV:-scenic_0}" -n $N 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
 tap_result "qp_rate -n $N on ${DEV:-?} exits 0" "exit $rc" [ $rc = 0 ]

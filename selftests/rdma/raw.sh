@@ -11,9 +11,10 @@
 #      (0x5a0000..) that rxe0, which shares the interface, never owns (it drops their frames).
 #   2. node 2 alone, against Linux rxe: rxe_veth on vethA (init netns, 10.9.0.1), the raw side
 #      on its peer vethB in the netns rawns (10.9.0.2).
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
+rig_only "a virtio-net + rxe peer that captures RoCE frames"
 
-ROCE_RAW=/usr/bin/roce_raw
+ROCE_RAW=$(rdma_prog roce_raw)
 PORT=18950
 NS=rawns
 RXE_DEV=rxe_veth

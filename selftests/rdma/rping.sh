@@ -5,7 +5,7 @@
 # (no "Couldn't open port" in the kernel log). The data is checked twice: the client's -V compares
 # what came back with what it sent (a mismatch prints "data mismatch!" and exits non-zero), and
 # rping_data below checks every line that -v printed on both sides against rping's own pattern.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 RPING=/usr/bin/rping
 COUNT=5
@@ -42,7 +42,7 @@ rping_data() {
 
 # round SERVER_NODE: rping between the nodes, the server on SERVER_NODE's address.
 round() {
-	srv=10.0.0.$1
+	[ "$NODE" = "$1" ] && srv=$ADDR4 || srv=$PEER4
 	if [ "$NODE" = "$1" ]; then
 		timeout 60 $RPING -s -v -V -C $COUNT -a "$srv" >/tmp/rping.out 2>&1 &
 		pid=$!

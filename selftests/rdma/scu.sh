@@ -4,7 +4,7 @@
 # ib_write_bw server with SCENIC_DEFAULT_SCU=5 (node 1 with the default, SCU 0) and, while the
 # test runs, reads the card's view of its QP (rdma resource show qp -dd: CMD_QUERY_QP); the
 # test's CQs and MRs show in rdma resource, the card's packet counters in rdma statistic.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tap_plan 4
 addr_setup

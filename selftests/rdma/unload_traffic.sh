@@ -11,7 +11,7 @@
 # goes to ERR (its ib_write_bw ends with an error completion well before its 60 s), and then a
 # new ib_device carries 200 x 64 KiB WRITEs node 1 -> node 2 again. The boot's "dmesg clean" check then fails on any
 # WARN, oops or leak report of either node.
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 PORT=18800	# + 10 per round; + 1 for the check run
 BW="/usr/bin/ib_write_bw -N -s 65536"

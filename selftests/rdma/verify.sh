@@ -7,7 +7,7 @@
 # (lossy: the wire drops frames; a remote error whose NAK was lost ends in RETRY_EXC_ERR);
 # ROUNDS may be a time, SECS followed by s (e.g. 60s): rounds repeated until SECS have passed
 # (rdma_verify -t)
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 ROUNDS=${1:-1}
 case $ROUNDS in
