@@ -5,24 +5,6 @@
 
 namespace scenic::dp {
 
-namespace {
-
-constexpr uint32_t kEthHdr = 14;
-constexpr uint32_t kVlanHdr = 4;
-constexpr uint32_t kIp4MinHdr = 20;
-constexpr uint32_t kIp6Hdr = 40;
-constexpr uint32_t kTcpMinHdr = 20;
-constexpr uint32_t kUdpHdr = 8;
-constexpr uint16_t kEtherTypeIp4 = 0x0800;
-constexpr uint16_t kEtherTypeIp6 = 0x86dd;
-constexpr uint16_t kEtherTypeVlan = 0x8100;
-
-uint16_t be16(std::span<const uint8_t> f, uint32_t off) {
-    return static_cast<uint16_t>(f[off] << 8 | f[off + 1]);
-}
-
-}  // namespace
-
 RxParse rx_parse(std::span<const uint8_t> frame) {
     RxParse p;
     if (frame.size() < kEthHdr) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "scenic/dp/frame_fields.hpp"
 #include "scenic/dp/inet_csum.hpp"
 #include "scenic/dp/rx_parse.hpp"
 
@@ -10,20 +11,19 @@ namespace scenic {
 
 namespace {
 
-constexpr uint32_t kEthHdr = 14;
+using dp::be16;
+using dp::kEthHdr;
+using dp::kIp4MinHdr;
+using dp::kIp6Hdr;
+using dp::kTcpMinHdr;
+
 constexpr uint32_t kVlanL3 = 18;
 constexpr uint32_t kMinWire = 60;
-constexpr uint32_t kIp4MinHdr = 20;
-constexpr uint32_t kIp6Hdr = 40;
-constexpr uint32_t kTcpMinHdr = 20;
 constexpr uint64_t kMaxPkt = 65536;  // TX_MAX_PKT
 constexpr uint8_t kTcpFin = 0x01;
 constexpr uint8_t kTcpPsh = 0x08;
 constexpr uint8_t kTcpCwr = 0x80;
 
-uint16_t be16(std::span<const uint8_t> p, size_t off) {
-    return static_cast<uint16_t>(p[off] << 8 | p[off + 1]);
-}
 uint32_t be32(std::span<const uint8_t> p, size_t off) {
     return uint32_t{be16(p, off)} << 16 | be16(p, off + 2);
 }

@@ -3,20 +3,11 @@
 
 #include <algorithm>
 
+#include "scenic/dp/frame_fields.hpp"
+
 namespace scenic::scu {
 
 namespace {
-
-constexpr uint16_t kEtherVlan = 0x8100;
-constexpr uint16_t kEtherIpv4 = 0x0800;
-constexpr uint16_t kEtherIpv6 = 0x86dd;
-constexpr uint8_t kProtoTcp = 6;
-constexpr uint8_t kProtoUdp = 17;
-constexpr uint8_t kProtoSctp = 132;
-
-uint16_t be16(std::span<const uint8_t> f, size_t off) {
-    return static_cast<uint16_t>(f[off] << 8 | f[off + 1]);
-}
 
 bool masked_eq(std::span<const uint8_t> value, const std::array<uint8_t, 16>& want,
                const std::array<uint8_t, 16>& mask) {
@@ -43,14 +34,14 @@ struct Parsed {
 Parsed parse(std::span<const uint8_t> f) {
     Parsed p;
     size_t off = 12;
-    p.ethertype = be16(f, off);  // the caller guarantees 14 bytes
+    p.ethertype = dp::be16(f, off);  // the caller guarantees 14 bytes
     off += 2;
-    if (p.ethertype == kEtherVlan && f.size() >= off + 4) {
-        p.ethertype = be16(f, off + 2);
+    if (p.ethertype == dp::kEtherTypeVlan && f.size() >= off + 4) {
+        p.ethertype = dp::be16(f, off + 2);
         off += 4;
     }
     size_t l4 = 0;
-    if (p.ethertype == kEtherIpv4 && f.size() >= off + 20 && (f[off] >> 4) == 4) {
+    if (p.ethertype == dp::kEtherTypeIp4 && f.size() >= off + 20 && (f[off] >> 4) == 4) {
         const size_t ihl = size_t{f[off] & 0x0fU} * 4;
         if (ihl < 20 || f.size() < off + ihl) {
             return p;
@@ -59,19 +50,20 @@ Parsed parse(std::span<const uint8_t> f) {
         p.src_ip = f.subspan(off + 12, 4);
         p.dst_ip = f.subspan(off + 16, 4);
         // Only the first fragment has the L4 header.
-        const bool later_fragment = (be16(f, off + 6) & 0x1fff) != 0;
+        const bool later_fragment = (dp::be16(f, off + 6) & 0x1fff) != 0;
         l4 = later_fragment ? 0 : off + ihl;
-    } else if (p.ethertype == kEtherIpv6 && f.size() >= off + 40 && (f[off] >> 4) == 6) {
+    } else if (p.ethertype == dp::kEtherTypeIp6 && f.size() >= off + 40 && (f[off] >> 4) == 6) {
         p.proto = f[off + 6];  // the first next header; extension headers are not walked
         p.src_ip = f.subspan(off + 8, 16);
         p.dst_ip = f.subspan(off + 24, 16);
         l4 = off + 40;
     }
     if (l4 != 0 && p.proto &&
-        (*p.proto == kProtoTcp || *p.proto == kProtoUdp || *p.proto == kProtoSctp) &&
+        (*p.proto == dp::kIpProtoTcp || *p.proto == dp::kIpProtoUdp ||
+         *p.proto == dp::kIpProtoSctp) &&
         f.size() >= l4 + 4) {
-        p.src_port = be16(f, l4);
-        p.dst_port = be16(f, l4 + 2);
+        p.src_port = dp::be16(f, l4);
+        p.dst_port = dp::be16(f, l4 + 2);
     }
     return p;
 }
@@ -86,7 +78,7 @@ bool matches(const SteerRule& r, const Parsed& p) {
         return true;
     }
     const bool v6 = (r.flags & kSteerIpv6) != 0;
-    if (!p.proto || p.ethertype != (v6 ? kEtherIpv6 : kEtherIpv4)) {
+    if (!p.proto || p.ethertype != (v6 ? dp::kEtherTypeIp6 : dp::kEtherTypeIp4)) {
         return false;
     }
     if (((*p.proto ^ r.ip_proto) & r.ip_proto_mask) != 0 ||
@@ -147,7 +139,8 @@ bool steer_rule_valid(const SteerRule& r) {
     // Ports exist only for an exact TCP, UDP or SCTP protocol.
     if (r.src_port_mask != 0 || r.dst_port_mask != 0) {
         if (r.ip_proto_mask != 0xff ||
-            (r.ip_proto != kProtoTcp && r.ip_proto != kProtoUdp && r.ip_proto != kProtoSctp)) {
+            (r.ip_proto != dp::kIpProtoTcp && r.ip_proto != dp::kIpProtoUdp &&
+             r.ip_proto != dp::kIpProtoSctp)) {
             return false;
         }
     }

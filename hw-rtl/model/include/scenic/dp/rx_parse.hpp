@@ -7,10 +7,9 @@
 #include <cstdint>
 #include <span>
 
-namespace scenic::dp {
+#include "scenic/dp/frame_fields.hpp"
 
-inline constexpr uint8_t kIpProtoTcp = 6;
-inline constexpr uint8_t kIpProtoUdp = 17;
+namespace scenic::dp {
 
 struct RxParse {
     bool l4 = false;  // IPv4/IPv6 + TCP/UDP, unfragmented, every byte the IP length names
