@@ -588,15 +588,16 @@ class RdmaPair {
         : a(1, drop_ppm, seed, rtl_blocks, faults_a, false, tweak_a),
           b(2, drop_ppm, seed + 1, rtl_blocks, faults_b, false, tweak_b) {}
 
-    // Standard set-up: CQ 0 (send) and 1 (recv) on each side, QP qa on A <-> qb on B.
+    // Standard set-up: CQ 0 (send) and 1 (recv) on each side, QP qa on A <-> qb on B; scu_a and
+    // scu_b: the QPs' SCU slots (docs/scu.md; 0: none).
     void setup(uint32_t qa = 2, uint32_t qb = 3, const QpAttrs& at = {}, unsigned cq_log2 = 10,
-               bool b_stops_at_rtr = false) {
+               bool b_stops_at_rtr = false, uint32_t scu_a = 0, uint32_t scu_b = 0) {
         for (Node* n : {&a, &b}) {
             n->create_cq(0, cq_log2);
             n->create_cq(1, cq_log2);
         }
-        a.create_qp(qa, 0, 1);
-        b.create_qp(qb, 0, 1);
+        a.create_qp(qa, 0, 1, 8, 8, scu_a);
+        b.create_qp(qb, 0, 1, 8, 8, scu_b);
         QpAttrs bt = at;
         bt.sq_psn = at.rq_psn;
         bt.rq_psn = at.sq_psn;

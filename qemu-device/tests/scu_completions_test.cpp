@@ -20,18 +20,7 @@ class ScuCompletions : public ::testing::Test {
   protected:
     // QP kQa on slot `scu_a` of card a, kQb on slot `scu_b` of card b.
     void setup(uint32_t scu_a, uint32_t scu_b) {
-        for (Node* n : {&p.a, &p.b}) {
-            n->create_cq(0, 10);
-            n->create_cq(1, 10);
-        }
-        p.a.create_qp(kQa, 0, 1, 8, 8, scu_a);
-        p.b.create_qp(kQb, 0, 1, 8, 8, scu_b);
-        const QpAttrs at;
-        QpAttrs bt = at;
-        bt.sq_psn = at.rq_psn;
-        bt.rq_psn = at.sq_psn;
-        p.a.connect(kQa, p.b, kQb, at, bt);
-        p.b.connect(kQb, p.a, kQa, bt, at);
+        p.setup(kQa, kQb, {}, 10, false, scu_a, scu_b);
         ka = p.a.reg_mr(Node::kVa, 64 * 1024, kAll);
         kb = p.b.reg_mr(Node::kVa, 64 * 1024, kAll);
     }
@@ -49,12 +38,12 @@ TEST_F(ScuCompletions, RequesterAndResponderCountOnTheirSlots) {
     scu::SlotManager& ma = p.a.dev.scu().slots();
     ASSERT_EQ(ma.set_status_page(2, page), admin::ScuStatus::kOk);
 
-    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 3000, ka)},
-                                Node::kVa + 8192, kb));
-    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 10, ka)},
-                                Node::kVa + 8192, kb));
-    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_READ, {sge(Node::kVa + 16384, 2000, ka)},
-                                Node::kVa, kb));
+    p.a.post_send(kQa,
+                  make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 3000, ka)}, Node::kVa + 8192, kb));
+    p.a.post_send(kQa,
+                  make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 10, ka)}, Node::kVa + 8192, kb));
+    p.a.post_send(kQa,
+                  make_wqe(SCENIC_WQE_OP_READ, {sge(Node::kVa + 16384, 2000, ka)}, Node::kVa, kb));
     p.b.post_recv(kQb, {sge(Node::kVa + 32768, 4096, kb)});
     p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_SEND, {sge(Node::kVa, 100, ka)}, 0, 0));
     // The page's 1 ms rewrite keeps a timer pending, so run() ends at its time limit.

@@ -30,18 +30,7 @@ class ScuPayload : public ::testing::Test {
   protected:
     // QP kQa on slot `scu_a` of card a, kQb on slot `scu_b` of card b (PMTU 1024).
     void setup(uint32_t scu_a, uint32_t scu_b) {
-        for (Node* n : {&p.a, &p.b}) {
-            n->create_cq(0, 10);
-            n->create_cq(1, 10);
-        }
-        p.a.create_qp(kQa, 0, 1, 8, 8, scu_a);
-        p.b.create_qp(kQb, 0, 1, 8, 8, scu_b);
-        const QpAttrs at;
-        QpAttrs bt = at;
-        bt.sq_psn = at.rq_psn;
-        bt.rq_psn = at.sq_psn;
-        p.a.connect(kQa, p.b, kQb, at, bt);
-        p.b.connect(kQb, p.a, kQa, bt, at);
+        p.setup(kQa, kQb, {}, 10, false, scu_a, scu_b);
         ka = p.a.reg_mr(Node::kVa, 256 * 1024, kAll);
         kb = p.b.reg_mr(Node::kVa, 256 * 1024, kAll);
     }
