@@ -94,7 +94,7 @@ while :; do
 done
 [ "$types" = " 0x5C1C0001 0x5C1C0002 0x5C1C0003 0x5C1C0004" ] && ok "block walk" || notok "block walk:$types"
 check "core version" 0x00020000 "$(rd $a+4)"
-check "eth version" 0x00010000 "$(rd $a+0x1004)"
+check "eth version" 0x00010001 "$(rd $a+0x1004)"
 check "core id (emulated, U55C)" 0x80000001 "$(rd $a+0x0c)"
 check "msix_vectors" 32 "$(rd $a+0x20)"
 check "mac_hi" 0x025c "$(rd $a+0x1010)"
