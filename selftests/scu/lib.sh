@@ -22,6 +22,7 @@ run_tap() {
 	shift 2
 	timeout "$_rt_limit" "$@" >"/tmp/$_rt_name.tap" 2>"/tmp/$_rt_name.err"
 	_rt_rc=$?
+	echo "TAP version 13"
 	grep -v '^1\.\.\|^TAP version' "/tmp/$_rt_name.tap"	# this script's header and plan
 	sed 's/^/# /' "/tmp/$_rt_name.err"
 	_rt_n=$(grep -c '^ok\|^not ok' "/tmp/$_rt_name.tap")
