@@ -5,15 +5,15 @@
 #   REC_NAME=fatal; . "$(dirname "$0")/recover_lib.sh"
 # docs/recovery.md describes what a user sees; docs/admin-queue.md section 8 the sequence.
 # The rdma and eth collections sit next to this one (their lib.sh: NODE, PEER4, the barrier,
-# two-host mode). Outside the VM rig the fault injection of the model card is not there unless
-# SCENIC_FAULT_INJECT=1 says node 1's card has it (then set it on both hosts): without it every
-# recovery script exits 4 (KSFT_SKIP) on both nodes alike, so neither waits for the other.
+# two-host mode). SCENIC_FAULT_INJECT=1 says that node 1's card has the model's fault injection
+# (fault-inject=on): set on both nodes (run-vm-tests does it in the boots with such a card), else
+# every recovery script exits 4 (KSFT_SKIP) on both nodes alike, so neither waits for the other.
 
 . "$(dirname "$0")/../rdma/lib.sh"
 
-if [ "$VM_RIG" != 1 ] && [ "${SCENIC_FAULT_INJECT:-0}" != 1 ]; then
-	echo "# SKIP: needs node 1's card with fault injection (the model's fault-inject=on, as in" \
-		"the VM rig's recover boot): set SCENIC_FAULT_INJECT=1 on both hosts if it has it"
+if [ "${SCENIC_FAULT_INJECT:-0}" != 1 ] || [ "${NODES:-2}" -lt 2 ]; then
+	echo "# SKIP: needs two nodes and node 1's card with fault injection (the model's" \
+		"fault-inject=on, as in the VM rig's recover boot): SCENIC_FAULT_INJECT=1 on both says so"
 	exit "$KSFT_SKIP"
 fi
 
