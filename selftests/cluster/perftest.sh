@@ -5,7 +5,8 @@
 # bandwidth, the server must exit 0. Nodes 1 and 4 only join the barriers (TAP plan 0). The
 # host then checks the switch's counters (selftests/run-vm-tests, boot cluster).
 # Args: ITERS SIZE (default 200 65536).
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/../rdma/lib.sh"
+rig_only "four nodes through scenic-switch, whose counters the host checks"
 
 ITERS=${1:-200}
 SIZE=${2:-65536}
@@ -32,7 +33,7 @@ elif [ "$NODE" = $CLIENT ]; then
 	sync_peer perf-go 90
 	sleep 1
 	# shellcheck disable=SC2086
-	timeout 300 /usr/bin/ib_write_bw -d "$DEV" -x "$GIDX" $args 10.0.0.$SERVER >/tmp/perf.out 2>&1
+	timeout 300 /usr/bin/ib_write_bw -d "$DEV" -x "$GIDX" $args "$(node_addr4 $SERVER)" >/tmp/perf.out 2>&1
 	rc=$?
 else
 	sync_peer perf-go 90

@@ -55,6 +55,14 @@ else
 fi
 XFER_PORT=5791
 
+# node_addr4 N: the IPv4 address of node N of a cluster (selftests/cluster): the Nth word of
+# SCENIC_NODE_ADDRS4 when set, else the rig's 10.0.0.N.
+node_addr4() {
+	# shellcheck disable=SC2086
+	[ -n "${SCENIC_NODE_ADDRS4:-}" ] && { set -- "$1" $SCENIC_NODE_ADDRS4; shift "$1"; echo "$1"; return; }
+	echo "10.0.0.$1"
+}
+
 # sync_peer NAME [TIMEOUT_S]: barrier with the other node (over the wire under test).
 sync_peer() {
 	scenic-barrier "$1" "${2:-30}" || { tap_diag "barrier $1 timed out"; return 1; }

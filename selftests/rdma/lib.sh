@@ -11,7 +11,9 @@
 # found from SCENIC_IFACE and SCENIC_ADDR4: SCENIC_RDMA_DEV, SCENIC_GID_INDEX.
 
 RDMA_DIR=$(cd "$(dirname "$0")" && pwd)
-# sourced by a script of another folder (selftests/cluster, tools/bench jobs): the VM rig's copy
+# sourced by a script of another collection (scenic/recover_*.sh, cluster/): the rdma collection
+# next to it; from elsewhere (tools/bench jobs): the VM rig's copy
+[ -e "$RDMA_DIR/verify.sh" ] || RDMA_DIR=$(cd "$(dirname "$0")/../rdma" 2>/dev/null && pwd)
 [ -e "$RDMA_DIR/verify.sh" ] || RDMA_DIR=/selftests/rdma
 ETH_DIR=$RDMA_DIR/../eth
 . "$ETH_DIR/lib.sh"

@@ -38,20 +38,26 @@ fi
 
 tap_plan $((2 * (P + 1) + 1))
 
-# raw_tap FILE: the TAP lines of a roce_raw client run, renumbered into this script's stream;
-# RAW_N: how many there were.
+# raw_tap FILE: the TAP lines of a roce_raw client run (kselftest.h's "ok N name", "not ok N
+# name", "ok N # SKIP name"), renumbered into this script's stream; RAW_N: how many there were.
 raw_tap() {
 	RAW_N=0
 	while IFS= read -r _l; do
 		case $_l in
+		"ok "*"# SKIP "*)
+			RAW_N=$((RAW_N + 1))
+			TAP_N=$((TAP_N + 1))
+			echo "ok $TAP_N # SKIP ${_l#ok *# SKIP }" ;;
 		"ok "*)
 			RAW_N=$((RAW_N + 1))
-			tap_ok "${_l#ok * - }" ;;
+			_n=${_l#ok *[0-9] }
+			tap_ok "${_n#- }" ;;
 		"not ok "*)
 			RAW_N=$((RAW_N + 1))
 			TAP_N=$((TAP_N + 1))
 			TAP_FAILED=$((TAP_FAILED + 1))
-			echo "not ok $TAP_N - ${_l#not ok * - }" ;;
+			_n=${_l#not ok *[0-9] }
+			echo "not ok $TAP_N - ${_n#- }" ;;
 		"TAP version"* | 1..*) ;;
 		"#"*) echo "$_l" ;;
 		*) tap_diag "$_l" ;;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers shared by the RDMA guest test programs (rdma_verify.c, rdma_conform.c):
- * TAP output, the byte pattern and hash that check data end to end, the TCP
- * control connection between the two nodes, and opening a device with its
- * RoCE v2 IPv4 GID. Plain libibverbs, no provider-specific code.
+ * Helpers shared by the RDMA guest test programs (rdma_verify.c, rdma_conform.c,
+ * roce_raw.c, rdma_hostile.c, ...): TAP output through the kernel's kselftest.h
+ * (selftests/ksft/fetch-framework; its folder is on the include path), the byte
+ * pattern and hash that check data end to end, the TCP control connection
+ * between the two nodes, and opening a device with its RoCE v2 IPv4 GID. Plain
+ * libibverbs, no provider-specific code.
  *
  * The including program sets rc_prog (its name, for error messages) first.
  */
@@ -26,22 +28,55 @@
 
 #include <infiniband/verbs.h>
 
-static const char *rc_prog = "rdma";
-static int tests, failures;
+#include "kselftest.h"
 
-static inline void tap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#ifndef __printf
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#endif
+
+static const char *rc_prog = "rdma";
+
+/*
+ * One result, "ok N name" or "not ok N name", through ksft_test_result(): the
+ * name is formatted here (kselftest.h's functions take no va_list) and the
+ * line flushed at once, since a peer or a script may be reading the output.
+ */
+static inline void tap(bool ok, const char *fmt, ...) __printf(2, 3);
 static inline void tap(bool ok, const char *fmt, ...)
 {
+	char name[1024];
 	va_list ap;
 
-	printf("%sok %d - ", ok ? "" : "not ", ++tests);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(name, sizeof(name), fmt, ap);
 	va_end(ap);
-	printf("\n");
+	ksft_test_result(ok, "%s\n", name);
 	fflush(stdout);
-	if (!ok)
-		failures++;
+}
+
+/* A check that cannot run here: "ok N # SKIP name: why" (kselftest.h). */
+static inline void tap_skip(const char *fmt, ...) __printf(1, 2);
+static inline void tap_skip(const char *fmt, ...)
+{
+	char name[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	ksft_test_result_skip("%s\n", name);
+	fflush(stdout);
+}
+
+/*
+ * The end of a program's TAP: the plan (the checks it ran) and kselftest's
+ * totals; exit 0 when none failed, 1 otherwise (ksft_finished()).
+ */
+static inline void tap_finish(void)
+{
+	ksft_set_plan(ksft_test_num());
+	fflush(stdout);
+	ksft_finished();
 }
 
 static inline void die(const char *what)

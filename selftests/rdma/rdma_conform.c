@@ -10,8 +10,9 @@
  * The client drives every scenario; the server answers commands over a TCP
  * connection (create a QP in a given state, post and check receives, poll,
  * modify, destroy, read a counter or an async event, fill or hash memory).
- * Output is TAP, one line per check with the expected outcome in its name;
- * the exit status is 0 only if every check passed.
+ * Output is TAP through the kernel's kselftest.h, one line per check with the
+ * expected outcome in its name (a check that cannot run here: SKIP with the
+ * reason); the exit status is 0 only if every check passed or was skipped.
  *
  * Scenarios (numbers: the behaviours of issue 6):
  *   send      1   SEND/RECV at PMTU 1024 and 4096, too-small receive buffer
@@ -807,8 +808,8 @@ static void check_counter(struct node *c, const struct snap *a, const struct sna
 	int64_t d;
 
 	if (!side_scenic(c, who) && (!q || !q->rxe)) {
-		printf("ok %d - %s: %s %s # SKIP %s side is rxe: %s\n", ++tests, what, side,
-		       name, side, q ? q->how : "no equivalent counter");
+		tap_skip("%s: %s %s: %s side is rxe: %s", what, side, name, side,
+			 q ? q->how : "no equivalent counter");
 		return;
 	}
 	d = cdelta(c, a, b, who, name, label, sizeof(label));
@@ -1008,12 +1009,13 @@ static void scenario_send(struct node *c)
 	int st, cs, ss;
 
 	send_sizes(c, IBV_MTU_1024);
-	if (c->mtu >= IBV_MTU_4096 && c->peer.mtu >= IBV_MTU_4096)
+	if (c->mtu >= IBV_MTU_4096 && c->peer.mtu >= IBV_MTU_4096) {
 		send_sizes(c, IBV_MTU_4096);
-	else
-		printf("ok %d - send: PMTU 4096 # SKIP active MTU %d / %d (link MTU too small)\n"
-		       "ok %d - send: PMTU 4096 receives # SKIP as above\n", tests + 1,
-		       128 << c->mtu, 128 << c->peer.mtu, tests + 2), tests += 2;
+	} else {
+		tap_skip("send: PMTU 4096: active MTU %d / %d (link MTU too small)", 128 << c->mtu,
+			 128 << c->peer.mtu);
+		tap_skip("send: PMTU 4096 receives: as above");
+	}
 
 	qp = pair(c, 0, o, "send too small");
 	if (!qp)
@@ -1310,8 +1312,8 @@ static void access_case(struct node *c, const char *what, uint64_t addr, uint32_
 		    "access: %s: responder gets IBV_EVENT_QP_ACCESS_ERR (got %s)", what,
 		    r.status ? "none in 2 s" : ibv_event_type_str(r.wc_status));
 	else
-		printf("ok %d - access: %s: responder async event # SKIP rxe responder (got %s)\n",
-		       ++tests, what, r.status ? "none in 2 s" : ibv_event_type_str(r.wc_status));
+		tap_skip("access: %s: responder async event: rxe responder (got %s)", what,
+			 r.status ? "none in 2 s" : ibv_event_type_str(r.wc_status));
 	peer_reset(c);
 }
 
@@ -1434,8 +1436,8 @@ static void scenario_access(struct node *c)
 		    "access revoke: server gets IBV_EVENT_QP_ACCESS_ERR (got %s)",
 		    r.status ? "none in 2 s" : ibv_event_type_str(r.wc_status));
 	else
-		printf("ok %d - access revoke: server async event # SKIP rxe server (got %s)\n",
-		       ++tests, r.status ? "none in 2 s" : ibv_event_type_str(r.wc_status));
+		tap_skip("access revoke: server async event: rxe server (got %s)",
+			 r.status ? "none in 2 s" : ibv_event_type_str(r.wc_status));
 	peer_reset(c);
 }
 
@@ -1503,8 +1505,7 @@ static void scenario_icrc(struct node *c)
 	if (c->mtu >= IBV_MTU_4096 && c->peer.mtu >= IBV_MTU_4096)
 		icrc_lengths(c, IBV_MTU_4096);
 	else
-		printf("ok %d - icrc: PMTU 4096 # SKIP active MTU %d / %d\n", ++tests,
-		       128 << c->mtu, 128 << c->peer.mtu);
+		tap_skip("icrc: PMTU 4096: active MTU %d / %d", 128 << c->mtu, 128 << c->peer.mtu);
 }
 
 /* ---- scenario 13: QP states ---- */
@@ -1641,8 +1642,8 @@ static void scenario_states(struct node *c)
 		tap(!e && later == 8 - in_sqd, "states: SQD->RTS resumes the %d queued WRITEs "
 		    "without a new post (%d in 3 s; modify %s)", 8 - in_sqd, later, strerror(e));
 	else	/* rxe 6.1 does not reschedule its requester on SQD->RTS */
-		printf("ok %d - states: SQD->RTS resumes the queued WRITEs # SKIP rxe requester: %d "
-		       "of %d in 3 s without a new post\n", ++tests, later, 8 - in_sqd);
+		tap_skip("states: SQD->RTS resumes the queued WRITEs: rxe requester: %d of %d in "
+			 "3 s without a new post", later, 8 - in_sqd);
 	int rest = 0;
 
 	st = post(c, qp, IBV_WR_RDMA_WRITE, 8, 0, 4096, raddr(c, 8 * 65536), c->peer.rkey, 0, 0,
@@ -1903,8 +1904,7 @@ static void scenario_maxqp(struct node *c)
 	struct ibv_qp **q;
 
 	if (max > 4096) {
-		printf("ok %d - maxqp: max_qp + 1 fails # SKIP max_qp %d: too many for a VM\n",
-		       ++tests, max);
+		tap_skip("maxqp: max_qp + 1 fails: max_qp %d: too many for a VM", max);
 		return;
 	}
 	peer_reset(c);
@@ -2605,8 +2605,8 @@ static void ecn_recovery(struct node *c)
 		    "cc_rate_kbps %u, cc_target_kbps %u, cc_alpha 0x%x: line rate, never cut)%s%s",
 		    w, s0.rate, s0.target, s0.alpha, e ? ": " : "", e ? strerror(-e) : "");
 	} else {
-		printf("ok %d - %s: the requester QP's DCQCN state # SKIP the client is rxe 6.1: "
-		       "no reaction point\n", ++tests, w);
+		tap_skip("%s: the requester QP's DCQCN state: the client is rxe 6.1: no reaction "
+			 "point", w);
 	}
 	cc_compare(c, qp, ctl, pmtu, 6, 250, &pre, &pre_ctl);
 	tap(!pre.errors && !pre_ctl.errors, "%s: unmarked 64 KiB WRITEs (PMTU %u), 6 windows of "
@@ -2669,8 +2669,8 @@ static void ecn_recovery(struct node *c)
 		    "at line rate (least sampled %u kb/s)", w, delta(&a, &b, 0, "cnp_rcvd"),
 		    mk.min_rate);
 	} else {
-		printf("ok %d - %s: the requester's rate cut # SKIP the client is rxe 6.1: no "
-		       "reaction point\n", ++tests, w);
+		tap_skip("%s: the requester's rate cut: the client is rxe 6.1: no reaction "
+			 "point", w);
 	}
 
 	if (rp && np) {
@@ -2735,7 +2735,7 @@ static void ecn_recovery(struct node *c)
 				     : "the client is rxe 6.1: no reaction point";
 
 		for (int k = 0; k < 4; k++)
-			printf("ok %d - %s: recovery check %d # SKIP %s\n", ++tests, w, k + 1, why);
+			tap_skip("%s: recovery check %d: %s", w, k + 1, why);
 	}
 
 	/*
@@ -2894,13 +2894,13 @@ int main(int argc, char **argv)
 		serve(&c);
 		return 0;
 	}
-	printf("TAP version 13\n# client %s (gid %d, MTU %d), server %s (MTU %d), max_qp %d%s\n",
-	       c.name, c.gid_idx, 128 << c.mtu, c.peer.dev, 128 << c.peer.mtu, c.da.max_qp,
-	       psn_off ? ", fault PSNs +0x800000" : "");
+	ksft_print_header();
+	ksft_print_msg("client %s (gid %d, MTU %d), server %s (MTU %d), max_qp %d%s\n", c.name,
+		       c.gid_idx, 128 << c.mtu, c.peer.dev, 128 << c.peer.mtu, c.da.max_qp,
+		       psn_off ? ", fault PSNs +0x800000" : "");
 	for (int i = optind; i < argc; i++)
 		if (!run_scenario(&c, argv[i]))
 			tap(false, "unknown scenario %s", argv[i]);
 	call(&c, (struct cmd){ .op = OP_QUIT });
-	printf("1..%d\n# %d passed, %d failed\n", tests, tests - failures, failures);
-	return failures ? 1 : 0;
+	tap_finish();
 }

@@ -24,6 +24,9 @@
  *     clean traffic afterwards.
  *
  * Usage: rdma_hostile -d DEV -p PEER_IPV4 [-o PARTS]   (PARTS: letters a..f, default all)
+ * Output is TAP through the kernel's kselftest.h, one line per check (the parts
+ * share one device and run in order, each with several checks: kselftest.h
+ * rather than a harness TEST per part); exit 0 only if every check passed.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -876,6 +879,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
 	if (strchr(only, 'a'))
 		test_stale_doorbell();
 	if (strchr(only, 'b'))
@@ -888,6 +892,5 @@ int main(int argc, char **argv)
 		test_kill9();
 	if (strchr(only, 'f'))
 		test_dereg_race();
-	printf("1..%d\n", tests);
-	return failures ? 1 : 0;
+	tap_finish();
 }

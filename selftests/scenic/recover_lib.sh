@@ -4,8 +4,18 @@
 # the traffic. Source it after setting REC_NAME (unique barrier prefix):
 #   REC_NAME=fatal; . "$(dirname "$0")/recover_lib.sh"
 # docs/recovery.md describes what a user sees; docs/admin-queue.md section 8 the sequence.
+# The rdma and eth collections sit next to this one (their lib.sh: NODE, PEER4, the barrier,
+# two-host mode). SCENIC_FAULT_INJECT=1 says that node 1's card has the model's fault injection
+# (fault-inject=on): set on both nodes (run-vm-tests does it in the boots with such a card), else
+# every recovery script exits 4 (KSFT_SKIP) on both nodes alike, so neither waits for the other.
 
-. /selftests/rdma/lib.sh
+. "$(dirname "$0")/../rdma/lib.sh"
+
+if [ "${SCENIC_FAULT_INJECT:-0}" != 1 ] || [ "${NODES:-2}" -lt 2 ]; then
+	echo "# SKIP: needs two nodes and node 1's card with fault injection (the model's" \
+		"fault-inject=on, as in the VM rig's recover boot): SCENIC_FAULT_INJECT=1 on both says so"
+	exit "$KSFT_SKIP"
+fi
 
 DEVLINK=/usr/sbin/devlink
 REC_RECOVER_S=${REC_RECOVER_S:-60}	# automatic recovery must end within this

@@ -24,7 +24,7 @@ if [ "$NODE" = 1 ]; then
 fi
 rec_traffic_start "$REC_PORT0"
 # node 1's card leaves the test network for the rest of the boot (tools/vm/guest/init)
-mkdir -p /run/scenicvm && : >/run/scenicvm/no-end-barrier
+[ "$VM_RIG" = 1 ] && mkdir -p /run/scenicvm && : >/run/scenicvm/no-end-barrier
 if [ "$NODE" = 1 ]; then
 	_rc0=$(rec_count 'recovered from')
 	_rs0=$(rec_count 'soft reset did not help|recovery from .* failed|card fault')

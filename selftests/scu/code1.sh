@@ -5,7 +5,7 @@
 # against /dev/scenic0 and the passthrough image; then the kernel log must be clean.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-CODE1=/usr/share/scenic/scu-test/code1.py
+CODE1=$SCU_DIR/code1.py
 dmesg -c >/dev/null
 if [ ! -x "$PY" ] || [ ! -e /usr/share/scenic/scu/passthrough.scuimg ]; then
 	echo "ok 1 - code1 # SKIP no python3 or no passthrough image in the guest (make runtime image)"

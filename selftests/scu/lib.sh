@@ -2,6 +2,12 @@
 # Helpers of the SCU selftests (POSIX / busybox sh). Source it: . "$(dirname "$0")/lib.sh"
 # Each script empties the kernel log first (dmesg -c), so what is there afterwards is its own.
 
+# The collection's folder (selftests/scu, or scu/ of an installed kselftest tree) and what its
+# Makefile builds there: scu_test and the test images (scu-images/, mkimages.py).
+SCU_DIR=$(cd "$(dirname "$0")" && pwd)
+SCU_TEST=$SCU_DIR/scu_test
+SCU_IMAGES=$SCU_DIR/scu-images
+
 # kernel_log_bad: up to 5 kernel log lines with an oops, WARN, BUG or lockdep report.
 kernel_log_bad() {
 	dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|hung_task|lockdep|circular locking' |
@@ -16,7 +22,8 @@ run_tap() {
 	shift 2
 	timeout "$_rt_limit" "$@" >"/tmp/$_rt_name.tap" 2>"/tmp/$_rt_name.err"
 	_rt_rc=$?
-	grep -v '^1\.\.' "/tmp/$_rt_name.tap"
+	echo "TAP version 13"
+	grep -v '^1\.\.\|^TAP version' "/tmp/$_rt_name.tap"	# this script's header and plan
 	sed 's/^/# /' "/tmp/$_rt_name.err"
 	_rt_n=$(grep -c '^ok\|^not ok' "/tmp/$_rt_name.tap")
 	if [ "$_rt_n" -eq 0 ]; then

@@ -11,11 +11,11 @@
 # 2. Client on slot 1 (KEY_TX = K), server on slot 2 (keys 0): the server gets the client's
 #    zeros XORed once ("invalid data"); 3. server on slot 1 (KEY_RX = K), client on slot 2: the
 #    same, by the receiver's key; slot 2 counted what passed it.
-. /selftests/rdma/lib.sh
-. "$(dirname "$0")/lib.sh"	# kernel_log_bad
+. "$(dirname "$0")/../rdma/lib.sh"
+. "$(dirname "$0")/lib.sh"	# kernel_log_bad, SCU_IMAGES
 
 SC=/usr/bin/scenicctl
-IMG=/usr/share/scenic/scu-test/xor.scu
+IMG=$SCU_IMAGES/xor.scu
 K=0x0123456789abcdef	# byte 0 (offset 0 of a page) is 0xef: never 0
 PP="timeout 120 /usr/bin/ibv_rc_pingpong -c -s 4096 -n 20"
 SIZE=4096 ITERS=20

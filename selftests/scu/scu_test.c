@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * scu_test: the SCU slot char devices of scenic_scu.ko (docs/scu.md 4) from a
- * user's side, TAP output. Usage: scu_test CARD_DIR IMAGE_DIR
- * (e.g. /dev/scenic0 /usr/share/scenic/scu-test; images by mkimages.py).
+ * user's side. Usage: scu_test CARD_DIR IMAGE_DIR (e.g. /dev/scenic0
+ * scu-images; images by mkimages.py). Output is TAP through the kernel's
+ * kselftest.h, one line per check (the checks share the slots and the loaded
+ * SCU, in order: kselftest.h rather than independent harness tests); exit 0
+ * only if every check passed or was skipped, 2 when an image cannot be read.
  *
  * INFO on every slot; exclusive open, EPERM on slot 0; an observer cannot
  * load (EBADF); a good image loads and unloads and INFO shows it; every bad
@@ -40,36 +43,47 @@
 #include <unistd.h>
 
 #include "scenic_scu.h"
+#include "kselftest.h"
 
-static int n_tests, n_failed;
+#ifndef __printf
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#endif
+
 static const char *card_dir, *img_dir;
 static unsigned int card_no;
 
-static void check(int ok, const char *fmt, ...)
+/* One result through ksft_test_result() (which takes no va_list: the name is formatted here). */
+static void __printf(2, 3) check(int ok, const char *fmt, ...)
 {
+	char name[512];
 	va_list ap;
 
-	n_tests++;
-	if (!ok)
-		n_failed++;
-	printf("%s %d - ", ok ? "ok" : "not ok", n_tests);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(name, sizeof(name), fmt, ap);
 	va_end(ap);
-	printf("\n");
+	ksft_test_result(ok, "%s\n", name);
 	fflush(stdout);
 }
 
-static void skip(const char *fmt, ...)
+/* A check the card cannot take: "ok N # SKIP what: why". */
+static void __printf(1, 2) skip(const char *fmt, ...)
 {
+	char name[512];
 	va_list ap;
 
-	n_tests++;
-	printf("ok %d - ", n_tests);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(name, sizeof(name), fmt, ap);
 	va_end(ap);
-	printf(" # SKIP\n");
+	ksft_test_result_skip("%s\n", name);
+	fflush(stdout);
+}
+
+/* The plan (the checks run) and kselftest's totals, then the exit: 0 only if none failed. */
+static void finish(void)
+{
+	ksft_set_plan(ksft_test_num());
+	fflush(stdout);
+	ksft_finished();
 }
 
 static int open_slot(unsigned int slot, int flags)
@@ -1142,21 +1156,18 @@ int main(int argc, char **argv)
 	good = read_image("good.scu");
 	good2 = read_image("good2.scu");
 
-	printf("TAP version 13\n");
+	ksft_print_header();
 	nslots = count_slots();
 	check(nslots >= 2, "%s has %u slot devices", card_dir, nslots);
-	if (nslots < 2) {
-		printf("1..%d\n", n_tests);
-		return 1;
-	}
+	if (nslots < 2)
+		finish();
 	test_info_all(nslots);
 	test_open_rules();
 	test_observer(&good);
 	fd = open_slot(1, O_RDWR);
 	if (fd < 0) {
 		check(0, "slot 1: O_RDWR open (%s)", strerror(errno));
-		printf("1..%d\n", n_tests);
-		return 1;
+		finish();
 	}
 	test_load(fd, &good, &good2);
 	test_bad_images(fd, &good);
@@ -1169,6 +1180,6 @@ int main(int argc, char **argv)
 	close(fd);
 	test_handoff();
 	test_card_reset(&good);
-	printf("1..%d\n", n_tests);
-	return n_failed ? 1 : 0;
+	finish();
+	return KSFT_FAIL;
 }

@@ -142,14 +142,19 @@ def build_image(quiet=True, kver=None, pyverbs=False):
 def build_guest_prog(src, deps=(), libs=("-libverbs",)):
     """Builds a guest test program from one C file on the host (the guest's libraries are the
     host's), as build/<folder of src>/<name>, when missing or older than src or deps; returns
-    its path. Raises VMError when gcc fails."""
+    its path. The kernel's kselftest.h is on the include path (the selftests' programs report
+    through it; selftests/ksft/fetch-framework). Raises VMError when gcc fails."""
     name = os.path.splitext(os.path.basename(src))[0]
     prog = os.path.join(REPO, "build", os.path.basename(os.path.dirname(src)), name)
     if (not os.path.exists(prog) or
             os.path.getmtime(prog) < max(os.path.getmtime(f) for f in (src, *deps))):
         os.makedirs(os.path.dirname(prog), exist_ok=True)
+        fw = subprocess.run([os.path.join(REPO, "selftests", "ksft", "fetch-framework")],
+                            capture_output=True, text=True)
+        if fw.returncode != 0:
+            raise VMError(f"cannot build {name}: no kselftest framework: {fw.stderr.strip()}")
         r = subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Wshadow", "-Werror",
-                            "-o", prog, src, *libs])
+                            "-I" + fw.stdout.strip(), "-o", prog, src, *libs])
         if r.returncode != 0:
             raise VMError(f"cannot build {name}")
     return prog
