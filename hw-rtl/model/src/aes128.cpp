@@ -27,19 +27,21 @@ constexpr uint8_t rotl8(uint8_t v, unsigned n) {
     return static_cast<uint8_t>((v << n) | (v >> (8 - n)));
 }
 
-// The S-box from its definition (FIPS-197 5.1.1): the multiplicative inverse (a^254, 0 for 0)
-// followed by the affine map. Computed here, not copied: the RTL's table is checked against it.
+// The S-box from its definition (FIPS-197 5.1.1): the multiplicative inverse (0 for 0) followed
+// by the affine map. The inverse comes from powers of the generator 3: x = 3^k has the inverse
+// 3^(255-k). Computed here, not copied: the RTL's table is checked against it.
 constexpr std::array<uint8_t, 256> make_sbox() {
+    std::array<uint8_t, 256> pow{};  // pow[k] = 3^k, k = 0..254
+    std::array<uint8_t, 256> log{};  // log[3^k] = k
+    uint8_t p = 1;
+    for (unsigned k = 0; k < 255; ++k) {
+        pow[k] = p;
+        log[p] = static_cast<uint8_t>(k);
+        p = gmul(p, 3);
+    }
     std::array<uint8_t, 256> s{};
     for (unsigned x = 0; x < 256; ++x) {
-        uint8_t inv = 1;
-        const auto a = static_cast<uint8_t>(x);
-        for (int i = 0; i < 254; ++i) {
-            inv = gmul(inv, a);
-        }
-        if (x == 0) {
-            inv = 0;
-        }
+        const uint8_t inv = x == 0 ? 0 : pow[(255U - log[x]) % 255U];
         s[x] = static_cast<uint8_t>(inv ^ rotl8(inv, 1) ^ rotl8(inv, 2) ^ rotl8(inv, 3) ^
                                     rotl8(inv, 4) ^ 0x63U);
     }
