@@ -191,7 +191,7 @@ class AesCtrCards : public ::testing::Test {
     static constexpr uint64_t kIvBaLo = 0xffeeddcc00000000ULL;
 
     void SetUp() override {
-        p.setup(kQp, kQp, {}, 10, false, kSlot, kSlot);
+        p.setup(kQp, qb, {}, 10, false, kSlot, kSlot);
         ka = p.a.reg_mr(Node::kVa, 256 * 1024, kAll);
         kb = p.b.reg_mr(Node::kVa, 256 * 1024, kAll);
         const std::vector<uint8_t> payload(32, 0x5a);
@@ -262,6 +262,7 @@ class AesCtrCards : public ::testing::Test {
     }
 
     RdmaPair p;
+    uint32_t qb = kQp;  // B's QPN
     uint32_t ka = 0, kb = 0;
     std::array<std::map<uint32_t, std::vector<std::vector<uint8_t>>>, 2> wire;
     RdmaPair::DropFn drop_next;
@@ -372,6 +373,32 @@ TEST_F(AesCtrCards, RetransmittedPacketsCarryTheSameCiphertext) {
               expected(kIvAbHi, kIvAbLo, p.a.read_va(Node::kVa, 4096)));
     // the slot saw the re-sent packets again (retx), and re-encrypted them identically
     EXPECT_GT(p.a.dev.scu().slots().counters(kSlot).pkts_in[static_cast<unsigned>(Dir::kTx)], 4u);
+}
+
+// B's QP is number 3: with QPN_MASK all ones, B's RX counter runs 1 << 32 blocks ahead of A's
+// TX counter, so the data arrives wrong; B's IV_RX lowered by 1 << 32 makes up for it
+// (docs/scu-aes-ctr.md).
+class AesCtrCardsOtherQpns : public AesCtrCards {
+  protected:
+    AesCtrCardsOtherQpns() { qb = 3; }
+};
+
+TEST_F(AesCtrCardsOtherQpns, ReceiverIvMakesUpForTheQpnDifference) {
+    p.a.fill_va(Node::kVa, 3000, 5);
+    const auto wr = p.a.read_va(Node::kVa, 3000);
+    p.a.post_send(kQp,
+                  make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 3000, ka)}, Node::kVa + 16384, kb));
+    ASSERT_TRUE(p.run());
+    EXPECT_NE(p.b.read_va(Node::kVa + 16384, 3000), wr);
+    set_csr(p.b, AesCtr::kIvRxLo, kIvAbLo - (uint64_t{1} << 32));
+    p.a.post_send(kQp,
+                  make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 3000, ka)}, Node::kVa + 32768, kb));
+    ASSERT_TRUE(p.run());
+    ASSERT_EQ(p.a.sq_completed(kQp), 2u);
+    expect_no_error_cqes();
+    EXPECT_EQ(p.b.read_va(Node::kVa + 32768, 3000), wr);
+    // A's QPN 2 is what entered the counter on the wire
+    EXPECT_EQ(on_wire(kAtoB, first_psn(kAtoB) + 3, 3), expected(kIvAbHi, kIvAbLo, wr));
 }
 
 }  // namespace
