@@ -44,12 +44,21 @@ scenic_rx_tagger|-GDATA_W=64
 scenic_rx_tagger|-GDATA_W=128 -GCNT_W=16
 scenic_rx_tagger|-GDATA_W=1024
 scenic_rx_tagger|-GDATA_W=1024 -GFIFO_BYTES=65536 -GCNT_W=64
+scu_aes_ctr|
+scu_aes_ctr|-GDATA_W=128
+scu_aes_ctr|-GDATA_W=1024
 '
+# a block's source list: rtl/<blk>.f, or scu/<name>/rtl/<blk>.f for an SCU (docs/scu.md 8)
+flist() {
+  for f in "rtl/$1.f" scu/*/rtl/"$1.f"; do [ -f "$f" ] && { echo "$f"; return; }; done
+  echo "rtl/$1.f"
+}
 while IFS='|' read -r blk args; do
   [ -n "$blk" ] || continue
-  [ -f "rtl/$blk.f" ] || { echo "SKIP $blk (not written yet)"; continue; }
+  f=$(flist "$blk")
+  [ -f "$f" ] || { echo "SKIP $blk (not written yet)"; continue; }
   # shellcheck disable=SC2086
-  if out=$(verilator --lint-only -Wall --top-module "$blk" $args lint/*.vlt -f "rtl/$blk.f" 2>&1) \
+  if out=$(verilator --lint-only -Wall --top-module "$blk" $args lint/*.vlt -f "$f" 2>&1) \
      && [ -z "$out" ]; then
     echo "ok   $blk $args"
   else
@@ -69,10 +78,12 @@ for neg in "scenic_rr_arbiter|-GN=17" "scenic_rr_arbiter|-GDATA_W=12" "scenic_pr
            "scenic_dcqcn|-GBYTE_W=8" "scenic_cq_counter|-GQPS=256" "scenic_cq_counter|-GQPS=6" \
            "scenic_cq_counter|-GADDR_W=4" "scenic_rx_tagger|-GDATA_W=32" \
            "scenic_rx_tagger|-GDATA_W=96" "scenic_rx_tagger|-GFIFO_BYTES=8192" \
-           "scenic_rx_tagger|-GFIFO_BYTES=20000" "scenic_rx_tagger|-GCNT_W=0"; do
+           "scenic_rx_tagger|-GFIFO_BYTES=20000" "scenic_rx_tagger|-GCNT_W=0" \
+           "scu_aes_ctr|-GDATA_W=192" "scu_aes_ctr|-GDATA_W=64"; do
   blk=${neg%%|*}; args=${neg#*|}
-  [ -f "rtl/$blk.f" ] || continue
-  if verilator --lint-only -Wall --top-module "$blk" "$args" lint/*.vlt -f "rtl/$blk.f" >/dev/null 2>&1; then
+  f=$(flist "$blk")
+  [ -f "$f" ] || continue
+  if verilator --lint-only -Wall --top-module "$blk" "$args" lint/*.vlt -f "$f" >/dev/null 2>&1; then
     echo "FAIL $blk $args: illegal parameters were accepted"; fail=1
   else
     echo "ok   $blk $args rejected at elaboration"

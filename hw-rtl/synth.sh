@@ -28,6 +28,8 @@ scenic_cq_counter|QPS=16
 scenic_cq_counter|QPS=64
 scenic_rx_tagger|DATA_W=512
 scenic_rx_tagger|DATA_W=1024
+scu_aes_ctr|DATA_W=128
+scu_aes_ctr|DATA_W=512
 '
 printf '%-22s %-36s %8s %8s %8s %7s %7s  %s\n' block params LUT FF BRAM36 LUTRAM CARRY "LUT% FF% BRAM% of U55C"
 while IFS='|' read -r blk params; do
@@ -36,7 +38,9 @@ while IFS='|' read -r blk params; do
   tag=$(echo "$blk $params" | tr ' =' '__')
   chp=""
   for p in $params; do chp="$chp chparam -set ${p%%=*} ${p#*=} $blk;"; done
-  srcs=$(grep -v "^//" "rtl/$blk.f" | tr "\n" " ")
+  f=rtl/$blk.f
+  [ -f "$f" ] || f=$(ls scu/*/rtl/"$blk.f")  # an SCU's list (docs/scu.md 8)
+  srcs=$(grep -v "^//" "$f" | tr "\n" " ")
   yosys -q -l "$OUT/$tag.log" -p "read_verilog -sv -DSYNTHESIS $srcs; $chp
       $FLAGS -top $blk; tee -o $OUT/$tag.stat stat -tech xilinx" >/dev/null
   awk -v blk="$blk" -v params="$params" -v dl=$DEV_LUT -v df=$DEV_FF -v db=$DEV_BRAM '

@@ -64,6 +64,9 @@ count regmap-fresh python3 tools/regmap/gen_regmap.py tools/regmap/scenic-regs.t
 count regmap-gen python3 tools/regmap/test_gen_regmap.py
 count suite-parser python3 selftests/rdma/test_pyverbs_suite.py  # the rdma-suite lane's parser
 count spdx tools/check-spdx
+# verilator --lint-only -Wall of every RTL block and SCU, each parameter set, and the illegal
+# parameter sets refused at elaboration (hw-rtl/lint.sh; ~2 minutes)
+count rtl-lint hw-rtl/lint.sh
 tally unit unit_tests
 # The same unit tests under ASan + UBSan + _GLIBCXX_ASSERTIONS (any report fails the test), and
 # 60 s of the model's fuzzer (any crash, leak or invariant violation fails): docs/fuzzing.md.

@@ -14,6 +14,7 @@
 
 #include "containment_card.hpp"
 #include "scenic/model.h"
+#include "scenic/scu_aes_ctr.hpp"
 #include "scenic/scu_passthrough.hpp"
 #include "scenic/scu_xor.hpp"
 #include "scu_rig.hpp"
@@ -281,7 +282,7 @@ TEST_F(ScuPlatform, QueryCapsWritesTheKindCatalogue) {
     const admin::AcqScuQueryCaps<const uint8_t> r(std::span<const uint8_t, kAqCqeBytes>{res});
     EXPECT_EQ(r.num_slots(), 16u);
     EXPECT_EQ(r.irq_lines(), 4u);
-    EXPECT_EQ(r.kinds(), 2u);  // the passthrough and the XOR test kind
+    EXPECT_EQ(r.kinds(), 3u);  // the passthrough, aes-ctr and the XOR test kind
     EXPECT_EQ(r.iface_version(), regs::scu::kIfaceVersionDefault);
     EXPECT_EQ(r.max_image(), regs::scu::kMaxImageDefault);
     EXPECT_EQ(r.reconfig_us(), regs::scu::kReconfigUsDefault);
@@ -295,8 +296,17 @@ TEST_F(ScuPlatform, QueryCapsWritesTheKindCatalogue) {
         name += static_cast<char>(k.name(i));
     }
     EXPECT_EQ(name, "passthrough");
-    const admin::ScuCapsKind<const uint8_t> x(
+    const admin::ScuCapsKind<const uint8_t> a(
         std::span<const uint8_t, 48>(&c.host.mem[kCapsPage - FakeHost::kBase + 48], 48));
+    EXPECT_EQ(a.kind(), scu::kKindAesCtr);
+    EXPECT_EQ(a.kind_version(), 1u);
+    name.clear();
+    for (size_t i = 0; i < 32 && a.name(i) != 0; ++i) {
+        name += static_cast<char>(a.name(i));
+    }
+    EXPECT_EQ(name, "aes128-ctr");
+    const admin::ScuCapsKind<const uint8_t> x(
+        std::span<const uint8_t, 48>(&c.host.mem[kCapsPage - FakeHost::kBase + 96], 48));
     EXPECT_EQ(x.kind(), scu::kKindXorTest);
     EXPECT_EQ(x.kind_version(), 1u);
     name.clear();
@@ -305,7 +315,7 @@ TEST_F(ScuPlatform, QueryCapsWritesTheKindCatalogue) {
     }
     EXPECT_EQ(name, "xor-test");
     // The rest is zeroed.
-    EXPECT_TRUE(std::all_of(&c.host.mem[kCapsPage - FakeHost::kBase + 96],
+    EXPECT_TRUE(std::all_of(&c.host.mem[kCapsPage - FakeHost::kBase + 144],
                             &c.host.mem[kCapsPage - FakeHost::kBase + 4096],
                             [](uint8_t b) { return b == 0; }));
 

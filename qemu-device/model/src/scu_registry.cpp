@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "scenic/scu_registry.hpp"
 
+#include "scenic/scu_aes_ctr.hpp"
 #include "scenic/scu_passthrough.hpp"
 #include "scenic/scu_xor.hpp"
 
@@ -14,6 +15,9 @@ Registry Registry::builtin() {
     r.add(
         kKindXorTest, XorTest::kVersion, [](SlotPort& p) { return std::make_unique<XorTest>(p); },
         "xor-test");
+    r.add(
+        kKindAesCtr, AesCtr::kVersion, [](SlotPort& p) { return std::make_unique<AesCtr>(p); },
+        "aes128-ctr");
     return r;
 }
 
