@@ -724,9 +724,10 @@ class Harness {
         const auto ud = roce::ud_opcodes();
         const uint8_t osel = in_.get<uint8_t>();
         const size_t oi = osel % (rc.size() + sr.size() + ud.size());
-        const roce::OpcodeInfo& info = oi < rc.size()               ? rc[oi]
-                                       : oi < rc.size() + sr.size() ? sr[oi - rc.size()]
-                                                                    : ud[oi - rc.size() - sr.size()];
+        const roce::OpcodeInfo& info = oi < rc.size() ? rc[oi]
+                                       : oi < rc.size() + sr.size()
+                                           ? sr[oi - rc.size()]
+                                           : ud[oi - rc.size() - sr.size()];
         const uint8_t f = in_.get<uint8_t>();
         const unsigned i = f & 1;
         roce::Transport t;
@@ -734,7 +735,7 @@ class Harness {
         t.bth.se = (f & 2) != 0;
         t.bth.ackreq = (f & 4) != 0;
         t.bth.becn = (f & 8) != 0;
-        t.bth.dest_qp = (f & 0x10) ? in_.get<uint32_t>() & 0xffffff
+        t.bth.dest_qp = (f & 0x10)                 ? in_.get<uint32_t>() & 0xffffff
                         : info.has(roce::kHdrDeth) ? kUdQpn
                                                    : kQpn[i];
         const int16_t dpsn = in_.get<int16_t>();

@@ -302,8 +302,7 @@ class Node {
         q.dbrec = use_dbrec ? alloc(sizeof(scenic_qp_dbrec), 8) : 0;
         ASSERT_EQ(cmd(kOpCreateQp,
                       {qpn, lo(q.sq), hi(q.sq), sq_log2, lo(q.rq), hi(q.rq), rq_log2, scq, rcq, kPd,
-                       scu, lo(q.status), hi(q.status), lo(q.dbrec), hi(q.dbrec), rq_stride,
-                       type}),
+                       scu, lo(q.status), hi(q.status), lo(q.dbrec), hi(q.dbrec), rq_stride, type}),
                   0u);
         qps_.resize(std::max<size_t>(qps_.size(), qpn + 1));
         qps_[qpn] = q;

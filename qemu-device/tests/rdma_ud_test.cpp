@@ -197,8 +197,8 @@ TEST_F(Ud, Ipv6AddressHandleGivesIpv6Grh) {
 
 TEST_F(Ud, ScatterOverSeveralSgesAndZeroLength) {
     // The GRH and payload scatter like payload: 30 + 30 + the rest.
-    p.b.post_recv(kQb, {sge(kBuf, 30, b_key), sge(kBuf + 500, 30, b_key),
-                        sge(kBuf + 1000, 200, b_key)});
+    p.b.post_recv(kQb,
+                  {sge(kBuf, 30, b_key), sge(kBuf + 500, 30, b_key), sge(kBuf + 1000, 200, b_key)});
     a_sends(100, 0x55);
     b_recv(kGrh);  // a zero-length datagram needs the GRH's room only
     a_sends(0, 0);
@@ -302,8 +302,7 @@ void expect_sqe_after(RdmaPair& p, const scenic_sq_wqe& bad, uint8_t status) {
 
 TEST_F(Ud, BadAhIndexIsLocalQpOpErrorThenSqe) {
     const uint64_t sent_before = p.a.r(rr::kTxPkts);
-    expect_sqe_after(p, ud_wqe(SCENIC_WQE_OP_SEND, {}, kQb, kQkey, 0),
-                     kWcLocQpOpErr);
+    expect_sqe_after(p, ud_wqe(SCENIC_WQE_OP_SEND, {}, kQb, kQkey, 0), kWcLocQpOpErr);
     p.a.post_send(kQa, ud_wqe(SCENIC_WQE_OP_SEND, {}, kQb, kQkey, kAhA));  // flushed in SQE
     ASSERT_TRUE(p.run());
     auto sc = p.a.poll(0);
@@ -327,8 +326,7 @@ TEST_F(Ud, BadAhIndexIsLocalQpOpErrorThenSqe) {
 TEST_F(Ud, AhIndicesOutOfRangeOrFreeRefused) {
     for (const uint32_t ah : {uint32_t{rr::kMaxAhDefault}, 0xffffffffu, 4000u}) {
         ASSERT_EQ(p.a.set_state(kQa, kQpsRts), kStOk);
-        expect_sqe_after(p, ud_wqe(SCENIC_WQE_OP_SEND, {}, kQb, kQkey, ah),
-                         kWcLocQpOpErr);
+        expect_sqe_after(p, ud_wqe(SCENIC_WQE_OP_SEND, {}, kQb, kQkey, ah), kWcLocQpOpErr);
     }
     EXPECT_EQ(p.a.r(rr::kUdTxPkts), 0u);
 }
@@ -340,8 +338,7 @@ TEST_F(Ud, OtherPdsAhRefused) {
 }
 
 TEST_F(Ud, RcOpcodesAndInlineAvRefused) {
-    expect_sqe_after(p, ud_wqe(SCENIC_WQE_OP_WRITE, {}, kQb, kQkey, kAhA),
-                     kWcLocQpOpErr);
+    expect_sqe_after(p, ud_wqe(SCENIC_WQE_OP_WRITE, {}, kQb, kQkey, kAhA), kWcLocQpOpErr);
     ASSERT_EQ(p.a.set_state(kQa, kQpsRts), kStOk);
     scenic_sq_wqe w = ud_wqe(SCENIC_WQE_OP_SEND, {}, kQb, kQkey, kAhA);
     w.flags = SCENIC_WQE_F_AV_INLINE;  // a user QP never has the kernel's inline AV
@@ -349,10 +346,9 @@ TEST_F(Ud, RcOpcodesAndInlineAvRefused) {
     ASSERT_EQ(p.a.set_state(kQa, kQpsRts), kStOk);
     // An lkey of another PD: local protection error.
     const uint32_t other = p.a.reg_mr(Node::kVa + (2 << 20), 4096, kAll, true, Node::kPd + 1);
-    expect_sqe_after(p,
-                     ud_wqe(SCENIC_WQE_OP_SEND, {sge(Node::kVa + (2 << 20), 8, other)}, kQb, kQkey,
-                            kAhA),
-                     kWcLocProtErr);
+    expect_sqe_after(
+        p, ud_wqe(SCENIC_WQE_OP_SEND, {sge(Node::kVa + (2 << 20), 8, other)}, kQb, kQkey, kAhA),
+        kWcLocProtErr);
     EXPECT_EQ(p.a.r(rr::kUdTxPkts), 0u);
 }
 

@@ -296,8 +296,7 @@ void Datagram::receive(const roce::ParsedPacket& pkt, std::span<const uint8_t> f
     recv_cqe(*q, kWcSuccess, static_cast<uint32_t>(len), &pkt);
 }
 
-void Datagram::recv_cqe(Qp& qp, uint8_t status, uint32_t byte_len,
-                        const roce::ParsedPacket* pkt) {
+void Datagram::recv_cqe(Qp& qp, uint8_t status, uint32_t byte_len, const roce::ParsedPacket* pkt) {
     auto& s = qp.resp;
     scenic_cqe cqe{};
     cqe.wqe_idx = s.rq_ci;

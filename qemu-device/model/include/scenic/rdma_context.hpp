@@ -396,7 +396,7 @@ struct Qp {
     uint32_t qpn = 0;
     uint8_t type = kQpTypeRc;  // kQpType*
     uint32_t qkey = 0;         // UD: MODIFY_QP qkey
-    uint64_t generation = 0;  // tells timers of a destroyed / re-created QP apart
+    uint64_t generation = 0;   // tells timers of a destroyed / re-created QP apart
     uint32_t state = kQpsReset;
     uint32_t last_err = kQpErrNone;  // why the card last moved it to ERR (QUERY_QP)
     uint64_t sq_base = 0;
