@@ -118,6 +118,12 @@ struct scenic_sge {
 	__le32 lkey;
 };
 
+/* A UD WQE's destination, in place of remote_addr */
+struct scenic_ud_dest {
+	__le32 qkey;		/* bit 31 set: the QP's own Q_Key */
+	__le32 ah;		/* AH table index (CREATE_AH) */
+};
+
 struct scenic_sq_wqe {
 	__u8 opcode;		/* enum scenic_wqe_opcode */
 	__u8 flags;		/* SCENIC_WQE_F_* */
@@ -130,10 +136,7 @@ struct scenic_sq_wqe {
 	};
 	union {
 		__le64 remote_addr; /* WRITE / READ / atomics (8-byte aligned) */
-		struct {
-			__le32 qkey;	/* bit 31 set: the QP's own Q_Key */
-			__le32 ah;	/* AH table index (CREATE_AH) */
-		} ud;		/* UD QPs: SEND / SEND_IMM only */
+		struct scenic_ud_dest ud; /* UD QPs: SEND / SEND_IMM only */
 	};
 	__le64 compare_add;	/* CAS compare value, or FAA addend */
 	__le64 swap;		/* CAS swap value */
