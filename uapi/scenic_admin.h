@@ -105,6 +105,18 @@ enum scenic_qp_state {
 	X(SCENIC_QP_STATE_SQE, "sqe") \
 	X(SCENIC_QP_STATE_ERR, "err")
 
+/* CREATE_QP.type: the QP's transport. */
+enum scenic_qp_type {
+	/* Reliable connected (every driver before FEATURES.ud writes 0). */
+	SCENIC_QP_TYPE_RC = 0x00,
+	SCENIC_QP_TYPE_UD = 0x01,	/* Unreliable datagram; needs FEATURES.ud. */
+};
+
+/* X(ENUMERATOR, "name") for every value of enum scenic_qp_type */
+#define SCENIC_QP_TYPE_VALUES(X) \
+	X(SCENIC_QP_TYPE_RC, "rc") \
+	X(SCENIC_QP_TYPE_UD, "ud")
+
 /* Why a QP went to ERR: AEQ QP_ERROR.code, QUERY_QP.last_err (0 there: no error). */
 enum scenic_qp_err {
 	SCENIC_QP_ERR_REQ_INVALID = 0x01,	/* Invalid request from the peer. */
@@ -205,6 +217,8 @@ enum scenic_modify_qp_attr {
 	SCENIC_MODIFY_QP_ATTR_MAX_RD_ATOMIC = 0x400,	/* max_rd_atomic */
 	SCENIC_MODIFY_QP_ATTR_MAX_DEST_RD_ATOMIC = 0x800,	/* max_dest_rd_atomic */
 	SCENIC_MODIFY_QP_ATTR_AV = 0x1000,	/* address vector: hop_limit .. sgid (0x26..0x57) */
+	SCENIC_MODIFY_QP_ATTR_QKEY = 0x2000,	/* qkey (UD QPs) */
+	SCENIC_MODIFY_QP_ATTR_PKEY_INDEX = 0x4000,	/* pkey_index (UD QPs; only 0) */
 };
 
 /* X(ENUMERATOR, "name") for every value of enum scenic_modify_qp_attr */
@@ -221,7 +235,9 @@ enum scenic_modify_qp_attr {
 	X(SCENIC_MODIFY_QP_ATTR_ACCESS, "access") \
 	X(SCENIC_MODIFY_QP_ATTR_MAX_RD_ATOMIC, "max_rd_atomic") \
 	X(SCENIC_MODIFY_QP_ATTR_MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic") \
-	X(SCENIC_MODIFY_QP_ATTR_AV, "av")
+	X(SCENIC_MODIFY_QP_ATTR_AV, "av") \
+	X(SCENIC_MODIFY_QP_ATTR_QKEY, "qkey") \
+	X(SCENIC_MODIFY_QP_ATTR_PKEY_INDEX, "pkey_index")
 
 /*
  * Why the card refused an SCU command or how a reconfiguration ended:
@@ -344,6 +360,8 @@ enum scenic_aq_opcode {
 	SCENIC_AQ_OP_DEREG_MR = 0x21,	/* Deregister a memory region and drop its TLB entries. */
 	/* Write translations of an MR's pages, direct or from an indirect table. */
 	SCENIC_AQ_OP_TLB_FILL = 0x22,
+	SCENIC_AQ_OP_CREATE_AH = 0x30,	/* Create an address handle for UD WQEs (FEATURES.ud). */
+	SCENIC_AQ_OP_DESTROY_AH = 0x31,	/* Destroy an address handle. */
 	/* Check an SCU image and start reconfiguring a slot with it. */
 	SCENIC_AQ_OP_SCU_LOAD = 0x60,
 	/* Return a slot to the built-in passthrough (a reconfiguration). */
@@ -380,6 +398,8 @@ enum scenic_aq_opcode {
 	X(SCENIC_AQ_OP_REG_MR, "reg_mr") \
 	X(SCENIC_AQ_OP_DEREG_MR, "dereg_mr") \
 	X(SCENIC_AQ_OP_TLB_FILL, "tlb_fill") \
+	X(SCENIC_AQ_OP_CREATE_AH, "create_ah") \
+	X(SCENIC_AQ_OP_DESTROY_AH, "destroy_ah") \
 	X(SCENIC_AQ_OP_SCU_LOAD, "scu_load") \
 	X(SCENIC_AQ_OP_SCU_UNLOAD, "scu_unload") \
 	X(SCENIC_AQ_OP_SCU_QUERY_SLOT, "scu_query_slot") \
@@ -545,7 +565,7 @@ struct scenic_aq_create_qp {
 	__u8 sq_log2;	/* 0x20 */
 	__u8 rq_log2;	/* 0x21 */
 	__u8 scu;	/* 0x22 */
-	__u8 reserved_0x23[1];
+	__u8 type;	/* 0x23 */
 	__le32 send_cqn;	/* 0x24 */
 	__le32 recv_cqn;	/* 0x28 */
 	__u8 flags;	/* 0x2c */
@@ -587,11 +607,13 @@ struct scenic_aq_modify_qp {
 	__u8 reserved_0x32[6];
 	__u8 dgid[16];	/* 0x38 */
 	__u8 sgid[16];	/* 0x48 */
-	__u8 reserved_0x58[40];
+	__le32 qkey;	/* 0x58 */
+	__le16 pkey_index;	/* 0x5c */
+	__u8 reserved_0x5e[34];
 };
 
 SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_modify_qp) == 128);
-#define SCENIC_AQ_MODIFY_QP_ATTR_MASK_MASK 0x1fffU
+#define SCENIC_AQ_MODIFY_QP_ATTR_MASK_MASK 0x7fffU
 #define SCENIC_AQ_MODIFY_QP_ATTR_MASK_SHIFT 0
 #define SCENIC_AQ_MODIFY_QP_TIMEOUT_MASK 0x1fU
 #define SCENIC_AQ_MODIFY_QP_TIMEOUT_SHIFT 0
@@ -712,6 +734,42 @@ struct scenic_aq_tlb_fill {
 SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_tlb_fill) == 128);
 #define SCENIC_AQ_TLB_FILL_INDIRECT_MASK 0x1U
 #define SCENIC_AQ_TLB_FILL_INDIRECT_SHIFT 0
+
+/*
+ * CREATE_AH request (FEATURES.ud): one entry of the AH table; the AV at 0x10..0x3f is struct
+ * scenic_av (uapi/scenic_rdma.h).
+ */
+struct scenic_aq_create_ah {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 ah;	/* 0x08 */
+	__le32 pdn;	/* 0x0c */
+	__u8 dmac[6];	/* 0x10 */
+	__u8 hop_limit;	/* 0x16 */
+	__u8 traffic_class;	/* 0x17 */
+	__le32 flow;	/* 0x18 flow_label, ipv4 */
+	__u8 reserved_0x1c[4];
+	__u8 dgid[16];	/* 0x20 */
+	__u8 sgid[16];	/* 0x30 */
+	__u8 reserved_0x40[64];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_create_ah) == 128);
+#define SCENIC_AQ_CREATE_AH_FLOW_LABEL_MASK 0xfffffU
+#define SCENIC_AQ_CREATE_AH_FLOW_LABEL_SHIFT 0
+#define SCENIC_AQ_CREATE_AH_IPV4_MASK 0x80000000U
+#define SCENIC_AQ_CREATE_AH_IPV4_SHIFT 31
+
+/*
+ * DESTROY_AH request: the entry is free when the completion is written (no WQE in execution
+ * still reads it).
+ */
+struct scenic_aq_destroy_ah {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 ah;	/* 0x08 */
+	__u8 reserved_0x0c[116];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_destroy_ah) == 128);
 
 /* SCU_LOAD request: the image is one DMA-contiguous buffer (docs/scu.md 5). */
 struct scenic_aq_scu_load {
@@ -1063,6 +1121,8 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(SCENIC_AQ_OP_REG_MR, reg_mr, aq_reg_mr, aq_cqe) \
 	X(SCENIC_AQ_OP_DEREG_MR, dereg_mr, aq_dereg_mr, aq_cqe) \
 	X(SCENIC_AQ_OP_TLB_FILL, tlb_fill, aq_tlb_fill, aq_cqe) \
+	X(SCENIC_AQ_OP_CREATE_AH, create_ah, aq_create_ah, aq_cqe) \
+	X(SCENIC_AQ_OP_DESTROY_AH, destroy_ah, aq_destroy_ah, aq_cqe) \
 	X(SCENIC_AQ_OP_SCU_LOAD, scu_load, aq_scu_load, acq_scu_load) \
 	X(SCENIC_AQ_OP_SCU_UNLOAD, scu_unload, aq_scu_unload, acq_scu_load) \
 	X(SCENIC_AQ_OP_SCU_QUERY_SLOT, scu_query_slot, aq_scu_query_slot, acq_scu_query_slot) \
@@ -1158,6 +1218,7 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aq_create_qp, sq_log2, sq_log2, 0x20, 1, SCENIC_AQ_CREATE_QP_SQ_LOG2_MASK) \
 	X(aq_create_qp, rq_log2, rq_log2, 0x21, 1, SCENIC_AQ_CREATE_QP_RQ_LOG2_MASK) \
 	X(aq_create_qp, scu, scu, 0x22, 1, 0xffU) \
+	X(aq_create_qp, type, type, 0x23, 1, 0xffU) \
 	X(aq_create_qp, send_cqn, send_cqn, 0x24, 4, 0xffffffffU) \
 	X(aq_create_qp, recv_cqn, recv_cqn, 0x28, 4, 0xffffffffU) \
 	X(aq_create_qp, flags, rq_stride, 0x2c, 1, SCENIC_AQ_CREATE_QP_RQ_STRIDE_MASK) \
@@ -1188,6 +1249,8 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aq_modify_qp, dmac, dmac, 0x2c, 6, 0xffU) \
 	X(aq_modify_qp, dgid, dgid, 0x38, 16, 0xffU) \
 	X(aq_modify_qp, sgid, sgid, 0x48, 16, 0xffU) \
+	X(aq_modify_qp, qkey, qkey, 0x58, 4, 0xffffffffU) \
+	X(aq_modify_qp, pkey_index, pkey_index, 0x5c, 2, 0xffffU) \
 	X(aq_query_qp, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
 	X(aq_query_qp, hdr.opcode, opcode, 0x02, 1, 0xffU) \
 	X(aq_query_qp, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
@@ -1242,6 +1305,22 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aq_tlb_fill, iova, iova, 0x10, 8, 0xffffffffffffffffULL) \
 	X(aq_tlb_fill, table_addr, table_addr, 0x18, 8, 0xffffffffffffffffULL) \
 	X(aq_tlb_fill, page, page, 0x20, 96, 0xffffffffffffffffULL) \
+	X(aq_create_ah, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_create_ah, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_create_ah, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_create_ah, ah, ah, 0x08, 4, 0xffffffffU) \
+	X(aq_create_ah, pdn, pdn, 0x0c, 4, 0xffffffffU) \
+	X(aq_create_ah, dmac, dmac, 0x10, 6, 0xffU) \
+	X(aq_create_ah, hop_limit, hop_limit, 0x16, 1, 0xffU) \
+	X(aq_create_ah, traffic_class, traffic_class, 0x17, 1, 0xffU) \
+	X(aq_create_ah, flow, flow_label, 0x18, 4, SCENIC_AQ_CREATE_AH_FLOW_LABEL_MASK) \
+	X(aq_create_ah, flow, ipv4, 0x18, 4, SCENIC_AQ_CREATE_AH_IPV4_MASK) \
+	X(aq_create_ah, dgid, dgid, 0x20, 16, 0xffU) \
+	X(aq_create_ah, sgid, sgid, 0x30, 16, 0xffU) \
+	X(aq_destroy_ah, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_destroy_ah, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_destroy_ah, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_destroy_ah, ah, ah, 0x08, 4, 0xffffffffU) \
 	X(aq_scu_load, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
 	X(aq_scu_load, hdr.opcode, opcode, 0x02, 1, 0xffU) \
 	X(aq_scu_load, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \

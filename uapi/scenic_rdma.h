@@ -87,11 +87,41 @@ enum scenic_wqe_opcode {
 #define SCENIC_WQE_F_FENCE	0x02	/* wait for earlier READ/atomic responses */
 #define SCENIC_WQE_F_SOLICITED	0x04	/* set SE in the last packet */
 #define SCENIC_WQE_F_INLINE	0x08	/* payload follows the header, len bytes */
+#define SCENIC_WQE_F_AV_INLINE	0x10	/* reserved: kernel QPs' inline AV (not yet) */
+
+/*
+ * ---- address vector (RDMA.FEATURES.ud): 48 bytes ----
+ * The bytes of an AH table entry, as CREATE_AH carries them at 0x10.
+ */
+#define SCENIC_AV_F_IPV4	0x80000000u	/* flow: GIDs IPv4-mapped, send IPv4 */
+#define SCENIC_AV_FLOW_LABEL_MASK	0x000fffffu
+
+struct scenic_av {
+	__u8 dmac[6];		/* destination MAC, wire order */
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__le32 flow;		/* SCENIC_AV_F_IPV4 | flow label */
+	__le32 reserved;
+	__u8 dgid[16];		/* network order */
+	__u8 sgid[16];		/* network order */
+};
+
+/*
+ * A UD receive buffer starts with 40 bytes of GRH: the IPv6 header as
+ * received, or (IPv4) 20 zero bytes then the IPv4 header as received.
+ */
+#define SCENIC_UD_GRH_BYTES	40
 
 struct scenic_sge {
 	__le64 addr;		/* virtual address in the MR */
 	__le32 length;
 	__le32 lkey;
+};
+
+/* A UD WQE's destination, in place of remote_addr */
+struct scenic_ud_dest {
+	__le32 qkey;		/* bit 31 set: the QP's own Q_Key */
+	__le32 ah;		/* AH table index (CREATE_AH) */
 };
 
 struct scenic_sq_wqe {
@@ -100,8 +130,14 @@ struct scenic_sq_wqe {
 	__le16 num_sge;		/* 0 .. SCENIC_SQ_MAX_SGE; 0 with F_INLINE */
 	__be32 imm_data_be;	/* SEND_IMM / WRITE_IMM, as on the wire */
 	__le32 length;		/* total payload bytes (sum of SGEs, or inline) */
-	__le32 rkey;		/* WRITE / READ / atomics */
-	__le64 remote_addr;	/* WRITE / READ / atomics (8-byte aligned) */
+	union {
+		__le32 rkey;	/* WRITE / READ / atomics */
+		__le32 dest_qpn; /* UD: bits 23:0 */
+	};
+	union {
+		__le64 remote_addr; /* WRITE / READ / atomics (8-byte aligned) */
+		struct scenic_ud_dest ud; /* UD QPs: SEND / SEND_IMM only */
+	};
 	__le64 compare_add;	/* CAS compare value, or FAA addend */
 	__le64 swap;		/* CAS swap value */
 	__u8 reserved[24];	/* zero */
@@ -150,13 +186,14 @@ enum scenic_cqe_opcode {
 #define SCENIC_CQE_F_SQ		0x02	/* send-queue completion (error or flush) */
 #define SCENIC_CQE_F_IMM	0x04	/* imm_data_be valid */
 #define SCENIC_CQE_F_SOLICITED	0x08
+#define SCENIC_CQE_F_NET_IPV6	0x10	/* UD receive: the GRH is an IPv6 header */
 
 struct scenic_cqe {
 	__le32 wqe_idx;		/* free-running SQ or RQ index of the WQE */
 	__le32 qpn;
 	__le32 byte_len;	/* RQ: bytes received (WRITE_IMM: its length) */
 	__be32 imm_data_be;
-	__le32 src_qp;		/* RQ: the requester's QPN */
+	__le32 src_qp;		/* RQ: the requester's QPN (UD: DETH source QP) */
 	__u8 status;		/* enum scenic_cqe_status */
 	__u8 opcode;		/* enum scenic_cqe_opcode */
 	__u8 flags;		/* SCENIC_CQE_F_*; written last (with the owner bit) */

@@ -80,7 +80,7 @@ struct scenic_gsi_qp;
 #define SCENIC_PCI_DEVICE		0x5c01
 
 /* Card counter registers shown in `rdma statistic` (scenic_rdma_stats.c). */
-#define SCENIC_RDMA_NUM_HW_STATS	41
+#define SCENIC_RDMA_NUM_HW_STATS	47
 
 /* Driver-side counters, shown with the card's in `rdma statistic`. */
 struct scenic_rdma_sw_stats {
@@ -153,6 +153,7 @@ struct scenic_rdma_dev {
 	u32 max_mr;
 	u32 tlb_entries;
 	u32 features;		/* RDMA.FEATURES */
+	u32 max_ah;		/* RDMA.MAX_AH with FEATURES.ud, else 0 */
 	/* what create_qp accepts, from features (uapi/scenic_rdma.h) */
 	u32 max_sq_sge;
 	u32 max_rq_sge;
@@ -185,6 +186,7 @@ struct scenic_rdma_dev {
 	struct ida qp_ida;
 	struct ida cq_ida;
 	struct ida mr_ida;
+	struct ida ah_ida;	/* the card's AH table: user AHs */
 	struct xarray qp_xa;
 	struct xarray cq_xa;
 	struct xarray mr_xa;
@@ -321,6 +323,7 @@ struct scenic_rdma_qp {
 /* A kernel address handle (the GSI's): RoCE v2 over IPv4. */
 struct scenic_rdma_ah {
 	struct ib_ah ibah;
+	u32 index;		/* user AH: its AH table entry; 0: kernel AH */
 	__be32 saddr;
 	__be32 daddr;
 	u8 ttl;

@@ -25,6 +25,7 @@
 
 #include <linux/crc32.h>
 #include <linux/dma-direct.h>
+#include <linux/etherdevice.h>
 #include <linux/highmem.h>
 #include <linux/inetdevice.h>
 #include <linux/iommu.h>
@@ -265,7 +266,86 @@ int scenic_sw_cq_req_notify(struct scenic_rdma_cq *cq,
 	return ret;
 }
 
-/* ---- kernel address handles ---- */
+/* ---- address handles ---- */
+
+/*
+ * A user AH (FEATURES.ud): an entry of the card's AH table, which the card
+ * checks against the QP's PD on every UD WQE. The address comes from the
+ * kernel's GID table and neighbour resolution, never from the user.
+ */
+static int scenic_rdma_create_user_ah(struct scenic_rdma_dev *sdev,
+				      struct scenic_rdma_ah *ah,
+				      const struct rdma_ah_init_attr *init,
+				      struct ib_udata *udata)
+{
+	const struct rdma_ah_attr *attr = init->ah_attr;
+	struct scenic_ibv_create_ah_resp resp = {};
+	struct scenic_aq_create_ah c = {
+		.hdr.opcode = SCENIC_AQ_OP_CREATE_AH,
+	};
+	struct scenic_aq_destroy_ah d = {
+		.hdr.opcode = SCENIC_AQ_OP_DESTROY_AH,
+	};
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *sgid_attr;
+	bool v4;
+	int id, err;
+
+	if (!sdev->max_ah) {
+		ibdev_dbg(&sdev->ibdev, "create_ah: the card has no UD (RDMA.FEATURES.ud)\n");
+		return -EOPNOTSUPP;
+	}
+	if (!(init->flags & RDMA_CREATE_AH_SLEEPABLE))
+		return -EOPNOTSUPP;	/* CREATE_AH waits for the card */
+	if (scenic_rdma_dead(sdev))
+		return -EIO;
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(attr);
+	sgid_attr = grh->sgid_attr;
+	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
+		ibdev_dbg(&sdev->ibdev, "create_ah: RoCE v2 GIDs only\n");
+		return -EINVAL;
+	}
+	v4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid_attr->gid.raw);
+	if (v4 != ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw) ||
+	    !is_valid_ether_addr(attr->roce.dmac)) {
+		ibdev_dbg(&sdev->ibdev, "create_ah: %pI6 -> %pI6 (%pM): mixed IP versions or no MAC\n",
+			  sgid_attr->gid.raw, grh->dgid.raw, attr->roce.dmac);
+		return -EINVAL;
+	}
+	id = ida_alloc_range(&sdev->ah_ida, 1, sdev->max_ah - 1, GFP_KERNEL);
+	if (id < 0)
+		return id;
+	c.ah = cpu_to_le32(id);
+	c.pdn = cpu_to_le32(to_spd(ah->ibah.pd)->pdn);
+	memcpy(c.dmac, attr->roce.dmac, sizeof(c.dmac));
+	c.hop_limit = grh->hop_limit;
+	c.traffic_class = grh->traffic_class;
+	c.flow = cpu_to_le32(FIELD_PREP(SCENIC_AQ_CREATE_AH_FLOW_LABEL_MASK,
+					grh->flow_label) |
+			     FIELD_PREP(SCENIC_AQ_CREATE_AH_IPV4_MASK, v4));
+	memcpy(c.dgid, grh->dgid.raw, sizeof(c.dgid));
+	memcpy(c.sgid, sgid_attr->gid.raw, sizeof(c.sgid));
+	err = scenic_rdma_cmd(sdev, &c);
+	if (err)
+		goto err_ida;
+	resp.ah_index = id;
+	err = scenic_rdma_udata_resp(sdev, udata, &resp, sizeof(resp),
+				     sizeof(resp));
+	if (err)
+		goto err_card;
+	ah->index = id;
+	return 0;
+
+err_card:
+	d.ah = cpu_to_le32(id);
+	scenic_rdma_cmd(sdev, &d);
+err_ida:
+	ida_free(&sdev->ah_ida, id);
+	return err;
+}
 
 int scenic_rdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			  struct ib_udata *udata)
@@ -275,10 +355,9 @@ int scenic_rdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sgid_attr;
 
-	if (udata) {
-		ibdev_dbg(ibah->device, "create_ah: no user UD QPs, no user AHs\n");
-		return -EOPNOTSUPP;
-	}
+	if (udata)
+		return scenic_rdma_create_user_ah(to_sdev(ibah->device), ah,
+						  init, udata);
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return -EINVAL;
@@ -302,6 +381,21 @@ int scenic_rdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 
 int scenic_rdma_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
+	struct scenic_rdma_dev *sdev = to_sdev(ibah->device);
+	struct scenic_rdma_ah *ah = to_sah(ibah);
+	struct scenic_aq_destroy_ah d = {
+		.hdr.opcode = SCENIC_AQ_OP_DESTROY_AH,
+		.ah = cpu_to_le32(ah->index),
+	};
+	int err;
+
+	if (!ah->index)
+		return 0;	/* a kernel AH lives in the driver only */
+	/* -EIO: the card is dead or was reset and has forgotten the AH */
+	err = scenic_rdma_cmd(sdev, &d);
+	if (err && err != -EIO)
+		return err;
+	ida_free(&sdev->ah_ida, ah->index);
 	return 0;
 }
 

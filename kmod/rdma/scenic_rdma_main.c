@@ -23,6 +23,7 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.alloc_pd = scenic_rdma_alloc_pd,
 	.alloc_ucontext = scenic_rdma_alloc_ucontext,
 	.create_ah = scenic_rdma_create_ah,
+	.create_user_ah = scenic_rdma_create_ah,
 	.create_cq = scenic_rdma_create_cq,
 	.create_qp = scenic_rdma_create_qp,
 	.dealloc_pd = scenic_rdma_dealloc_pd,
@@ -223,6 +224,9 @@ static int scenic_rdma_read_limits(struct scenic_rdma_dev *sdev)
 		sdev->max_rq_sge = SCENIC_RQ_MAX_SGE_V0;
 		sdev->max_inline = SCENIC_MAX_INLINE_V0;
 	}
+	if (sdev->features & SCENIC_RDMA_FEATURES_UD_MASK)
+		sdev->max_ah = min_t(u32, scenic_rdma_rd(sdev, SCENIC_RDMA_MAX_AH),
+				     SCENIC_RDMA_CARD_MAX_OBJS);
 	if (sdev->max_qp <= SCENIC_RDMA_RSVD_QPS ||
 	    sdev->max_qp > SCENIC_RDMA_CARD_MAX_OBJS ||
 	    !sdev->max_cq || sdev->max_cq > SCENIC_RDMA_CARD_MAX_OBJS ||
@@ -290,6 +294,7 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 	ida_init(&sdev->qp_ida);
 	ida_init(&sdev->cq_ida);
 	ida_init(&sdev->mr_ida);
+	ida_init(&sdev->ah_ida);
 	xa_init(&sdev->qp_xa);
 	xa_init(&sdev->cq_xa);
 	xa_init(&sdev->mr_xa);
@@ -388,6 +393,7 @@ static void scenic_rdma_remove(struct auxiliary_device *adev)
 	ida_destroy(&sdev->qp_ida);
 	ida_destroy(&sdev->cq_ida);
 	ida_destroy(&sdev->mr_ida);
+	ida_destroy(&sdev->ah_ida);
 	scenic_rdma_free_fill_tbl(sdev);
 	mutex_destroy(&sdev->fill_lock);
 	mutex_destroy(&sdev->reg_lock);

@@ -6,12 +6,14 @@
  * ib_qp_attr into the card's MODIFY_QP slots (uapi/scenic_rdma.h).
  *
  * QP1 (GSI) is the one kernel QP: software, in scenic_rdma_gsi.c.
- * Not supported: other kernel QPs, UD, UC, SRQ.
+ * User UD QPs need RDMA.FEATURES.ud; their MTU is the port's, written at
+ * INIT -> RTR. Not supported: other kernel QPs, UC, SRQ.
  */
 
 #include <linux/etherdevice.h>
 #include <linux/log2.h>
 #include <net/ipv6.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
@@ -24,7 +26,13 @@
 	IB_QP_PATH_MTU | IB_QP_TIMEOUT | IB_QP_RETRY_CNT |		\
 	IB_QP_RNR_RETRY | IB_QP_RQ_PSN | IB_QP_MAX_QP_RD_ATOMIC |	\
 	IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |	\
-	IB_QP_DEST_QPN)
+	IB_QP_DEST_QPN | IB_QP_QKEY)
+
+/* IBA's UD attributes (ib_modify_qp_is_ok() checks which go with a transition) */
+#define SCENIC_UD_MODIFY_MASK (IB_QP_STATE | IB_QP_CUR_STATE |		\
+	IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY | IB_QP_SQ_PSN)
+
+#define SCENIC_QKEY_CONTROLLED	0x80000000u
 
 #define SCENIC_PSN_MASK		0xffffff
 #define SCENIC_QPN_MASK		0xffffff
@@ -35,9 +43,10 @@ static int scenic_rdma_qp_check_init(struct scenic_rdma_dev *sdev,
 {
 	struct ib_device *ibdev = &sdev->ibdev;
 
-	if (init->qp_type != IB_QPT_RC) {
-		ibdev_dbg(ibdev, "create_qp: QP type %d not supported (RC only)\n",
-			  init->qp_type);
+	if (init->qp_type != IB_QPT_RC &&
+	    (init->qp_type != IB_QPT_UD || !sdev->max_ah)) {
+		ibdev_dbg(ibdev, "create_qp: QP type %d not supported (RC%s)\n",
+			  init->qp_type, sdev->max_ah ? ", UD" : " only");
 		return -EOPNOTSUPP;
 	}
 	if (init->create_flags) {
@@ -342,6 +351,12 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	err = scenic_rdma_qp_check_cmd(sdev, &cmd, init, qp);
 	if (err)
 		goto bad;
+	if (init->qp_type == IB_QPT_UD && qp->scu) {
+		ibdev_dbg(ibqp->device, "create_qp: UD datagrams bypass the SCUs (SCU %u asked)\n",
+			  qp->scu);
+		err = -EINVAL;
+		goto bad;
+	}
 	if (udata->outlen < SCENIC_CREATE_QP_RESP_MIN) {
 		ibdev_dbg(ibqp->device, "create_qp: response buffer of %zu bytes, need %zu\n",
 			  udata->outlen, SCENIC_CREATE_QP_RESP_MIN);
@@ -376,6 +391,8 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	create.rq_log2 = FIELD_PREP(SCENIC_AQ_CREATE_QP_RQ_LOG2_MASK,
 				    ilog2(qp->rq_entries));
 	create.scu = qp->scu;
+	create.type = init->qp_type == IB_QPT_UD ? SCENIC_QP_TYPE_UD :
+						   SCENIC_QP_TYPE_RC;
 	create.flags = FIELD_PREP(SCENIC_AQ_CREATE_QP_RQ_STRIDE_MASK,
 				  qp->rq_stride);
 	create.send_cqn = cpu_to_le32(to_scq(init->send_cq)->cqn);
@@ -691,6 +708,23 @@ static int scenic_rdma_qp_build_modify(struct scenic_rdma_dev *sdev,
 			return err;
 		m |= SCENIC_MODIFY_QP_ATTR_AV;
 	}
+	if (qp->ibqp.qp_type == IB_QPT_UD) {
+		if (mask & IB_QP_QKEY) {
+			m |= SCENIC_MODIFY_QP_ATTR_QKEY;
+			c->qkey = cpu_to_le32(attr->qkey);
+		}
+		if (mask & IB_QP_PKEY_INDEX)
+			m |= SCENIC_MODIFY_QP_ATTR_PKEY_INDEX;	/* 0, checked */
+		/* a datagram is one packet of at most the port's MTU */
+		if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RTR) {
+			struct net_device *ndev = READ_ONCE(sdev->netdev);
+			enum ib_mtu mtu = ndev ? iboe_get_mtu(READ_ONCE(ndev->mtu)) :
+						 IB_MTU_1024;
+
+			m |= SCENIC_MODIFY_QP_ATTR_PATH_MTU;
+			c->path_mtu = cpu_to_le16(ib_mtu_enum_to_int(mtu));
+		}
+	}
 	c->attr_mask = cpu_to_le32(FIELD_PREP(SCENIC_AQ_MODIFY_QP_ATTR_MASK_MASK,
 					      m));
 	return 0;
@@ -723,6 +757,8 @@ static void scenic_rdma_qp_save_attr(struct scenic_rdma_qp *qp,
 					 SCENIC_RDMA_MAX_RD_ATOMIC);
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		s->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_QKEY)
+		s->qkey = attr->qkey;
 	if (mask & IB_QP_AV) {
 		s->ah_attr = attr->ah_attr;
 		/* the core keeps the reference and fills it in on query */
@@ -759,6 +795,12 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	err = scenic_rdma_qp_check_attr(sdev, attr, mask);
 	if (err)
 		goto bad;
+	/* IBA: only a privileged consumer may use a controlled Q_Key */
+	if ((mask & IB_QP_QKEY) && (attr->qkey & SCENIC_QKEY_CONTROLLED) &&
+	    !capable(CAP_NET_RAW)) {
+		err = -EPERM;
+		goto bad;
+	}
 
 	mutex_lock(&qp->lock);
 	/* the card moves QPs to SQE or ERR by itself: take its state */
@@ -786,7 +828,7 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		err = -EINVAL;
 		goto out;
 	}
-	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask)) {
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
 		ibdev_dbg(ibqp->device, "modify_qp %u: invalid transition %d -> %d with mask 0x%x\n",
 			  qp->qpn, cur, next, mask);
 		atomic64_inc(&sdev->sw.bad_requests);
@@ -865,7 +907,7 @@ int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->path_mig_state = IB_MIG_MIGRATED;
 
 	memset(init, 0, sizeof(*init));
-	init->qp_type = IB_QPT_RC;
+	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->cap = qp->cap;

@@ -116,6 +116,8 @@ int scenic_rdma_query_device(struct ib_device *ibdev,
 	attr->max_cqe = SCENIC_RDMA_MAX_CQE;
 	attr->max_mr = sdev->max_mr - 1;	/* index 0 is never used */
 	attr->max_pd = SCENIC_RDMA_MAX_PD - 1;
+	/* user AHs: the card's AH table without index 0 (kernel AHs are not counted) */
+	attr->max_ah = sdev->max_ah ? sdev->max_ah - 1 : 0;
 	attr->max_qp_rd_atom = SCENIC_RDMA_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SCENIC_RDMA_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = max_qp * SCENIC_RDMA_MAX_RD_ATOMIC;
@@ -131,6 +133,8 @@ int scenic_rdma_query_device(struct ib_device *ibdev,
 			   SCENIC_QUERY_DEVICE_CAPS_SEND |
 			   SCENIC_QUERY_DEVICE_CAPS_SCU |
 			   SCENIC_QUERY_DEVICE_CAPS_COMPLETION_COUNTERS;
+	if (sdev->max_ah)
+		resp.device_caps |= SCENIC_QUERY_DEVICE_CAPS_UD;
 	resp.max_sq_wr = SCENIC_RDMA_MAX_WR;
 	resp.max_rq_wr = SCENIC_RDMA_MAX_WR;
 	resp.max_sq_sge = sdev->max_sq_sge;
@@ -239,6 +243,8 @@ int scenic_rdma_alloc_ucontext(struct ib_ucontext *uctx,
 	resp.comp_mask = SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_QP_ONE_MAP;
 	if (sdev->features & SCENIC_RDMA_FEATURES_RQ_STRIDE_MASK)
 		resp.comp_mask |= SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_RQ_STRIDE;
+	if (sdev->max_ah)
+		resp.comp_mask |= SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_UD;
 	resp.cmds_supp_udata_mask = SCENIC_USER_CMDS_SUPP_UDATA_QUERY_DEVICE |
 				    SCENIC_USER_CMDS_SUPP_UDATA_CREATE_CQ |
 				    SCENIC_USER_CMDS_SUPP_UDATA_CREATE_QP;

@@ -200,6 +200,10 @@ static int poll_one_cqe(struct scenic_cq *cq, const struct scenic_cqe *cqe,
 	if (scenic_rq_idx_pending(&qp->rq, idx)) {
 		scenic_cqe_to_recv_wc(cqe,
 				      qp->rq.wr_id[idx & (qp->rq.wqe_cnt - 1)], wc);
+		/* RoCE v2 always carries an IP header: the GRH is in the buffer */
+		if (qp->verbs_qp.qp.qp_type == IBV_QPT_UD &&
+		    wc->status == IBV_WC_SUCCESS)
+			wc->wc_flags |= IBV_WC_GRH;
 		qp->rq.ci = idx + 1;
 		n = 1;
 	}

@@ -168,8 +168,10 @@ static int check_qp_attr(struct scenic_context *ctx,
 	uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 			 IBV_QP_INIT_ATTR_CREATE_FLAGS;
 
-	if (attr->qp_type != IBV_QPT_RC) {
-		verbs_err(&ctx->ibvctx, "only RC QPs are supported\n");
+	if (attr->qp_type != IBV_QPT_RC &&
+	    (attr->qp_type != IBV_QPT_UD || !ctx->ud)) {
+		verbs_err(&ctx->ibvctx, "only RC%s QPs are supported\n",
+			  ctx->ud ? " and UD" : "");
 		return EOPNOTSUPP;
 	}
 	if (attr->comp_mask & ~known || !(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
@@ -181,7 +183,10 @@ static int check_qp_attr(struct scenic_context *ctx,
 		return attr->comp_mask & IBV_QP_INIT_ATTR_PD ? EOPNOTSUPP : EINVAL;
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    attr->send_ops_flags & ~scenic_supported_send_ops()) {
+	    attr->send_ops_flags & ~(attr->qp_type == IBV_QPT_UD ?
+				     (uint64_t)(IBV_QP_EX_WITH_SEND |
+						IBV_QP_EX_WITH_SEND_WITH_IMM) :
+				     scenic_supported_send_ops())) {
 		verbs_err(&ctx->ibvctx, "unsupported send_ops_flags 0x%llx\n",
 			  (unsigned long long)attr->send_ops_flags);
 		return EOPNOTSUPP;
@@ -230,6 +235,9 @@ struct ibv_qp *scenic_create_qp_common(struct ibv_context *ibvctx,
 
 	sq_bytes = qp->sq.wqe_cnt * SCENIC_SQ_WQE_BYTES;
 	rq_bytes = qp->rq.wqe_cnt * (SCENIC_RQ_WQE_BYTES << qp->rq.stride);
+	qp->sq.ud = attr_ex->qp_type == IBV_QPT_UD;
+	if (qp->sq.ud)
+		scu_index = 0;	/* datagrams bypass the SCUs */
 	cmd.drv.comp_mask = SCENIC_CREATE_QP_CMD_COMP_MASK_SCU;
 	if (ctx->qp_one_map)
 		cmd.drv.comp_mask |= SCENIC_CREATE_QP_CMD_COMP_MASK_ONE_MAP;

@@ -4,6 +4,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "mmio.h"
@@ -65,6 +66,17 @@ struct scenic_sq_wqe *scenic_sq_start(struct scenic_sq *sq,
 	swqe->signaled = !!(wqe->flags & SCENIC_WQE_F_SIGNALED);
 	swqe->byte_len = 0;
 	return wqe;
+}
+
+void scenic_wqe_set_ud(struct scenic_sq_wqe *wqe, struct ibv_ah *ah,
+		       uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	const struct scenic_ah *sah = (const struct scenic_ah *)
+		((const char *)ah - offsetof(struct scenic_ah, ibv_ah));
+
+	wqe->dest_qpn = htole32(remote_qpn & 0xffffff);
+	wqe->ud.qkey = htole32(remote_qkey);
+	wqe->ud.ah = htole32(sah->index);
 }
 
 void scenic_wqe_set_rdma(struct scenic_sq_wqe *wqe, uint32_t rkey,
@@ -189,9 +201,15 @@ int scenic_sq_post_wr(struct scenic_sq *sq, const struct ibv_send_wr *wr)
 
 	if (wr->num_sge < 0 || wr_opcode_to_wqe(wr->opcode, &op))
 		return EINVAL;
+	if (sq->ud && ((op != SCENIC_WQE_OP_SEND && op != SCENIC_WQE_OP_SEND_IMM) ||
+		       !wr->wr.ud.ah))
+		return EINVAL;	/* a datagram is a SEND to an address handle */
 	wqe = scenic_sq_start(sq, op, wr->wr_id, wr->send_flags);
 	if (!wqe)
 		return ENOMEM;
+	if (sq->ud)
+		scenic_wqe_set_ud(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				  wr->wr.ud.remote_qkey);
 
 	switch (op) {
 	case SCENIC_WQE_OP_SEND_IMM:

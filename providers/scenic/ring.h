@@ -25,6 +25,12 @@ struct scenic_swqe {
 	uint8_t signaled;	/* report success (errors are always reported) */
 };
 
+/* A user AH: its entry in the card's AH table (kernel create_ah). */
+struct scenic_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t index;
+};
+
 struct scenic_sq {
 	uint8_t *buf;		/* wqe_cnt slots of SCENIC_SQ_WQE_BYTES */
 	struct scenic_swqe *swqe;	/* wqe_cnt entries */
@@ -34,6 +40,7 @@ struct scenic_sq {
 	uint32_t max_sge;
 	uint32_t max_inline;
 	bool sig_all;		/* sq_sig_all: every WQE is signaled */
+	bool ud;		/* a UD QP's: SEND / SEND_IMM to wr.ud's address */
 };
 
 struct scenic_rq {
@@ -83,6 +90,8 @@ static inline struct scenic_sq_wqe *scenic_sq_slot(struct scenic_sq *sq,
 struct scenic_sq_wqe *scenic_sq_start(struct scenic_sq *sq,
 				      enum scenic_wqe_opcode op,
 				      uint64_t wr_id, unsigned int send_flags);
+void scenic_wqe_set_ud(struct scenic_sq_wqe *wqe, struct ibv_ah *ah,
+		       uint32_t remote_qpn, uint32_t remote_qkey);
 void scenic_wqe_set_rdma(struct scenic_sq_wqe *wqe, uint32_t rkey,
 			 uint64_t remote_addr);
 void scenic_wqe_set_atomic(struct scenic_sq_wqe *wqe, uint32_t rkey,

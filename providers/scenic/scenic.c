@@ -63,6 +63,8 @@ static void scenic_close(struct ibv_context *ibvctx)
 
 static const struct verbs_context_ops scenic_verbs = {
 	.alloc_pd = scenic_alloc_pd,
+	.create_ah = scenic_create_ah,
+	.destroy_ah = scenic_destroy_ah,
 	.create_cq = scenic_create_cq,
 	.create_cq_ex = scenic_create_cq_ex,
 	.create_qp = scenic_create_qp,
@@ -108,6 +110,7 @@ static int scenic_take_limits(struct scenic_context *ctx,
 	ctx->qp_one_map = (k->comp_mask & SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_QP_ONE_MAP) &&
 			  !scenic_env_is_zero("SCENIC_QP_ONE_MAP");
 	ctx->rq_stride = k->comp_mask & SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_RQ_STRIDE;
+	ctx->ud = k->comp_mask & SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_UD;
 	ctx->max_sq_wr = k->max_sq_wr;
 	ctx->max_rq_wr = k->max_rq_wr;
 	ctx->max_sq_sge = k->max_sq_sge;

@@ -41,6 +41,7 @@ struct scenic_context {
 	uint32_t pg_sz;
 	bool qp_one_map;	/* create_qp takes COMP_MASK_ONE_MAP */
 	bool rq_stride;		/* create_qp takes rq_wqe_size above 64 */
+	bool ud;		/* UD QPs and user AHs */
 };
 
 struct scenic_qp;

@@ -71,6 +71,49 @@ struct ibv_pd *scenic_alloc_pd(struct ibv_context *ibvctx)
 	return pd;
 }
 
+/*
+ * An address handle is an entry of the card's AH table, which the kernel
+ * fills from its GID table and neighbour resolution: UD WQEs carry its index.
+ */
+struct ibv_ah *scenic_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct scenic_context *ctx = to_scenic_context(pd->context);
+	struct scenic_create_ah_resp resp = {};
+	struct scenic_ah *ah;
+	int err;
+
+	if (!ctx->ud) {
+		errno = EOPNOTSUPP;	/* the card has no UD (RDMA.FEATURES.ud) */
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		free(ah);
+		errno = err;
+		return NULL;
+	}
+	ah->index = resp.drv.ah_index;
+	return &ah->ibv_ah;
+}
+
+int scenic_destroy_ah(struct ibv_ah *ibvah)
+{
+	struct scenic_ah *ah = (struct scenic_ah *)ibvah;
+	int err;
+
+	err = ibv_cmd_destroy_ah(ibvah);
+	if (err)
+		return err;
+	free(ah);
+	return 0;
+}
+
 int scenic_dealloc_pd(struct ibv_pd *ibvpd)
 {
 	int err;

@@ -36,6 +36,8 @@ int scenic_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 int scenic_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 		    int attr_mask, struct ibv_qp_init_attr *init_attr);
 int scenic_destroy_qp(struct ibv_qp *ibvqp);
+struct ibv_ah *scenic_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int scenic_destroy_ah(struct ibv_ah *ah);
 int scenic_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad);
 int scenic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,

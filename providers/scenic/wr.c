@@ -124,6 +124,21 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *q, uint32_t rkey,
 		scenic_wqe_set_atomic(wqe, rkey, raddr, add, 0);
 }
 
+/* UD: the datagram's address, before its data (a WQE without one fails on the card) */
+static void wr_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah,
+			   uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct scenic_qp *qp = qp_ex_to_scenic_qp(q);
+	struct scenic_sq_wqe *wqe = wr_current(qp);
+
+	if (!wqe)
+		return;
+	if (!ah)
+		wr_fail(qp, EINVAL);
+	else
+		scenic_wqe_set_ud(wqe, ah, remote_qpn, remote_qkey);
+}
+
 static void wr_set_sge_list(struct ibv_qp_ex *q, size_t num_sge,
 			    const struct ibv_sge *sg_list)
 {
@@ -207,6 +222,10 @@ void scenic_qp_fill_wr_ops(struct scenic_qp *qp, uint64_t ops)
 	q->wr_set_sge_list = wr_set_sge_list;
 	q->wr_set_inline_data = wr_set_inline_data;
 	q->wr_set_inline_data_list = wr_set_inline_data_list;
+	if (qp->sq.ud) {
+		q->wr_set_ud_addr = wr_set_ud_addr;
+		ops &= IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	}
 	if (ops & IBV_QP_EX_WITH_SEND)
 		q->wr_send = wr_send;
 	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)

@@ -59,6 +59,9 @@ constexpr uint64_t kCqRing[2] = {0x1000, 0x2000};
 constexpr unsigned kCqLog2 = 6;
 constexpr uint64_t kCqRec[2] = {0x3000, 0x3008};
 constexpr uint32_t kQpn[2] = {2, 3};
+// A UD QP (sharing QP 3's rings: a hostile driver may do that too) and its Q_Key.
+constexpr uint32_t kUdQpn = 4;
+constexpr uint32_t kUdQkey = 0x1234;
 constexpr uint32_t kPeerQpn[2] = {0x11, 0x12};
 constexpr uint64_t kSq[2] = {0x4000, 0x8000};
 constexpr uint64_t kRq[2] = {0x6000, 0xa000};
@@ -300,6 +303,20 @@ class Harness {
                 {kQpn[i], lo(bus(kSq[i])), hi(bus(kSq[i])), kSqLog2, lo(bus(kRq[i])),
                  hi(bus(kRq[i])), kRqLog2, 0, 1, kPd, 0, lo(status), hi(status), lo(rec), hi(rec)});
             connect(i);
+        }
+        {
+            const uint64_t status = bus(kStatus[1]) + 2048;
+            cmd(kOpCreateQp, {kUdQpn, lo(bus(kSq[1])), hi(bus(kSq[1])), kSqLog2, lo(bus(kRq[1])),
+                              hi(bus(kRq[1])), kRqLog2, 0, 1, kPd, 0, lo(status), hi(status), 0, 0,
+                              0, static_cast<uint32_t>(admin::QpType::kUd)});
+            std::array<uint32_t, 21> v{};
+            v[0] = kUdQpn;
+            v[1] = kAttrState | kAttrQkey;
+            v[2] = kQpsInit;
+            v[20] = kUdQkey;
+            cmd(kOpModifyQp, v);
+            cmd(kOpModifyQp, {kUdQpn, kAttrState | kAttrPathMtu, kQpsRtr, 0, 0, 0, kPmtu});
+            cmd(kOpModifyQp, {kUdQpn, kAttrState | kAttrSqPsn, kQpsRts, 0, kSqPsn});
         }
         const uint32_t all = rdma::kAccessLocalWrite | rdma::kAccessRemoteWrite |
                              rdma::kAccessRemoteRead | rdma::kAccessRemoteAtomic;
@@ -701,12 +718,16 @@ class Harness {
     }
     // A frame with every header the opcode needs, fields from the input.
     void frame() {
-        // RC opcodes first (the corpus indexes them), then the selective-repeat ones.
+        // RC opcodes first (the corpus indexes them), then the selective-repeat ones, then UD.
         const auto rc = roce::rc_opcodes();
         const auto sr = roce::sr_opcodes();
+        const auto ud = roce::ud_opcodes();
         const uint8_t osel = in_.get<uint8_t>();
-        const size_t oi = osel % (rc.size() + sr.size());
-        const roce::OpcodeInfo& info = oi < rc.size() ? rc[oi] : sr[oi - rc.size()];
+        const size_t oi = osel % (rc.size() + sr.size() + ud.size());
+        const roce::OpcodeInfo& info = oi < rc.size() ? rc[oi]
+                                       : oi < rc.size() + sr.size()
+                                           ? sr[oi - rc.size()]
+                                           : ud[oi - rc.size() - sr.size()];
         const uint8_t f = in_.get<uint8_t>();
         const unsigned i = f & 1;
         roce::Transport t;
@@ -714,7 +735,9 @@ class Harness {
         t.bth.se = (f & 2) != 0;
         t.bth.ackreq = (f & 4) != 0;
         t.bth.becn = (f & 8) != 0;
-        t.bth.dest_qp = (f & 0x10) ? in_.get<uint32_t>() & 0xffffff : kQpn[i];
+        t.bth.dest_qp = (f & 0x10)                 ? in_.get<uint32_t>() & 0xffffff
+                        : info.has(roce::kHdrDeth) ? kUdQpn
+                                                   : kQpn[i];
         const int16_t dpsn = in_.get<int16_t>();
         const uint32_t base = info.request ? kRqPsn + rx_msgs_[i] : kSqPsn;
         t.bth.psn = (f & 0x20) ? in_.get<uint32_t>() & 0xffffff : (base + dpsn) & 0xffffff;
@@ -737,6 +760,10 @@ class Harness {
                 h.version = in_.get<uint8_t>();
             }
             t.sr_hello = h;
+        }
+        if (info.has(roce::kHdrDeth)) {
+            const uint8_t s = in_.get<uint8_t>();
+            t.deth = roce::Deth{(s & 1) ? in_.get<uint32_t>() : kUdQkey, in_.get<uint32_t>()};
         }
         if (info.has(roce::kHdrReth)) {
             const uint8_t s = in_.get<uint8_t>();

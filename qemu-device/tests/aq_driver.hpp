@@ -264,6 +264,8 @@ inline constexpr uint32_t kAttrAccess = attr(admin::ModifyQpAttr::kAccess);
 inline constexpr uint32_t kAttrMaxRdAtomic = attr(admin::ModifyQpAttr::kMaxRdAtomic);
 inline constexpr uint32_t kAttrMaxDestRdAtomic = attr(admin::ModifyQpAttr::kMaxDestRdAtomic);
 inline constexpr uint32_t kAttrAv = attr(admin::ModifyQpAttr::kAv);
+inline constexpr uint32_t kAttrQkey = attr(admin::ModifyQpAttr::kQkey);
+inline constexpr uint32_t kAttrPkeyIndex = attr(admin::ModifyQpAttr::kPkeyIndex);
 
 // Node::Event::type: the AEQ entry type, or kCeq | the CEQ entry type.
 inline constexpr uint32_t kCeq = 0x100;
@@ -332,6 +334,7 @@ inline Sqe encode_cmd(uint32_t op, const std::vector<uint32_t>& args) {
             put64(f, "status_page_addr", u64(11));
             put64(f, "dbrec_addr", u64(13));
             admin::AqCreateQp<>(s).set_rq_stride(static_cast<uint8_t>(a[15]));
+            put8(f, "type", a[16]);
             break;
         }
         case admin::AqOpcode::kModifyQp: {
@@ -371,6 +374,8 @@ inline Sqe encode_cmd(uint32_t op, const std::vector<uint32_t>& args) {
             v.set_hop_limit(static_cast<uint8_t>(a[18] >> 16));
             v.set_traffic_class(static_cast<uint8_t>(a[18] >> 24));
             put32(f, "flow_label", a[19]);  // flow_label [19:0], ipv4 bit 31
+            put32(f, "qkey", a[20]);
+            put16(f, "pkey_index", a[21]);
             break;
         }
         case admin::AqOpcode::kRegMr: {

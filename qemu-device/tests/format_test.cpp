@@ -20,6 +20,7 @@ extern "C" {
 
 #include "scenic_admin.h"
 #include "scenic_codes.h"  // the provider's (providers/scenic), over <infiniband/verbs.h>
+#include "scenic_rdma.h"
 }
 
 #include "scenic/admin.hpp"
@@ -189,8 +190,16 @@ TEST(FormatLayout, TypedViewsAndTables) {
 
     std::map<uint8_t, std::string> ops;
     for (const auto& c : admin::kCommands) ops[c.opcode] = std::string(c.name);
-    EXPECT_EQ(ops.size(), 22u);
+    EXPECT_EQ(ops.size(), 24u);
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_STEER_ADD), "scu_steer_add");
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_CREATE_AH), "create_ah");
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_DESTROY_AH), "destroy_ah");
+    // The AV of CREATE_AH at 0x10 has the bytes of struct scenic_av (uapi/scenic_rdma.h).
+    EXPECT_EQ(offsetof(struct scenic_aq_create_ah, dmac), 0x10u + offsetof(struct scenic_av, dmac));
+    EXPECT_EQ(offsetof(struct scenic_aq_create_ah, flow), 0x10u + offsetof(struct scenic_av, flow));
+    EXPECT_EQ(offsetof(struct scenic_aq_create_ah, dgid), 0x10u + offsetof(struct scenic_av, dgid));
+    EXPECT_EQ(offsetof(struct scenic_aq_create_ah, sgid), 0x10u + offsetof(struct scenic_av, sgid));
+    EXPECT_EQ(sizeof(struct scenic_av), 48u);
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_STEER_DEL), "scu_steer_del");
     // The rule sits at the offsets of the ABI's scenic_scu_steer_rule (docs/scu.md 3, 4.2).
     EXPECT_EQ(offsetof(struct scenic_aq_scu_steer_add, flags), 0x08u);

@@ -1176,17 +1176,17 @@ TEST_F(Conformance, B11_ReservedRcOpcodeInvalidRequest) {
 
 TEST_F(Conformance, B11_UdOpcodeToRcQpDroppedSilently) {
     start();
-    // UD SEND_ONLY (0x64) to an RC QP: a transport mismatch, dropped at header validation (IBA
-    // 9.6.1.1, rxe's check_type_state), never NAKed.
+    // UD SEND_ONLY (0x64) to an RC QP: a transport mismatch, dropped at dispatch (IBA 9.6.1.1,
+    // rxe's check_type_state) and counted as a frame for no QP of its transport, never NAKed.
     roce::Transport t = request(Opcode::kSendOnly, kPsnA);
     const std::vector<uint8_t> deth(8, 0);
     auto f = frame_to_b(t, deth);
     f[42] = 0x64;
     set_frame_icrc(f);
-    const uint32_t before = rb(regs::rdma::kRxDropMalformed);
+    const uint32_t before = rb(regs::rdma::kRxDropQp);
     p.b.dev.eth_rx(f);
     EXPECT_TRUE(b_replies().empty());
-    EXPECT_EQ(rb(regs::rdma::kRxDropMalformed), before + 1);
+    EXPECT_EQ(rb(regs::rdma::kRxDropQp), before + 1);
     EXPECT_EQ(p.b.query(kQb).state, uint32_t{kQpsRts});
 }
 

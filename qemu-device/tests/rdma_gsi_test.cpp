@@ -87,9 +87,9 @@ TEST_F(RdmaGsi, FrameToQp1LandsInTheRxRing) {
 }
 
 TEST_F(RdmaGsi, OtherQpsStayWithTheEngine) {
-    rig.dev.eth_rx(ud_frame(5));  // UD to an RC engine: dropped there, never in the ring
+    rig.dev.eth_rx(ud_frame(5));  // UD to a QP the engine does not have: dropped there
     EXPECT_EQ(rig.r(eth::kRxFrames), 0u);
-    EXPECT_EQ(rd(rig.dev, rr::kOffset + rr::kRxDropMalformed), 1u);
+    EXPECT_EQ(rd(rig.dev, rr::kOffset + rr::kRxDropQp), 1u);
 }
 
 TEST_F(RdmaGsi, BadIcrcToQp1IsAnEngineDrop) {

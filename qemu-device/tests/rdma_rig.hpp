@@ -290,7 +290,8 @@ class Node {
         }
     };
     void create_qp(uint32_t qpn, uint32_t scq, uint32_t rcq, unsigned sq_log2 = 8,
-                   unsigned rq_log2 = 8, uint32_t scu = 0, unsigned rq_stride = 0) {
+                   unsigned rq_log2 = 8, uint32_t scu = 0, unsigned rq_stride = 0,
+                   uint32_t type = 0) {
         QpRings q;
         q.sq_log2 = sq_log2;
         q.rq_log2 = rq_log2;
@@ -301,7 +302,7 @@ class Node {
         q.dbrec = use_dbrec ? alloc(sizeof(scenic_qp_dbrec), 8) : 0;
         ASSERT_EQ(cmd(kOpCreateQp,
                       {qpn, lo(q.sq), hi(q.sq), sq_log2, lo(q.rq), hi(q.rq), rq_log2, scq, rcq, kPd,
-                       scu, lo(q.status), hi(q.status), lo(q.dbrec), hi(q.dbrec), rq_stride}),
+                       scu, lo(q.status), hi(q.status), lo(q.dbrec), hi(q.dbrec), rq_stride, type}),
                   0u);
         qps_.resize(std::max<size_t>(qps_.size(), qpn + 1));
         qps_[qpn] = q;

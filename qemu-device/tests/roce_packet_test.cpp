@@ -337,17 +337,17 @@ TEST_P(RocePacketTest, VersionOpcodeAndNotRoce) {
         reseal(f);
         EXPECT_EQ(parse_frame(f).reason, DropReason::kBadVersion);
     }
-    // Every opcode outside the RC table (UC 0x20.., RD, UD 0x64, reserved, 0x15, 0x18..).
+    // Every opcode outside the RC and UD tables (UC 0x20.., RD, UD 0x66.., reserved, 0x15, 0x18..).
     int unknown = 0;
     for (unsigned op = 0; op < 256; ++op) {
-        if (rc_opcode_info(static_cast<uint8_t>(op)) != nullptr) continue;
+        if (opcode_info(static_cast<uint8_t>(op), OpcodeSet::kRc) != nullptr) continue;
         Bytes f = b.frame;
         f[bth] = static_cast<uint8_t>(op);
         reseal(f);
         ASSERT_EQ(parse_frame(f).reason, DropReason::kUnknownOpcode) << op;
         ++unknown;
     }
-    EXPECT_EQ(unknown, 256 - 24);
+    EXPECT_EQ(unknown, 256 - 26);
     {  // another UDP port
         Bytes f = b.frame;
         f[bth - 5] = 0xb8;  // 4792
@@ -421,8 +421,10 @@ TEST(RocePacket, Ipv4OptionsOnReceive) {
 TEST(RocePacket, BuilderRefusals) {
     const PathContext p = path(IpVersion::kV4);
     Transport t = transport_for(*rc_opcode_info(Opcode::kWriteOnly));
-    t.bth.opcode = 0x64;  // UD SEND_ONLY
+    t.bth.opcode = 0x66;  // in UD's range, not an opcode
     EXPECT_EQ(build_frame(p, t, {}).error, BuildError::kUnknownOpcode);
+    t.bth.opcode = 0x64;  // UD SEND_ONLY without its DETH
+    EXPECT_EQ(build_frame(p, t, {}).error, BuildError::kHeaderMismatch);
     t = transport_for(*rc_opcode_info(Opcode::kWriteOnly));
     t.reth.reset();
     EXPECT_EQ(build_frame(p, t, {}).error, BuildError::kHeaderMismatch);

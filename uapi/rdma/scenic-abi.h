@@ -74,6 +74,11 @@ enum {
 	 * SQ limits are the _V0 ones. max_*_sge and max_inline_data say which.
 	 */
 	SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_RQ_STRIDE = 1 << 1,
+	/*
+	 * UD QPs and user AHs (RDMA.FEATURES.ud): create_qp takes IBV_QPT_UD,
+	 * create_ah answers struct scenic_ibv_create_ah_resp
+	 */
+	SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_UD = 1 << 2,
 };
 
 struct scenic_ibv_alloc_ucontext_resp {
@@ -100,6 +105,13 @@ enum scenic_query_device_caps {
 	SCENIC_QUERY_DEVICE_CAPS_SEND = 1 << 3,
 	SCENIC_QUERY_DEVICE_CAPS_SCU = 1 << 4,	/* QPs can be steered to SCUs */
 	SCENIC_QUERY_DEVICE_CAPS_COMPLETION_COUNTERS = 1 << 5,
+	SCENIC_QUERY_DEVICE_CAPS_UD = 1 << 6,	/* UD QPs, user AHs */
+};
+
+/* create_ah: the AH's entry in the card's AH table, for UD WQEs */
+struct scenic_ibv_create_ah_resp {
+	__u32 ah_index;
+	__u32 reserved;
 };
 
 struct scenic_ibv_ex_query_device_resp {

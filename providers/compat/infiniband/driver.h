@@ -234,7 +234,7 @@ struct verbs_context_ops {
 	void *bind_mw;
 	void *close_xrcd;
 	void (*cq_event)(struct ibv_cq *cq);
-	void *create_ah;
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 	void *create_counters;
 	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
 				    struct ibv_comp_channel *channel,
@@ -255,7 +255,7 @@ struct verbs_context_ops {
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	void *dealloc_td;
 	int (*dereg_mr)(struct verbs_mr *vmr);
-	void *destroy_ah;
+	int (*destroy_ah)(struct ibv_ah *ah);
 	void *destroy_counters;
 	int (*destroy_cq)(struct ibv_cq *cq);
 	void *destroy_flow;
@@ -395,6 +395,10 @@ int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd,
 		      size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 #include "driver-abi-check.h"
 

@@ -112,6 +112,8 @@ SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_CQ, ibv_create_cq,
 		   ib_uverbs_create_cq, ib_uverbs_create_cq_resp);
 SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_QP, ibv_create_qp,
 		   ib_uverbs_create_qp, ib_uverbs_create_qp_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_AH, ibv_create_ah,
+		   ib_uverbs_create_ah, ib_uverbs_create_ah_resp);
 SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_MODIFY_QP, ibv_modify_qp,
 		   ib_uverbs_modify_qp, empty);
 SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_QUERY_QP, ibv_query_qp,

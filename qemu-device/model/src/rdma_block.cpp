@@ -42,6 +42,8 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return r::kMaxMrDefault;
         case r::kTlbEntries:
             return r::kTlbEntriesDefault;
+        case r::kMaxAh:
+            return r::kMaxAhDefault;
         case r::kCtrl:
             return enabled_ ? r::kCtrlEnable.mask : 0;
         case r::kFeatures:
@@ -126,6 +128,18 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return c.loopback_frames;
         case r::kLoopbackDrops:
             return c.loopback_drops;
+        case r::kRxDropQkey:
+            return c.rx_drop_qkey;
+        case r::kUdRxNoWqe:
+            return c.ud_rx_no_wqe;
+        case r::kUdRxTooLong:
+            return c.ud_rx_too_long;
+        case r::kUdTxOversize:
+            return c.ud_tx_oversize;
+        case r::kUdTxPkts:
+            return c.ud_tx_pkts;
+        case r::kUdRxPkts:
+            return c.ud_rx_pkts;
         case r::kSrHelloSent:
             return c.sr_hello_sent;
         case r::kSrHelloAcked:

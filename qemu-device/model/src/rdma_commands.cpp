@@ -99,6 +99,12 @@ CmdResult Engine::command(Entry entry, std::span<uint8_t, kAqResultBytes> result
         case admin::AqOpcode::kTlbFill:
             r = tlb_fill(entry);
             break;
+        case admin::AqOpcode::kCreateAh:
+            r = ud_.create_ah(entry);
+            break;
+        case admin::AqOpcode::kDestroyAh:
+            r = ud_.destroy_ah(entry);
+            break;
         default:
             return refuse(AqStatus::kBadOpcode, admin::kAqSqeHdrFields, "opcode");
     }
@@ -192,6 +198,12 @@ CmdResult Engine::create_qp(Entry entry) {
     if (v.rq_stride() > SCENIC_RQ_MAX_STRIDE) {
         return refuse(AqStatus::kBadArg, f, "rq_stride");
     }
+    if (v.type() > kQpTypeUd) {
+        return refuse(AqStatus::kBadArg, f, "type");
+    }
+    if (v.type() == kQpTypeUd && v.scu() != 0) {
+        return refuse(AqStatus::kBadArg, f, "scu");  // datagrams bypass the SCU slots
+    }
     if (v.status_page_addr() == 0 || !aligned(v.status_page_addr(), 8)) {
         return refuse(AqStatus::kBadArg, f, "status_page_addr");
     }
@@ -211,6 +223,7 @@ CmdResult Engine::create_qp(Entry entry) {
     }
     auto q = std::make_unique<Qp>();
     q->qpn = qpn;
+    q->type = v.type();
     q->generation = next_generation_++;
     q->sr_attr = config_.sr_default;
     q->sq_base = v.sq_addr();
@@ -308,6 +321,17 @@ CmdResult Engine::modify_qp(Entry entry) {
         return r;
     }
     const uint32_t m = v.attr_mask();  // unknown bits were refused as MALFORMED
+    // IBA's attribute table: a UD QP has no connection (no peer, PSNs it checks, timers or
+    // access rights), an RC QP no Q_Key; an attribute of the other transport is MALFORMED.
+    const uint32_t ud_only = static_cast<uint32_t>(A::kQkey) | static_cast<uint32_t>(A::kPkeyIndex);
+    const uint32_t ud_ok = static_cast<uint32_t>(A::kState) | static_cast<uint32_t>(A::kSqPsn) |
+                           static_cast<uint32_t>(A::kPathMtu) | ud_only;
+    if ((m & ~(q->is_ud() ? ud_ok : ~ud_only)) != 0) {
+        return refuse(AqStatus::kMalformed, f, "attr_mask");
+    }
+    if (has(m, A::kPkeyIndex) && v.pkey_index() != 0) {
+        return refuse(AqStatus::kBadArg, f, "pkey_index");
+    }
     // Validate everything before changing anything.
     if (has(m, A::kState) && v.state() > kQpsErr) {
         return refuse(AqStatus::kBadArg, f, "state");
@@ -327,7 +351,9 @@ CmdResult Engine::modify_qp(Entry entry) {
     }
     // IBA (ib_modify_qp_is_ok): PATH_MTU only before traffic (RESET / INIT, INIT -> RTR); the
     // PSNs of the messages in flight were counted with the old one.
-    if (has(m, A::kPathMtu) && q->state != kQpsReset && q->state != kQpsInit) {
+    // A UD QP's MTU is the port's, which may change at any time: a datagram is one packet, so
+    // nothing depends on the old value.
+    if (has(m, A::kPathMtu) && !q->is_ud() && q->state != kQpsReset && q->state != kQpsInit) {
         return refuse(AqStatus::kBadState, f, "path_mtu");
     }
     if (has(m, A::kDestQpn)) q->dest_qpn = v.dest_qpn();
@@ -346,6 +372,7 @@ CmdResult Engine::modify_qp(Entry entry) {
     if (has(m, A::kAccess)) q->access = v.access();
     if (has(m, A::kMaxRdAtomic)) q->max_rd_atomic = v.max_rd_atomic();
     if (has(m, A::kMaxDestRdAtomic)) q->max_dest_rd_atomic = v.max_dest_rd_atomic();
+    if (has(m, A::kQkey)) q->qkey = v.qkey();
     if (has(m, A::kAv)) {
         roce::PathContext& p = q->path;
         std::array<uint8_t, 16> dgid{};
@@ -392,7 +419,9 @@ CmdResult Engine::modify_qp(Entry entry) {
             set_state(*q, to);
             if (to == kQpsRts && from == kQpsRtr) {
                 req_.start(*q);
-                sr_.start(*q);
+                if (!q->is_ud()) {
+                    sr_.start(*q);  // the selective-repeat handshake is per connection
+                }
             }
             if (to == kQpsRts) {
                 req_.kick(*q);

@@ -22,13 +22,6 @@ bool ce_marked(const roce::ParsedPacket& p) {
     return p.ipv6 && (p.ipv6->traffic_class & 3) == 3;
 }
 
-// IBA 10.9.3 (rxe's pkey_match): the low 15 bits equal and not 0, and at least one of the two
-// keys a full member (bit 15).
-bool pkey_match(uint16_t packet, uint16_t qp) {
-    return (packet & 0x7fff) != 0 && (packet & 0x7fff) == (qp & 0x7fff) &&
-           ((packet | qp) & 0x8000) != 0;
-}
-
 uint8_t cqe_opcode(uint8_t wqe_opcode) {
     switch (wqe_opcode) {
         case SCENIC_WQE_OP_WRITE:
@@ -62,7 +55,8 @@ Engine::Engine(const Config& config, Host& host, EventQueue& events, EventRing& 
       cc_(*this),
       sr_(*this),
       arb_(*this),
-      loop_(config, events, cnt_, [this](std::span<const uint8_t> f) { receive(f); }) {}
+      loop_(config, events, cnt_, [this](std::span<const uint8_t> f) { receive(f); }),
+      ud_(*this) {}
 
 Engine::~Engine() = default;
 
@@ -78,6 +72,7 @@ void Engine::reset() {
     ceq_.reset();
     arb_.reset();
     loop_.reset();
+    ud_.reset();
     scu_waiting_.clear();
     cnt_ = {};
 }
@@ -85,13 +80,18 @@ void Engine::reset() {
 size_t Engine::send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload) {
     t.bth.dest_qp = qp.dest_qpn;
     t.bth.pkey = qp.pkey;
-    auto built = roce::build_frame(qp.path, t, payload);
+    return send_frame(qp.path, t, payload);
+}
+
+size_t Engine::send_frame(const roce::PathContext& path, const roce::Transport& t,
+                          std::span<const uint8_t> payload) {
+    auto built = roce::build_frame(path, t, payload);
     if (!built.ok()) {
         return 0;  // only reachable with an inconsistent context; never sends garbage
     }
     const size_t len = built.frame.size();
     ++cnt_.tx_pkts;
-    if (loop_.ours(qp.path)) {
+    if (loop_.ours(path)) {
         loop_.push(std::move(built.frame));
     } else {
         host_.eth_send(built.frame);
@@ -207,6 +207,12 @@ void Engine::enter_error(Qp& qp, uint32_t ev) {
     qp.resp.tlb_wait = false;
     qp.flush_pending = true;
     flush(qp);
+}
+
+void Engine::enter_sqe(Qp& qp) {
+    if (qp.state == kQpsRts || qp.state == kQpsSqd) {
+        set_state(qp, kQpsSqe);
+    }
 }
 
 void Engine::complete_send_ok(Qp& qp) {
@@ -357,8 +363,8 @@ bool Engine::reserved_rc_request(const roce::ParsedPacket& pkt) {
 bool Engine::receive(std::span<const uint8_t> frame) {
     const roce::ParseResult pr = roce::parse_frame(
         frame, config_.sr_capable ? roce::OpcodeSet::kRcAndSr : roce::OpcodeSet::kRc);
-    // QP 1 is the driver's software GSI (UD, which the RC parser calls an unknown opcode): the
-    // frame takes the RX ring. The BTH is decoded only once the ICRC matched; the driver checks
+    // QP 1 is the driver's software GSI (UD QP 1 is not the engine's yet): the frame takes the
+    // RX ring. The BTH is decoded only once the ICRC matched; the driver checks
     // the rest.
     if (pr.packet.transport.bth.dest_qp == kGsiQpn) {
         return false;
@@ -373,6 +379,10 @@ bool Engine::receive(std::span<const uint8_t> frame) {
     const roce::ParsedPacket& pkt = pr.packet;
     if (!pkt.info || !std::ranges::equal(pkt.eth.dst, config_.mac)) {
         ++cnt_.rx_drop_malformed;  // another station's
+        return true;
+    }
+    if (pkt.info->cls == roce::OpClass::kUdSend) {
+        ud_.receive(pkt, frame);
         return true;
     }
     if (pkt.info->cls == roce::OpClass::kCnp) {

@@ -126,7 +126,8 @@ void Requester::schedule(Qp& qp) {
 void Requester::run(Qp& qp) {
     // Budget used up: continue after the vCPUs and the wire had a turn. Stopped: tell the
     // provider whether it may skip the SQ doorbell; WQEs it posted just before run now.
-    const bool stopped = run_until_blocked(qp);
+    // A UD QP's SQ is the datagram block's (no PSN window, no ACKs).
+    const bool stopped = qp.is_ud() ? e_.datagram().send(qp) : run_until_blocked(qp);
     if (stopped) {
         ask_for_ack(qp);
     }

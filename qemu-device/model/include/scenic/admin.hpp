@@ -112,6 +112,12 @@ enum class QpState : uint8_t {
     kErr = 0x06,
 };
 
+// CREATE_QP.type: the QP's transport.
+enum class QpType : uint8_t {
+    kRc = 0x00,
+    kUd = 0x01,
+};
+
 // Why a QP went to ERR: AEQ QP_ERROR.code, QUERY_QP.last_err (0 there: no error).
 enum class QpErr : uint8_t {
     kReqInvalid = 0x01,
@@ -169,6 +175,8 @@ enum class ModifyQpAttr : uint16_t {
     kMaxRdAtomic = 0x400,
     kMaxDestRdAtomic = 0x800,
     kAv = 0x1000,
+    kQkey = 0x2000,
+    kPkeyIndex = 0x4000,
 };
 
 // Why the card refused an SCU command or how a reconfiguration ended: SCU_QUERY_SLOT.last_refusal
@@ -217,6 +225,8 @@ enum class AqOpcode : uint8_t {
     kRegMr = 0x20,
     kDeregMr = 0x21,
     kTlbFill = 0x22,
+    kCreateAh = 0x30,
+    kDestroyAh = 0x31,
     kScuLoad = 0x60,
     kScuUnload = 0x61,
     kScuQuerySlot = 0x62,
@@ -1093,6 +1103,10 @@ class AqCreateQp {
     constexpr void set_scu(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 34, uint8_t{0xff}, 0, v);
     }
+    constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 35, uint8_t{0xff}, 0); }
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 35, uint8_t{0xff}, 0, v);
+    }
     constexpr uint32_t send_cqn() const {
         return detail::get<uint32_t, Byte>(b_, 36, uint32_t{0xffffffff}, 0);
     }
@@ -1128,7 +1142,7 @@ class AqCreateQp {
     std::span<Byte, kSize> b_;
 };
 
-inline constexpr std::array<FieldDef, 15> kAqCreateQpFields{{
+inline constexpr std::array<FieldDef, 16> kAqCreateQpFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
      [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
          return AqCreateQp<const uint8_t>(e.first<128>()).cmd_id();
@@ -1199,6 +1213,13 @@ inline constexpr std::array<FieldDef, 15> kAqCreateQpFields{{
      [](std::span<uint8_t> e, std::size_t, uint64_t v) {
          AqCreateQp<>(e.first<128>()).set_scu(static_cast<uint8_t>(v));
      }},
+    {"type", "type", 35, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_type(static_cast<uint8_t>(v));
+     }},
     {"send_cqn", "send_cqn", 36, 4, 1, 0xffffffff, 0,
      [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
          return AqCreateQp<const uint8_t>(e.first<128>()).send_cqn();
@@ -1265,10 +1286,10 @@ class AqModifyQp {
         detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
     }
     constexpr uint32_t attr_mask() const {
-        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0x1fff}, 0);
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0x7fff}, 0);
     }
     constexpr void set_attr_mask(uint32_t v) const requires(!std::is_const_v<Byte>) {
-        detail::set<uint32_t>(b_, 12, uint32_t{0x1fff}, 0, v);
+        detail::set<uint32_t>(b_, 12, uint32_t{0x7fff}, 0, v);
     }
     constexpr uint8_t state() const { return detail::get<uint8_t, Byte>(b_, 16, uint8_t{0xff}, 0); }
     constexpr void set_state(uint8_t v) const requires(!std::is_const_v<Byte>) {
@@ -1382,12 +1403,24 @@ class AqModifyQp {
     void set_sgid(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 72 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0, v);
     }
+    constexpr uint32_t qkey() const {
+        return detail::get<uint32_t, Byte>(b_, 88, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_qkey(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 88, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint16_t pkey_index() const {
+        return detail::get<uint16_t, Byte>(b_, 92, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_pkey_index(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 92, uint16_t{0xffff}, 0, v);
+    }
 
   private:
     std::span<Byte, kSize> b_;
 };
 
-inline constexpr std::array<FieldDef, 24> kAqModifyQpFields{{
+inline constexpr std::array<FieldDef, 26> kAqModifyQpFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
      [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
          return AqModifyQp<const uint8_t>(e.first<128>()).cmd_id();
@@ -1416,7 +1449,7 @@ inline constexpr std::array<FieldDef, 24> kAqModifyQpFields{{
      [](std::span<uint8_t> e, std::size_t, uint64_t v) {
          AqModifyQp<>(e.first<128>()).set_qpn(static_cast<uint32_t>(v));
      }},
-    {"attr_mask", "attr_mask", 12, 4, 1, 0x1fff, 0,
+    {"attr_mask", "attr_mask", 12, 4, 1, 0x7fff, 0,
      [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
          return AqModifyQp<const uint8_t>(e.first<128>()).attr_mask();
      },
@@ -1555,6 +1588,20 @@ inline constexpr std::array<FieldDef, 24> kAqModifyQpFields{{
      },
      [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
          AqModifyQp<>(e.first<128>()).set_sgid(i, static_cast<uint8_t>(v));
+     }},
+    {"qkey", "qkey", 88, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).qkey();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_qkey(static_cast<uint32_t>(v));
+     }},
+    {"pkey_index", "pkey_index", 92, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifyQp<const uint8_t>(e.first<128>()).pkey_index();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifyQp<>(e.first<128>()).set_pkey_index(static_cast<uint16_t>(v));
      }},
 }};
 
@@ -2336,6 +2383,242 @@ inline constexpr std::array<FieldDef, 9> kAqTlbFillFields{{
      },
      [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
          AqTlbFill<>(e.first<128>()).set_page(i, static_cast<uint64_t>(v));
+     }},
+}};
+
+// CREATE_AH request (FEATURES.ud): one entry of the AH table; the AV at 0x10..0x3f is struct
+// scenic_av (uapi/scenic_rdma.h).
+template <typename Byte = uint8_t>
+class AqCreateAh {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_create_ah";
+    constexpr explicit AqCreateAh(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t ah() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_ah(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t pdn() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_pdn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
+    }
+    uint8_t dmac(std::size_t i) const {
+        return detail::get<uint8_t, Byte>(b_, 16 + 1 * detail::check_index(i, 6), uint8_t{0xff}, 0);
+    }
+    void set_dmac(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 16 + 1 * detail::check_index(i, 6), uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t hop_limit() const {
+        return detail::get<uint8_t, Byte>(b_, 22, uint8_t{0xff}, 0);
+    }
+    constexpr void set_hop_limit(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 22, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t traffic_class() const {
+        return detail::get<uint8_t, Byte>(b_, 23, uint8_t{0xff}, 0);
+    }
+    constexpr void set_traffic_class(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 23, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint32_t flow_label() const {
+        return detail::get<uint32_t, Byte>(b_, 24, uint32_t{0xfffff}, 0);
+    }
+    constexpr void set_flow_label(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 24, uint32_t{0xfffff}, 0, v);
+    }
+    constexpr uint32_t ipv4() const {
+        return detail::get<uint32_t, Byte>(b_, 24, uint32_t{0x80000000}, 31);
+    }
+    constexpr void set_ipv4(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 24, uint32_t{0x80000000}, 31, v);
+    }
+    uint8_t dgid(std::size_t i) const {
+        return detail::get<uint8_t, Byte>(b_, 32 + 1 * detail::check_index(i, 16), uint8_t{0xff},
+                                          0);
+    }
+    void set_dgid(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 32 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0, v);
+    }
+    uint8_t sgid(std::size_t i) const {
+        return detail::get<uint8_t, Byte>(b_, 48 + 1 * detail::check_index(i, 16), uint8_t{0xff},
+                                          0);
+    }
+    void set_sgid(std::size_t i, uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 48 + 1 * detail::check_index(i, 16), uint8_t{0xff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 12> kAqCreateAhFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"ah", "ah", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).ah();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_ah(static_cast<uint32_t>(v));
+     }},
+    {"pdn", "pdn", 12, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).pdn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_pdn(static_cast<uint32_t>(v));
+     }},
+    {"dmac", "dmac", 16, 1, 6, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).dmac(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_dmac(i, static_cast<uint8_t>(v));
+     }},
+    {"hop_limit", "hop_limit", 22, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).hop_limit();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_hop_limit(static_cast<uint8_t>(v));
+     }},
+    {"traffic_class", "traffic_class", 23, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).traffic_class();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_traffic_class(static_cast<uint8_t>(v));
+     }},
+    {"flow_label", "flow", 24, 4, 1, 0xfffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).flow_label();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_flow_label(static_cast<uint32_t>(v));
+     }},
+    {"ipv4", "flow", 24, 4, 1, 0x80000000, 31,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).ipv4();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_ipv4(static_cast<uint32_t>(v));
+     }},
+    {"dgid", "dgid", 32, 1, 16, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).dgid(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_dgid(i, static_cast<uint8_t>(v));
+     }},
+    {"sgid", "sgid", 48, 1, 16, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t i) -> uint64_t {
+         return AqCreateAh<const uint8_t>(e.first<128>()).sgid(i);
+     },
+     [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
+         AqCreateAh<>(e.first<128>()).set_sgid(i, static_cast<uint8_t>(v));
+     }},
+}};
+
+// DESTROY_AH request: the entry is free when the completion is written (no WQE in execution still
+// reads it).
+template <typename Byte = uint8_t>
+class AqDestroyAh {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_destroy_ah";
+    constexpr explicit AqDestroyAh(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t ah() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_ah(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 4> kAqDestroyAhFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyAh<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyAh<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyAh<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyAh<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyAh<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyAh<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"ah", "ah", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroyAh<const uint8_t>(e.first<128>()).ah();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroyAh<>(e.first<128>()).set_ah(static_cast<uint32_t>(v));
      }},
 }};
 
@@ -4897,7 +5180,7 @@ inline constexpr std::array<FieldDef, 3> kCeqeFields{{
      }},
 }};
 
-inline constexpr std::array<StructDef, 47> kStructs{{
+inline constexpr std::array<StructDef, 49> kStructs{{
     {"aq_sqe_hdr", 8, kAqSqeHdrFields},
     {"aq_cqe_hdr", 8, kAqCqeHdrFields},
     {"aq_sqe", 128, kAqSqeFields},
@@ -4918,6 +5201,8 @@ inline constexpr std::array<StructDef, 47> kStructs{{
     {"aq_reg_mr", 128, kAqRegMrFields},
     {"aq_dereg_mr", 128, kAqDeregMrFields},
     {"aq_tlb_fill", 128, kAqTlbFillFields},
+    {"aq_create_ah", 128, kAqCreateAhFields},
+    {"aq_destroy_ah", 128, kAqDestroyAhFields},
     {"aq_scu_load", 128, kAqScuLoadFields},
     {"acq_scu_load", 32, kAcqScuLoadFields},
     {"aq_scu_unload", 128, kAqScuUnloadFields},
@@ -4947,7 +5232,7 @@ inline constexpr std::array<StructDef, 47> kStructs{{
     {"ceqe", 8, kCeqeFields},
 }};
 
-inline constexpr std::array<CommandDef, 22> kCommands{{
+inline constexpr std::array<CommandDef, 24> kCommands{{
     {0x01, "nop", "aq_nop", "acq_nop"},
     {0x10, "create_cq", "aq_create_cq", "aq_cqe"},
     {0x11, "destroy_cq", "aq_destroy_cq", "aq_cqe"},
@@ -4960,6 +5245,8 @@ inline constexpr std::array<CommandDef, 22> kCommands{{
     {0x20, "reg_mr", "aq_reg_mr", "aq_cqe"},
     {0x21, "dereg_mr", "aq_dereg_mr", "aq_cqe"},
     {0x22, "tlb_fill", "aq_tlb_fill", "aq_cqe"},
+    {0x30, "create_ah", "aq_create_ah", "aq_cqe"},
+    {0x31, "destroy_ah", "aq_destroy_ah", "aq_cqe"},
     {0x60, "scu_load", "aq_scu_load", "acq_scu_load"},
     {0x61, "scu_unload", "aq_scu_unload", "acq_scu_load"},
     {0x62, "scu_query_slot", "aq_scu_query_slot", "acq_scu_query_slot"},

@@ -21,6 +21,7 @@ inline constexpr uint32_t kMaxQp = regs::rdma::kMaxQpDefault;
 inline constexpr uint32_t kMaxCq = regs::rdma::kMaxCqDefault;
 inline constexpr uint32_t kMaxMr = regs::rdma::kMaxMrDefault;
 inline constexpr uint32_t kTlbEntries = regs::rdma::kTlbEntriesDefault;
+inline constexpr uint32_t kMaxAh = regs::rdma::kMaxAhDefault;
 inline constexpr uint64_t kPageSize = uint64_t{1} << SCENIC_RDMA_PAGE_SHIFT;
 // Access bits of MRs and QPs as the data path checks them: the card's ACCESS_* codes (REG_MR,
 // MODIFY_QP).
@@ -108,6 +109,17 @@ enum QpErrCode : uint32_t {
     kQpErrLocal = static_cast<uint32_t>(admin::QpErr::kLocal),
 };
 
+// IBA 10.9.3 (rxe's pkey_match): the low 15 bits equal and not 0, and at least one of the two
+// keys a full member (bit 15).
+[[nodiscard]] inline bool pkey_match(uint16_t packet, uint16_t qp) {
+    return (packet & 0x7fff) != 0 && (packet & 0x7fff) == (qp & 0x7fff) &&
+           ((packet | qp) & 0x8000) != 0;
+}
+
+// QP transports: CREATE_QP.type.
+inline constexpr uint8_t kQpTypeRc = static_cast<uint8_t>(admin::QpType::kRc);
+inline constexpr uint8_t kQpTypeUd = static_cast<uint8_t>(admin::QpType::kUd);
+
 // QP states: the card's values (admin::QpState), in the status page and the commands.
 inline constexpr uint32_t kQpsReset = static_cast<uint32_t>(admin::QpState::kReset);
 inline constexpr uint32_t kQpsInit = static_cast<uint32_t>(admin::QpState::kInit);
@@ -148,6 +160,13 @@ struct Counters {
     uint32_t rx_drop_pkey = 0;
     uint32_t loopback_frames = 0;  // frames to the card itself, turned around (rdma_loopback)
     uint32_t loopback_drops = 0;   // ... dropped: the loopback queue was full
+    // UD (rdma_ud): registers 0x1a8..
+    uint32_t rx_drop_qkey = 0;
+    uint32_t ud_rx_no_wqe = 0;
+    uint32_t ud_rx_too_long = 0;
+    uint32_t ud_tx_oversize = 0;
+    uint32_t ud_tx_pkts = 0;
+    uint32_t ud_rx_pkts = 0;
     // Not registers (no slot in the map): kept for tests and the report.
     uint32_t db_ignored = 0;    // doorbell writes (or records) at unknown offsets / sizes / objects
     uint32_t dbrec_reads = 0;   // doorbell records read from host memory (scenic_qp/cq_dbrec)
@@ -375,7 +394,9 @@ enum class QpTimer : uint8_t {
 
 struct Qp {
     uint32_t qpn = 0;
-    uint64_t generation = 0;  // tells timers of a destroyed / re-created QP apart
+    uint8_t type = kQpTypeRc;  // kQpType*
+    uint32_t qkey = 0;         // UD: MODIFY_QP qkey
+    uint64_t generation = 0;   // tells timers of a destroyed / re-created QP apart
     uint32_t state = kQpsReset;
     uint32_t last_err = kQpErrNone;  // why the card last moved it to ERR (QUERY_QP)
     uint64_t sq_base = 0;
@@ -418,6 +439,7 @@ struct Qp {
         return uint32_t{SCENIC_RQ_WQE_BYTES} << rq_stride;
     }
     [[nodiscard]] uint32_t rq_max_sge() const { return SCENIC_RQ_STRIDE_SGES(rq_stride); }
+    [[nodiscard]] bool is_ud() const { return type == kQpTypeUd; }
     [[nodiscard]] bool can_send() const { return state == kQpsRts || state == kQpsSqd; }
     [[nodiscard]] bool can_receive() const {
         return state == kQpsRtr || state == kQpsRts || state == kQpsSqd || state == kQpsSqe;

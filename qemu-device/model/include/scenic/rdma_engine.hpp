@@ -9,6 +9,7 @@
 //   Responder  request execution, ACK / NAK / READ responses (rdma_responder)
 //   Congestion DCQCN: CNPs for CE-marked requests, rate cuts, pacing (rdma_congestion)
 //   Loopback   frames to the card's own MAC / GIDs turn around to the RX path (rdma_loopback)
+//   Datagram   UD QPs: AH table, UD sends and receives (rdma_ud)
 // This file: the QP table, admin commands (rdma_commands.cpp), doorbells, RX dispatch, QP state
 // changes with flush, and frame transmission.
 #pragma once
@@ -37,6 +38,7 @@
 #include "scenic/rdma_sr.hpp"
 #include "scenic/rdma_tlb.hpp"
 #include "scenic/rdma_tx_arbiter.hpp"
+#include "scenic/rdma_ud.hpp"
 #include "scenic/roce/packet.hpp"
 #include "scenic/scu.hpp"
 
@@ -58,8 +60,8 @@ class Engine {
     // Doorbell BAR write (offset inside the BAR).
     void doorbell(uint64_t offset, uint64_t value, unsigned size);
     // A RoCE v2 frame the prefilter steered to the engine. Returns false, without counting it,
-    // for a frame to QP 1 (GSI): the engine does RC only, the driver runs QP 1 in software on
-    // the fallback path, so the ETH block puts the frame in the RX ring.
+    // for a frame to QP 1 (GSI): the driver runs QP 1 in software on the fallback path, so the
+    // ETH block puts the frame in the RX ring.
     bool receive(std::span<const uint8_t> frame);
     void reset();
 
@@ -86,6 +88,7 @@ class Engine {
     Completer& completer() { return comp_; }
     Responder& responder() { return resp_; }
     Congestion& congestion() { return cc_; }
+    Datagram& datagram() { return ud_; }
     SelectiveRepeat& sr() { return sr_; }
     [[nodiscard]] const Config& config() const { return config_; }
     TxArbiter& arbiter() { return arb_; }
@@ -97,6 +100,11 @@ class Engine {
     // or through the loopback when the path leads to the card itself. Returns the frame's
     // length (0: not sent).
     size_t send(Qp& qp, roce::Transport& t, std::span<const uint8_t> payload);
+    // The same for a packet whose BTH and path are complete (UD: the AH's path).
+    size_t send_frame(const roce::PathContext& path, const roce::Transport& t,
+                      std::span<const uint8_t> payload);
+    // A UD QP's local send error: RTS / SQD -> SQE (the RQ keeps working).
+    void enter_sqe(Qp& qp);
     // Runs fn(qp) after delay_ns if the QP still exists then (same generation), in the QP's
     // slot of that kind: an event of the same kind still pending is cancelled.
     void defer(Qp& qp, QpTimer kind, uint64_t delay_ns, std::function<void(Qp&)> fn);
@@ -208,6 +216,7 @@ class Engine {
     SelectiveRepeat sr_;
     TxArbiter arb_;
     Loopback loop_;
+    Datagram ud_;
     std::vector<std::unique_ptr<Qp>> qps_ = std::vector<std::unique_ptr<Qp>>(kMaxQp);
     std::vector<std::unique_ptr<Qp>> retired_;  // destroyed, freed by collect()
     ScuCompletion scu_completion_;

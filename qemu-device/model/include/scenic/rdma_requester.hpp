@@ -37,9 +37,10 @@ class Requester {
     // SQD: once every message begun has completed, the QP's SQ_DRAINED event (once per SQD).
     void check_drained(Qp& qp);
 
-  private:
     // Pauses the SQ on a missing translation until the next fill (or kTlbRetryNs).
     void wait_for_tlb(Qp& qp);
+
+  private:
     void run(Qp& qp);
     // False when the budget ran out before the QP had nothing more it could do.
     bool run_until_blocked(Qp& qp);

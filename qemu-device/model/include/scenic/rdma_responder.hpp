@@ -36,6 +36,9 @@ class Responder {
     void tlb_resume(Qp& qp);
     // The QP's SCU slot takes payload again: stalled READ responses continue.
     void scu_resume(Qp& qp) { run(qp); }
+    // The receive WQE at rq_ci (its SGEs in qp.resp.rwqe_*; rwqe_nsge kRwqeBad when it is
+    // malformed): false when the RQ is empty. Shared with the datagram block.
+    bool take_rwqe(Qp& qp);
 
   private:
     // An incoming request packet's payload through the QP's SCU slot (docs/scu.md 3), after
@@ -66,7 +69,6 @@ class Responder {
     // packet is RNR-NAKed (TLB miss) or NAKed (protection, DMA).
     bool remote_access_ok(Qp& qp, MemStatus st);
     void tlb_miss_rnr(Qp& qp);
-    bool take_rwqe(Qp& qp);
     void recv_cqe(Qp& qp, uint8_t status, uint8_t opcode, uint32_t byte_len,
                   const roce::ParsedPacket* pkt);
     void ack(Qp& qp, uint32_t psn);

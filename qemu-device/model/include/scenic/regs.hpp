@@ -280,8 +280,11 @@ inline constexpr uint32_t kCtrl = 0x1c;  // rw
 inline constexpr uint32_t kCtrlDefault = 0x00000000;
 inline constexpr FieldDef kCtrlEnable{0, 0x00000001};
 inline constexpr uint32_t kFeatures = 0x20;  // ro
-inline constexpr uint32_t kFeaturesDefault = 0x00000100;
+inline constexpr uint32_t kFeaturesDefault = 0x00000101;
 inline constexpr FieldDef kFeaturesRqStride{8, 0x00000100};
+inline constexpr FieldDef kFeaturesUd{0, 0x00000001};
+inline constexpr uint32_t kMaxAh = 0x28;  // ro
+inline constexpr uint32_t kMaxAhDefault = 0x00001000;
 inline constexpr uint32_t kCeqBaseLo = 0xc0;  // rw
 inline constexpr uint32_t kCeqBaseLoDefault = 0x00000000;
 inline constexpr uint32_t kCeqBaseHi = 0xc4;  // rw
@@ -368,6 +371,18 @@ inline constexpr uint32_t kLoopbackFrames = 0x1a0;  // ro
 inline constexpr uint32_t kLoopbackFramesDefault = 0x00000000;
 inline constexpr uint32_t kLoopbackDrops = 0x1a4;  // ro
 inline constexpr uint32_t kLoopbackDropsDefault = 0x00000000;
+inline constexpr uint32_t kRxDropQkey = 0x1a8;  // ro
+inline constexpr uint32_t kRxDropQkeyDefault = 0x00000000;
+inline constexpr uint32_t kUdRxNoWqe = 0x1ac;  // ro
+inline constexpr uint32_t kUdRxNoWqeDefault = 0x00000000;
+inline constexpr uint32_t kUdRxTooLong = 0x1b0;  // ro
+inline constexpr uint32_t kUdRxTooLongDefault = 0x00000000;
+inline constexpr uint32_t kUdTxOversize = 0x1b4;  // ro
+inline constexpr uint32_t kUdTxOversizeDefault = 0x00000000;
+inline constexpr uint32_t kUdTxPkts = 0x1b8;  // ro
+inline constexpr uint32_t kUdTxPktsDefault = 0x00000000;
+inline constexpr uint32_t kUdRxPkts = 0x1bc;  // ro
+inline constexpr uint32_t kUdRxPktsDefault = 0x00000000;
 inline constexpr uint32_t kSrHelloSent = 0x1c0;  // ro
 inline constexpr uint32_t kSrHelloSentDefault = 0x00000000;
 inline constexpr uint32_t kSrHelloAcked = 0x1c4;  // ro

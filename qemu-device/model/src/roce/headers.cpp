@@ -306,6 +306,19 @@ bool Ieth::encode(std::span<uint8_t> b) const {
     return true;
 }
 
+std::optional<Deth> Deth::decode(std::span<const uint8_t> b) {
+    if (b.size() < kSize) return std::nullopt;
+    return Deth{be::load32(b, 0), be::load24(b, 5)};
+}
+
+bool Deth::encode(std::span<uint8_t> b) const {
+    if (b.size() < kSize) return false;
+    be::store<4>(b, 0, qkey);
+    b[4] = 0;
+    be::store<3>(b, 5, src_qp & 0xffffff);
+    return true;
+}
+
 // ---- selective repeat: SRHELLO, SRETH
 
 std::optional<SrHello> SrHello::decode(std::span<const uint8_t> b) {

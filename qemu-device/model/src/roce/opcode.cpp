@@ -84,6 +84,13 @@ constexpr std::array kSrTable = {
     sr_data(kSendOnlyInv, "SR_SEND_ONLY_WITH_INVALIDATE"),
 };
 
+// UD (IBA 9.2.1): DETH after the BTH, then ImmDt; one packet per message.
+constexpr std::array kUdTable = {
+    OpcodeInfo{kUdSendOnly, "UD_SEND_ONLY", kHdrDeth, R::kTail, C::kUdSend, true, true, true},
+    OpcodeInfo{kUdSendOnlyImm, "UD_SEND_ONLY_WITH_IMMEDIATE", kHdrDeth | kHdrImmDt, R::kTail,
+               C::kUdSend, true, true, true},
+};
+
 }  // namespace
 
 size_t OpcodeInfo::ext_size() const {
@@ -97,6 +104,7 @@ size_t OpcodeInfo::ext_size() const {
     if (has(kHdrCnpReserved)) n += kCnpReservedSize;
     if (has(kHdrSreth)) n += Sreth::kSize;
     if (has(kHdrSrHello)) n += SrHello::kSize;
+    if (has(kHdrDeth)) n += Deth::kSize;
     return n;
 }
 
@@ -110,6 +118,12 @@ const OpcodeInfo* rc_opcode_info(uint8_t opcode) {
 std::span<const OpcodeInfo> rc_opcodes() { return kTable; }
 
 const OpcodeInfo* opcode_info(uint8_t opcode, OpcodeSet set) {
+    if (is_ud(opcode)) {
+        for (const OpcodeInfo& i : kUdTable) {
+            if (static_cast<uint8_t>(i.opcode) == opcode) return &i;
+        }
+        return nullptr;
+    }
     if (!is_sr_vendor(opcode)) return rc_opcode_info(opcode);
     if (set != OpcodeSet::kRcAndSr) return nullptr;
     for (const OpcodeInfo& i : kSrTable) {
@@ -119,5 +133,7 @@ const OpcodeInfo* opcode_info(uint8_t opcode, OpcodeSet set) {
 }
 
 std::span<const OpcodeInfo> sr_opcodes() { return kSrTable; }
+
+std::span<const OpcodeInfo> ud_opcodes() { return kUdTable; }
 
 }  // namespace scenic::roce

@@ -64,7 +64,8 @@ bool headers_match(const OpcodeInfo& info, const Transport& t) {
            info.has(kHdrAtomicAckEth) == t.atomic_ack.has_value() &&
            info.has(kHdrImmDt) == t.imm.has_value() && info.has(kHdrIeth) == t.ieth.has_value() &&
            info.has(kHdrSreth) == t.sreth.has_value() &&
-           info.has(kHdrSrHello) == t.sr_hello.has_value();
+           info.has(kHdrSrHello) == t.sr_hello.has_value() &&
+           info.has(kHdrDeth) == t.deth.has_value();
 }
 
 // Extended headers in wire order; `b` holds at least info.ext_size() bytes.
@@ -76,6 +77,7 @@ void encode_ext(const OpcodeInfo& info, const Transport& t, std::span<uint8_t> b
     };
     if (t.sreth) put(*t.sreth);
     if (t.sr_hello) put(*t.sr_hello);
+    if (t.deth) put(*t.deth);
     if (t.reth) put(*t.reth);
     if (t.atomic_eth) put(*t.atomic_eth);
     if (t.aeth) put(*t.aeth);
@@ -96,6 +98,7 @@ void decode_ext(const OpcodeInfo& info, std::span<const uint8_t> b, Transport& t
     };
     if (info.has(kHdrSreth)) get(t.sreth);
     if (info.has(kHdrSrHello)) get(t.sr_hello);
+    if (info.has(kHdrDeth)) get(t.deth);
     if (info.has(kHdrReth)) get(t.reth);
     if (info.has(kHdrAtomicEth)) get(t.atomic_eth);
     if (info.has(kHdrAeth)) get(t.aeth);

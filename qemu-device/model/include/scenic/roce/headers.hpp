@@ -222,6 +222,18 @@ struct Ieth {
     bool operator==(const Ieth&) const = default;
 };
 
+// Datagram Extended Transport Header (IBA 9.3.3.2), UD packets: Q_Key, one reserved byte
+// (ignored on receive), source QP (24 bits).
+struct Deth {
+    static constexpr size_t kSize = 8;
+    uint32_t qkey = 0;
+    uint32_t src_qp = 0;
+
+    static std::optional<Deth> decode(std::span<const uint8_t> b);
+    bool encode(std::span<uint8_t> b) const;
+    bool operator==(const Deth&) const = default;
+};
+
 // Selective repeat (docs/selective-repeat.md 2.4): the hello and its answer, 16 bytes.
 struct SrHello {
     static constexpr size_t kSize = 16;

@@ -34,7 +34,9 @@ enum class Opcode : uint8_t {
     kFetchAdd = 0x14,
     kSendLastInv = 0x16,
     kSendOnlyInv = 0x17,
-    kCnp = 0x81,  // RoCE v2 Congestion Notification Packet (annex A17)
+    kUdSendOnly = 0x64,     // UD (transport 011): the only two opcodes a UD QP sends
+    kUdSendOnlyImm = 0x65,  // ... and receives (IBA 9.2.1)
+    kCnp = 0x81,            // RoCE v2 Congestion Notification Packet (annex A17)
     // Manufacturer-specific opcodes of selective repeat (docs/selective-repeat.md 2.3): only a
     // card with SR parses them (OpcodeSet::kRcAndSr); SR data packets are 0xE0 + the RC opcode.
     kSrHello = 0xc0,
@@ -55,6 +57,7 @@ enum Hdr : uint16_t {
     kHdrCnpReserved = 1u << 6,  // the CNP's 16 reserved bytes (written as 0, ignored)
     kHdrSreth = 1u << 7,        // SR data packets: first after the BTH
     kHdrSrHello = 1u << 8,      // SR_HELLO / SR_HELLO_ACK
+    kHdrDeth = 1u << 9,         // UD: right after the BTH, before ImmDt
 };
 inline constexpr size_t kCnpReservedSize = 16;
 
@@ -73,6 +76,7 @@ enum class OpClass : uint8_t {
     kAtomic,
     kCnp,
     kSrHello,  // SR_HELLO (request) and SR_HELLO_ACK (response)
+    kUdSend,   // UD SEND_ONLY / SEND_ONLY_WITH_IMMEDIATE: one packet, no ACK
 };
 
 struct OpcodeInfo {
@@ -90,6 +94,7 @@ struct OpcodeInfo {
 };
 
 // nullptr for an opcode that is not RC (UC, UD, RD, reserved, manufacturer-specific) or CNP.
+// opcode_info() also knows the two UD opcodes (ud_opcodes()) in every OpcodeSet.
 const OpcodeInfo* rc_opcode_info(uint8_t opcode);
 inline const OpcodeInfo* rc_opcode_info(Opcode op) {
     return rc_opcode_info(static_cast<uint8_t>(op));
@@ -100,5 +105,7 @@ std::span<const OpcodeInfo> rc_opcodes();  // every entry, for tests and tools
 enum class OpcodeSet : uint8_t { kRc, kRcAndSr };
 const OpcodeInfo* opcode_info(uint8_t opcode, OpcodeSet set);
 std::span<const OpcodeInfo> sr_opcodes();  // the SR vendor opcodes, for tests and tools
+std::span<const OpcodeInfo> ud_opcodes();  // SEND_ONLY / SEND_ONLY_WITH_IMMEDIATE of UD
+[[nodiscard]] constexpr bool is_ud(uint8_t opcode) { return (opcode & 0xe0) == 0x60; }
 
 }  // namespace scenic::roce

@@ -52,6 +52,7 @@ struct Transport {
     std::optional<Ieth> ieth;
     std::optional<Sreth> sreth;       // SR data packets
     std::optional<SrHello> sr_hello;  // SR_HELLO / SR_HELLO_ACK
+    std::optional<Deth> deth;         // UD
     bool operator==(const Transport&) const = default;
 };
 
@@ -82,7 +83,7 @@ enum class DropReason : uint8_t {
     kBadLength,    // UDP length != IP payload, RoCE length not a multiple of 4, bad pad/payload
     kBadIcrc,
     kBadVersion,     // BTH TVer != 0
-    kUnknownOpcode,  // not an RC opcode (nor CNP)
+    kUnknownOpcode,  // not an RC opcode (nor CNP, nor UD SEND_ONLY / SEND_ONLY_WITH_IMMEDIATE)
 };
 std::string_view to_string(DropReason r);
 
