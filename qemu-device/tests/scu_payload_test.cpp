@@ -111,6 +111,60 @@ TEST_F(ScuPayload, PassthroughGivesTheBytesBackAndCountsThem) {
     EXPECT_EQ(csr(p.a, 1, scu::Passthrough::kBytes), 5500u);
 }
 
+// The XOR kind's memory-port CSRs (docs/scu.md 8): one 8-byte read or write through the slot's
+// checks. It reaches an MR of the bound PD, and nothing of another PD or once unbound.
+TEST_F(ScuPayload, XorMemoryPortReachesOnlyTheBoundPd) {
+    setup(0, 0);
+    const uint32_t other = p.a.reg_mr(Node::kVa + 128 * 1024, 4096, kAll, true, Node::kPd + 1);
+    p.a.fill_va(Node::kVa, 64, 5);
+    p.a.fill_va(Node::kVa + 128 * 1024, 64, 99);
+    load_xor(p.a, 4);
+    ASSERT_TRUE(p.run());
+    scu::SlotManager& m = p.a.dev.scu().slots();
+    const auto op = [&](uint32_t key, uint64_t iova, uint64_t what) {
+        set_csr(p.a, 4, XorTest::kMemKey, key);
+        set_csr(p.a, 4, XorTest::kMemIova, iova);
+        set_csr(p.a, 4, XorTest::kMemOp, what);
+        return csr(p.a, 4, XorTest::kMemStatus);
+    };
+    const auto le64 = [](const std::vector<uint8_t>& b) {
+        uint64_t v = 0;
+        for (size_t i = 0; i < 8; ++i) {
+            v |= uint64_t{b[i]} << (8 * i);
+        }
+        return v;
+    };
+    const auto kKeyPd = static_cast<uint64_t>(scu::MemStatus::kKeyPd);
+    EXPECT_EQ(csr(p.a, 4, XorTest::kMemStatus), XorTest::kStatusNone);
+    EXPECT_EQ(op(ka, Node::kVa, XorTest::kOpRead), kKeyPd);  // nothing bound yet
+    EXPECT_EQ(m.counters(4).mem_faults, 1u);
+
+    ASSERT_EQ(m.bind_pd(4, Node::kPd), admin::ScuStatus::kOk);
+    EXPECT_EQ(op(ka, Node::kVa + 16, XorTest::kOpRead), 0u);
+    EXPECT_EQ(csr(p.a, 4, XorTest::kMemData), le64(p.a.read_va(Node::kVa + 16, 8)));
+    set_csr(p.a, 4, XorTest::kMemData, 0x1122'3344'5566'7788ULL);
+    EXPECT_EQ(op(ka, Node::kVa + 4096, XorTest::kOpWrite), 0u);
+    EXPECT_EQ(le64(p.a.read_va(Node::kVa + 4096, 8)), 0x1122'3344'5566'7788ULL);
+    EXPECT_EQ(m.counters(4).mem_rd_bytes, 8u);
+    EXPECT_EQ(m.counters(4).mem_wr_bytes, 8u);
+
+    // Another PD's MR: refused, no byte moves either way.
+    set_csr(p.a, 4, XorTest::kMemData, 0);
+    EXPECT_EQ(op(other, Node::kVa + 128 * 1024, XorTest::kOpRead), kKeyPd);
+    EXPECT_EQ(csr(p.a, 4, XorTest::kMemData), 0u);
+    const std::vector<uint8_t> before = p.a.read_va(Node::kVa + 128 * 1024, 8);
+    set_csr(p.a, 4, XorTest::kMemData, ~uint64_t{0});
+    EXPECT_EQ(op(other, Node::kVa + 128 * 1024, XorTest::kOpWrite), kKeyPd);
+    EXPECT_EQ(p.a.read_va(Node::kVa + 128 * 1024, 8), before);
+    EXPECT_EQ(m.counters(4).mem_faults, 3u);
+
+    // Unbound: the bound PD's MR is refused too.
+    ASSERT_EQ(m.bind_pd(4, std::nullopt), admin::ScuStatus::kOk);
+    EXPECT_EQ(op(ka, Node::kVa + 16, XorTest::kOpRead), kKeyPd);
+    EXPECT_EQ(m.counters(4).mem_faults, 4u);
+    EXPECT_EQ(m.counters(4).mem_rd_bytes, 8u);
+}
+
 TEST_F(ScuPayload, SlotZeroAndIndicesPastTheCardBypass) {
     setup(0, 200);
     p.a.fill_va(Node::kVa, 2000, 3);
