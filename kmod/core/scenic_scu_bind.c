@@ -155,17 +155,3 @@ void scenic_scu_unbind_pd(struct scenic_dev *sdev, const void *pd)
 	mutex_unlock(&scu_bind_lock);
 }
 EXPORT_SYMBOL_GPL(scenic_scu_unbind_pd);
-
-bool scenic_scu_bound_pdn(struct scenic_dev *sdev, unsigned int slot, u32 *pdn)
-{
-	bool bound;
-
-	if (slot >= SCENIC_SCU_MAX_SLOTS)
-		return false;
-	mutex_lock(&scu_bind_lock);
-	bound = sdev->scu_bind[slot].pd;
-	*pdn = sdev->scu_bind[slot].pdn;
-	mutex_unlock(&scu_bind_lock);
-	return bound;
-}
-EXPORT_SYMBOL_GPL(scenic_scu_bound_pdn);

@@ -181,8 +181,6 @@ int scenic_scu_bind_pd(struct scenic_dev *sdev, struct file *file,
 		       const void *pd, u32 pdn);
 /* Unbinds every slot bound to @pd (before the PD number is reused). Sleeps. */
 void scenic_scu_unbind_pd(struct scenic_dev *sdev, const void *pd);
-/* Whether @slot has a PD, and its number (QP admission). */
-bool scenic_scu_bound_pdn(struct scenic_dev *sdev, unsigned int slot, u32 *pdn);
 
 /* Totals for `rdma statistic`. */
 struct scenic_admin_totals {
