@@ -159,11 +159,13 @@ else
 	notok "provider builds with -Wall -Wextra -Werror (compat layout asserts hold)"
 fi
 if [ -f "$lib" ]; then
-	syms=$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDBW]/ {print $3}' | grep -v '^SCENIC_1.0$' | sort)
-	if [ "$syms" = "$(printf '%s\n' scenicdv_create_qp_ex@@SCENIC_1.0 | sort)" ]; then
-		ok "library exports only scenicdv_create_qp_ex@@SCENIC_1.0"
+	syms=$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDBW]/ {print $3}' |
+		grep -v '^SCENIC_1\.[01]$' | sort)
+	want="scenicdv_bind_scu_pd@@SCENIC_1.1 scenicdv_create_qp_ex@@SCENIC_1.0"
+	if [ "$syms" = "$(printf '%s\n' $want | sort)" ]; then
+		ok "library exports only $want"
 	else
-		notok "library exports only scenicdv_create_qp_ex@@SCENIC_1.0 # got: ${syms//$'\n'/ }"
+		notok "library exports only $want # got: ${syms//$'\n'/ }"
 	fi
 	if nm -D --undefined-only "$lib" | grep -q 'verbs_register_driver_34@IBVERBS_PRIVATE_34'; then
 		ok "library registers through verbs_register_driver_34@IBVERBS_PRIVATE_34"

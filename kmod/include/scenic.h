@@ -167,6 +167,13 @@ enum scenic_func {
 };
 
 /* One card. Lives in the devlink private area. */
+/* One SCU slot's owner file and bound PD (scenic_scu_bind.c). */
+struct scenic_scu_binding {
+	struct file *owner;	/* scenic_scu.ko's owner fd, or NULL */
+	const void *pd;		/* scenic_rdma.ko's PD, or NULL: unbound */
+	u32 pdn;
+};
+
 struct scenic_dev {
 	struct pci_dev *pdev;
 	struct devlink *devlink;
@@ -215,6 +222,8 @@ struct scenic_dev {
 	 */
 	void (*recover_hook)(struct scenic_dev *sdev, u8 code, u32 detail);
 	struct scenic_health *health;	/* scenic_health.c */
+	/* SCU slot owners and PD bindings, under scenic_scu_bind.c's lock */
+	struct scenic_scu_binding scu_bind[SCENIC_SCU_MAX_SLOTS];
 };
 
 static inline u32 scenic_rd(const struct scenic_block *blk, u32 reg)

@@ -9,6 +9,7 @@
 
 #include <linux/auxiliary_bus.h>
 #include <linux/errno.h>
+#include <linux/fs.h>
 #include <linux/pci.h>
 #include <linux/types.h>
 
@@ -150,6 +151,36 @@ typedef int (*scenic_aux_devlink_info_fn)(void *priv,
 int scenic_aux_devlink_info_register(struct scenic_aux_dev *sadev,
 				     scenic_aux_devlink_info_fn fn, void *priv);
 void scenic_aux_devlink_info_unregister(struct scenic_aux_dev *sadev);
+
+/*
+ * SCU slot owners and PD bindings (docs/scu.md 4.5), kept by the core so that
+ * scenic_rdma.ko can check an SCU fd without depending on scenic_scu.ko.
+ * scenic_scu.ko registers its file_operations (NULL at exit) and reports the
+ * owner file of each slot; closing it unbinds the slot's PD.
+ */
+#define SCENIC_SCU_MAX_SLOTS	16
+
+void scenic_scu_register_fops(const struct file_operations *fops);
+int scenic_scu_set_owner(struct scenic_aux_dev *sadev, unsigned int slot,
+			 struct file *file);
+void scenic_scu_owner_closed(struct scenic_aux_dev *sadev, unsigned int slot,
+			     struct file *file);
+/* The SCU device goes: every owner forgotten, every binding undone. */
+void scenic_scu_forget_owners(struct scenic_aux_dev *sadev);
+/*
+ * The slot @file owns on card @sdev, or -EINVAL (not an SCU fd), -EXDEV
+ * (another card's slot), -EPERM (slot 0), -EACCES (not the owner's fd).
+ */
+int scenic_scu_file_slot(struct scenic_dev *sdev, struct file *file);
+/*
+ * SCU_BIND_PD: the slot @file owns acts in PD @pdn from now on; @pd is the
+ * caller's cookie for scenic_scu_unbind_pd(). Errors of
+ * scenic_scu_file_slot() or of the command. Sleeps.
+ */
+int scenic_scu_bind_pd(struct scenic_dev *sdev, struct file *file,
+		       const void *pd, u32 pdn);
+/* Unbinds every slot bound to @pd (before the PD number is reused). Sleeps. */
+void scenic_scu_unbind_pd(struct scenic_dev *sdev, const void *pd);
 
 /* Totals for `rdma statistic`. */
 struct scenic_admin_totals {

@@ -22,6 +22,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "scenic_aux.h"
 #include "scenic_codes.h"
@@ -540,6 +541,9 @@ void scenic_rdma_events_fini(struct scenic_rdma_dev *sdev);
 void scenic_rdma_events_drain(struct scenic_rdma_dev *sdev);
 void scenic_rdma_events_stop(struct scenic_rdma_dev *sdev);
 int scenic_rdma_events_start(struct scenic_rdma_dev *sdev);
+
+/* scenic_rdma_dv.c: driver-specific uverbs methods */
+extern const struct uapi_definition scenic_rdma_uapi_defs[];
 
 /* scenic_rdma_stats.c */
 void scenic_rdma_stats_init(struct scenic_rdma_dev *sdev);

@@ -326,6 +326,7 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 	strscpy(sdev->ibdev.node_desc, "SCENIC RoCE v2",
 		sizeof(sdev->ibdev.node_desc));
 	ib_set_device_ops(&sdev->ibdev, &scenic_rdma_dev_ops);
+	sdev->ibdev.driver_def = scenic_rdma_uapi_defs;
 
 	/* the engine starts stopped: enable it before the first command */
 	scenic_rdma_wr(sdev, SCENIC_RDMA_CTRL, SCENIC_RDMA_CTRL_ENABLE_MASK);

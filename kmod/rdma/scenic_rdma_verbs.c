@@ -561,6 +561,8 @@ int scenic_rdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct scenic_rdma_dev *sdev = to_sdev(ibpd->device);
 
+	/* an SCU slot bound to this PD stops using it before the PDN is reused */
+	scenic_scu_unbind_pd(sdev->sadev->core, ibpd);
 	ida_free(&sdev->pd_ida, to_spd(ibpd)->pdn);
 	return 0;
 }

@@ -240,6 +240,7 @@ static int scenic_scu_open(struct inode *inode, struct file *file)
 			err = -EBUSY;
 		} else {
 			slot->owner = file;
+			scenic_scu_set_owner(card->sadev, slot->index, file);
 			reset = slot->ever_owned &&
 				!uid_eq(slot->last_uid, current_euid());
 			slot->ever_owned = true;
@@ -255,6 +256,8 @@ static int scenic_scu_open(struct inode *inode, struct file *file)
 				scenic_scu_irq_detach(slot);
 				slot->owner = NULL;
 				mutex_unlock(&slot->lock);
+				scenic_scu_owner_closed(card->sadev, slot->index,
+							file);
 			}
 		}
 	}
@@ -271,14 +274,26 @@ out:
 static int scenic_scu_release(struct inode *inode, struct file *file)
 {
 	struct scenic_scu_slot *slot = file->private_data;
+	struct scenic_scu_card *card = slot->card;
+	bool was_owner;
 
 	mutex_lock(&slot->lock);
-	if (slot->owner == file) {
+	was_owner = slot->owner == file;
+	if (was_owner) {
 		scenic_scu_irq_detach(slot);
 		slot->owner = NULL;
 	}
 	mutex_unlock(&slot->lock);
-	scenic_scu_card_put(slot->card);
+	/* the slot's PD goes with its owner (docs/scu.md 4.5); after remove
+	 * the core forgot the card's owners already
+	 */
+	if (was_owner) {
+		down_read(&card->rwsem);
+		if (!card->gone)
+			scenic_scu_owner_closed(card->sadev, slot->index, file);
+		up_read(&card->rwsem);
+	}
+	scenic_scu_card_put(card);
 	return 0;
 }
 
@@ -377,13 +392,17 @@ int scenic_scu_cdev_init(void)
 	if (err)
 		return err;
 	err = class_register(&scenic_scu_class);
-	if (err)
+	if (err) {
 		unregister_chrdev_region(scu_devt, SCU_MINORS);
-	return err;
+		return err;
+	}
+	scenic_scu_register_fops(&scenic_scu_fops);
+	return 0;
 }
 
 void scenic_scu_cdev_exit(void)
 {
+	scenic_scu_register_fops(NULL);
 	class_unregister(&scenic_scu_class);
 	unregister_chrdev_region(scu_devt, SCU_MINORS);
 }

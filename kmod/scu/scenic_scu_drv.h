@@ -20,7 +20,6 @@
 #include "scenic_aux.h"
 #include "scenic_scu.h"
 
-#define SCENIC_SCU_MAX_SLOTS	16
 #define SCENIC_SCU_MAX_CARDS	16
 #define SCENIC_SCU_KIND_PASSTHROUGH 1
 #define SCENIC_SCU_HDR_LEN	256

@@ -212,6 +212,7 @@ static void scenic_scu_remove(struct auxiliary_device *adev)
 	scenic_aux_devlink_info_unregister(card->sadev);
 	scenic_aux_events_unregister(card->sadev);
 	scenic_scu_stop(card, false);
+	scenic_scu_forget_owners(card->sadev);
 	/* waits for every ioctl and mmap using sadev; later ones see gone */
 	down_write(&card->rwsem);
 	WRITE_ONCE(card->gone, true);

@@ -29,6 +29,13 @@ struct ibv_qp *scenicdv_create_qp_ex(struct ibv_context *ibvctx,
 				     struct scenicdv_qp_init_attr *scenic_attr,
 				     uint32_t inlen);
 
+/*
+ * Binds the memory port of the SCU slot owned through scu_fd (an O_RDWR open
+ * of /dev/scenic<c>/scu<n> on the same card) to pd. Returns 0 or an errno
+ * value (also in errno). See scenicdv_bind_scu_pd(3).
+ */
+int scenicdv_bind_scu_pd(struct ibv_pd *pd, int scu_fd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -111,6 +111,60 @@ TEST_F(ScuPayload, PassthroughGivesTheBytesBackAndCountsThem) {
     EXPECT_EQ(csr(p.a, 1, scu::Passthrough::kBytes), 5500u);
 }
 
+// The XOR kind's memory-port CSRs (docs/scu.md 8): one 8-byte read or write through the slot's
+// checks. It reaches an MR of the bound PD, and nothing of another PD or once unbound.
+TEST_F(ScuPayload, XorMemoryPortReachesOnlyTheBoundPd) {
+    setup(0, 0);
+    const uint32_t other = p.a.reg_mr(Node::kVa + 128 * 1024, 4096, kAll, true, Node::kPd + 1);
+    p.a.fill_va(Node::kVa, 64, 5);
+    p.a.fill_va(Node::kVa + 128 * 1024, 64, 99);
+    load_xor(p.a, 4);
+    ASSERT_TRUE(p.run());
+    scu::SlotManager& m = p.a.dev.scu().slots();
+    const auto op = [&](uint32_t key, uint64_t iova, uint64_t what) {
+        set_csr(p.a, 4, XorTest::kMemKey, key);
+        set_csr(p.a, 4, XorTest::kMemIova, iova);
+        set_csr(p.a, 4, XorTest::kMemOp, what);
+        return csr(p.a, 4, XorTest::kMemStatus);
+    };
+    const auto le64 = [](const std::vector<uint8_t>& b) {
+        uint64_t v = 0;
+        for (size_t i = 0; i < 8; ++i) {
+            v |= uint64_t{b[i]} << (8 * i);
+        }
+        return v;
+    };
+    const auto kKeyPd = static_cast<uint64_t>(scu::MemStatus::kKeyPd);
+    EXPECT_EQ(csr(p.a, 4, XorTest::kMemStatus), XorTest::kStatusNone);
+    EXPECT_EQ(op(ka, Node::kVa, XorTest::kOpRead), kKeyPd);  // nothing bound yet
+    EXPECT_EQ(m.counters(4).mem_faults, 1u);
+
+    ASSERT_EQ(m.bind_pd(4, Node::kPd), admin::ScuStatus::kOk);
+    EXPECT_EQ(op(ka, Node::kVa + 16, XorTest::kOpRead), 0u);
+    EXPECT_EQ(csr(p.a, 4, XorTest::kMemData), le64(p.a.read_va(Node::kVa + 16, 8)));
+    set_csr(p.a, 4, XorTest::kMemData, 0x1122'3344'5566'7788ULL);
+    EXPECT_EQ(op(ka, Node::kVa + 4096, XorTest::kOpWrite), 0u);
+    EXPECT_EQ(le64(p.a.read_va(Node::kVa + 4096, 8)), 0x1122'3344'5566'7788ULL);
+    EXPECT_EQ(m.counters(4).mem_rd_bytes, 8u);
+    EXPECT_EQ(m.counters(4).mem_wr_bytes, 8u);
+
+    // Another PD's MR: refused, no byte moves either way.
+    set_csr(p.a, 4, XorTest::kMemData, 0);
+    EXPECT_EQ(op(other, Node::kVa + 128 * 1024, XorTest::kOpRead), kKeyPd);
+    EXPECT_EQ(csr(p.a, 4, XorTest::kMemData), 0u);
+    const std::vector<uint8_t> before = p.a.read_va(Node::kVa + 128 * 1024, 8);
+    set_csr(p.a, 4, XorTest::kMemData, ~uint64_t{0});
+    EXPECT_EQ(op(other, Node::kVa + 128 * 1024, XorTest::kOpWrite), kKeyPd);
+    EXPECT_EQ(p.a.read_va(Node::kVa + 128 * 1024, 8), before);
+    EXPECT_EQ(m.counters(4).mem_faults, 3u);
+
+    // Unbound: the bound PD's MR is refused too.
+    ASSERT_EQ(m.bind_pd(4, std::nullopt), admin::ScuStatus::kOk);
+    EXPECT_EQ(op(ka, Node::kVa + 16, XorTest::kOpRead), kKeyPd);
+    EXPECT_EQ(m.counters(4).mem_faults, 4u);
+    EXPECT_EQ(m.counters(4).mem_rd_bytes, 8u);
+}
+
 TEST_F(ScuPayload, SlotZeroAndIndicesPastTheCardBypass) {
     setup(0, 200);
     p.a.fill_va(Node::kVa, 2000, 3);
@@ -270,6 +324,67 @@ TEST_F(ScuPayloadTraffic, LoadOnTheSenderHoldsItsQpAndResumes) {
     EXPECT_EQ(a.bytes_out[tx], uint64_t{kMsgs} * kLen);  // every byte exactly once
     EXPECT_GT(csr(p.a, 1, XorTest::kPkts), 0u);          // the rest went through the new SCU
     EXPECT_EQ(a.violations, 0u);
+    EXPECT_EQ(p.a.dev.rdma().engine().counters().ack_timeouts, 0u);
+}
+
+// DRAINING (docs/scu.md 5): an unload in the middle of a message lets the old SCU finish it (the
+// whole message carries the old key), holds the next message until the new SCU runs (it goes
+// through the passthrough unchanged), and nothing is lost, repeated or reordered.
+TEST_F(ScuPayloadTraffic, LoadDrainsTheMessageInFlightFirst) {
+    setup(1, 0);
+    load_xor(p.a, 1);
+    ASSERT_TRUE(p.run());
+    set_csr(p.a, 1, XorTest::kKeyTx, kKeyAb);
+    p.a.fill_va(Node::kVa, 8192, 17);
+    p.a.fill_va(Node::kVa + 16384, 4096, 71);
+    p.record = true;
+    uint64_t unload_at = 0;
+    admin::ScuSlotState state_after{};
+    size_t open_after = 0;
+    int seen = 0;
+    // As A's card sends its 3rd data packet (the engine goes on with the 4th at once).
+    p.a.host.on_send = [&](std::span<const uint8_t> f) {
+        const roce::ParseResult pr = roce::parse_frame(f, roce::OpcodeSet::kRcAndSr);
+        if (pr.ok() && !pr.packet.payload.empty() && ++seen == 3) {
+            unload_at = p.a.host.now;
+            scu::SlotManager& m = p.a.dev.scu().slots();
+            ASSERT_EQ(m.unload(1), admin::ScuStatus::kOk);
+            state_after = m.slot(1).state();
+            open_after = m.slot(1).open_messages();
+        }
+    };
+    p.a.post_send(kQa,
+                  make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 8192, ka)}, Node::kVa + 65536, kb));
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa + 16384, 4096, ka)},
+                                Node::kVa + 131072, kb));
+    ASSERT_TRUE(p.run());
+    ASSERT_NE(unload_at, 0u);
+    EXPECT_EQ(state_after, admin::ScuSlotState::kDraining);
+    EXPECT_EQ(open_after, 1u);  // A's TX of the first WRITE
+    ASSERT_EQ(p.a.sq_completed(kQa), 2u);
+    expect_no_error_cqes();
+    // The first message went through the old SCU entirely, the second through the new one.
+    EXPECT_EQ(p.b.read_va(Node::kVa + 65536, 8192), xored(p.a.read_va(Node::kVa, 8192), kKeyAb));
+    EXPECT_EQ(p.b.read_va(Node::kVa + 131072, 4096), p.a.read_va(Node::kVa + 16384, 4096));
+    const scu::Slot& s = p.a.dev.scu().slots().slot(1);
+    EXPECT_EQ(s.image().kind, scu::kKindPassthrough);
+    EXPECT_EQ(s.drain_timeouts(), 0u);
+    EXPECT_EQ(s.open_messages(), 0u);
+    // The second message waited for the whole reconfiguration after the drain.
+    const uint64_t reconfig = p.a.dev.scu().slots().config().reconfig_ns;
+    size_t first_msg = 0, second_msg = 0;
+    for (const auto& r : p.log) {
+        if (r.dir != RdmaPair::Dir::kAtoB || r.payload == 0) {
+            continue;
+        }
+        (r.t_ns < unload_at + reconfig ? first_msg : second_msg) += r.payload > 0 ? 1 : 0;
+    }
+    EXPECT_EQ(first_msg, 8u);   // 8 KiB at PMTU 1024, no packet repeated
+    EXPECT_EQ(second_msg, 4u);  // 4 KiB, all after the new SCU came up
+    const auto& c = cnt(p.a, 1);
+    const auto tx = static_cast<unsigned>(Dir::kTx);
+    EXPECT_EQ(c.bytes_out[tx], 8192u + 4096u);  // every byte exactly once
+    EXPECT_EQ(c.violations + c.scu_drops, 0u);
     EXPECT_EQ(p.a.dev.rdma().engine().counters().ack_timeouts, 0u);
 }
 
@@ -441,6 +556,54 @@ TEST_F(ScuPass, LoadingHoldsAndTheEndOfTheLoadResumes) {
     run_for(2000);
     EXPECT_EQ(resumed, std::vector<unsigned>{2});
     EXPECT_EQ(mgr.pass(2, meta(Dir::kTx, 100), data, out), scu::Pass::kDone);
+}
+
+// DRAINING (docs/scu.md 5): a load waits until every message the old SCU started has passed
+// its last packet; meanwhile new messages are held (RX: RNR) and continuations pass. A message
+// that never ends (its QP went away) ends the drain at the timeout.
+TEST_F(ScuPass, DrainEndsAtTheMessageBoundaryOrAtTheTimeout) {
+    const auto msg = [](Dir d, uint32_t qpn, bool first, bool last) {
+        scu::Meta m = meta(d, 100);
+        m.qpn = qpn;
+        m.msg_first = first;
+        m.msg_last = last;
+        return m;
+    };
+    const auto rx = static_cast<unsigned>(Dir::kRx);
+    ASSERT_EQ(mgr.pass(2, msg(Dir::kTx, 9, true, false), data, out), scu::Pass::kDone);
+    ASSERT_EQ(mgr.pass(2, msg(Dir::kRx, 9, true, true), data, out), scu::Pass::kDone);
+    EXPECT_EQ(mgr.slot(2).open_messages(), 1u);  // TX of QP 9; its RX message is complete
+    ASSERT_EQ(mgr.unload(2), admin::ScuStatus::kOk);
+    EXPECT_EQ(mgr.slot(2).state(), admin::ScuSlotState::kDraining);
+    EXPECT_EQ(mgr.busy_mask() & 4u, 4u);
+    EXPECT_EQ(mgr.pass(2, msg(Dir::kTx, 10, true, true), data, out), scu::Pass::kHeld);
+    EXPECT_EQ(mgr.pass(2, msg(Dir::kRx, 9, true, false), data, out), scu::Pass::kHeld);
+    EXPECT_EQ(mgr.counters(2).fifo_drops[rx], 1u);  // the responder answers RNR
+    EXPECT_EQ(mgr.pass(2, msg(Dir::kTx, 9, false, false), data, out), scu::Pass::kDone);
+    EXPECT_EQ(mgr.slot(2).state(), admin::ScuSlotState::kDraining);
+    run_for(5000);  // the drain does not end by time alone
+    EXPECT_EQ(mgr.slot(2).state(), admin::ScuSlotState::kDraining);
+    EXPECT_EQ(mgr.pass(2, msg(Dir::kTx, 9, false, true), data, out), scu::Pass::kDone);
+    EXPECT_EQ(mgr.slot(2).state(), admin::ScuSlotState::kLoading);
+    EXPECT_EQ(mgr.pass(2, msg(Dir::kTx, 9, false, false), data, out), scu::Pass::kHeld);
+    EXPECT_TRUE(resumed.empty());
+    run_for(1000);
+    EXPECT_EQ(mgr.slot(2).state(), admin::ScuSlotState::kRunning);
+    EXPECT_EQ(resumed, std::vector<unsigned>{2});
+    EXPECT_EQ(mgr.pass(2, msg(Dir::kTx, 10, true, true), data, out), scu::Pass::kDone);
+    EXPECT_EQ(mgr.slot(2).drain_timeouts(), 0u);
+    EXPECT_EQ(mgr.counters(2).violations, 0u);
+
+    ASSERT_EQ(mgr.pass(3, msg(Dir::kRx, 4, true, false), data, out), scu::Pass::kDone);
+    ASSERT_EQ(mgr.unload(3), admin::ScuStatus::kOk);
+    run_for(scu::Slot::kDefaultDrainNs - 1);
+    EXPECT_EQ(mgr.slot(3).state(), admin::ScuSlotState::kDraining);
+    run_for(1);
+    EXPECT_EQ(mgr.slot(3).state(), admin::ScuSlotState::kLoading);
+    EXPECT_EQ(mgr.slot(3).drain_timeouts(), 1u);
+    EXPECT_EQ(mgr.slot(3).open_messages(), 0u);
+    run_for(1000);
+    EXPECT_EQ(mgr.slot(3).state(), admin::ScuSlotState::kRunning);
 }
 
 TEST_F(ScuPass, ShortOutputIsAViolation) {

@@ -17,6 +17,9 @@ Slot::~Slot() {
     if (load_timer_) {
         env_.events.cancel(*load_timer_);
     }
+    if (drain_timer_) {
+        env_.events.cancel(*drain_timer_);
+    }
     if (scu_timer_) {
         env_.events.cancel(*scu_timer_);
     }
@@ -27,7 +30,11 @@ Slot::~Slot() {
 
 Pass Slot::pass(Dir d, const Meta& m, std::span<const uint8_t> in, std::vector<uint8_t>& out) {
     const auto i = static_cast<unsigned>(d);
-    if (state_ != ScuSlotState::kRunning || !fifo_[i].empty() || pumping_[i] || !scu_->ready(d)) {
+    // Draining: only the packets that continue a message the old SCU started still enter.
+    const bool continues = !m.msg_first && open_.count({i, m.qpn}) != 0;
+    const bool takes =
+        state_ == ScuSlotState::kRunning || (state_ == ScuSlotState::kDraining && continues);
+    if (!takes || !fifo_[i].empty() || pumping_[i] || !scu_->ready(d)) {
         if (d == Dir::kRx) {
             ++cnt_.fifo_drops[i];
         }
@@ -43,6 +50,7 @@ Pass Slot::pass(Dir d, const Meta& m, std::span<const uint8_t> in, std::vector<u
     submit(d, m, in);
     capture_[i] = nullptr;
     if (captured_[i]) {
+        track(d, m);
         return captured_drop_[i] ? Pass::kDropped : Pass::kDone;
     }
     if (inflight_[i].size() > before) {
@@ -51,6 +59,24 @@ Pass Slot::pass(Dir d, const Meta& m, std::span<const uint8_t> in, std::vector<u
         ++cnt_.violations;
     }
     return Pass::kFailed;  // emit() counted the violation, or the SCU kept the packet
+}
+
+void Slot::track(Dir d, const Meta& m) {
+    const std::pair<unsigned, uint32_t> key{static_cast<unsigned>(d), m.qpn};
+    if (m.msg_last) {
+        open_.erase(key);
+    } else if (m.msg_first) {
+        open_.insert(key);
+    }
+    if (state_ == ScuSlotState::kDraining) {
+        drain_check();
+    }
+}
+
+void Slot::drain_check() {
+    if (open_.empty() && scu_->idle()) {
+        begin_loading();
+    }
 }
 
 void Slot::resume_soon() {
@@ -93,7 +119,9 @@ void Slot::pump(Dir d) {
         return;
     }
     pumping_[i] = true;
-    while (state_ == ScuSlotState::kRunning && !fifo_[i].empty() && scu_->ready(d)) {
+    // A draining slot still runs its old SCU (docs/scu.md 5): what is queued goes through it.
+    const bool runs = state_ == ScuSlotState::kRunning || state_ == ScuSlotState::kDraining;
+    while (runs && !fifo_[i].empty() && scu_->ready(d)) {
         Packet p = std::move(fifo_[i].front());
         fifo_[i].pop_front();
         fifo_bytes_[i] -= p.data.size();
@@ -255,7 +283,9 @@ void Slot::schedule(uint64_t deadline_ns) {
 }
 
 uint64_t Slot::csr_read(uint32_t index) {
-    if (state_ != ScuSlotState::kRunning || index >= kCsrRegs) {
+    // The old SCU answers while it drains; LOADING and FAILED have no SCU to ask.
+    if ((state_ != ScuSlotState::kRunning && state_ != ScuSlotState::kDraining) ||
+        index >= kCsrRegs) {
         ++cnt_.csr_dropped;
         return ~uint64_t{0};
     }
@@ -263,7 +293,8 @@ uint64_t Slot::csr_read(uint32_t index) {
 }
 
 void Slot::csr_write(uint32_t index, uint64_t value, uint8_t byte_mask) {
-    if (state_ != ScuSlotState::kRunning || index >= kCsrRegs) {
+    if ((state_ != ScuSlotState::kRunning && state_ != ScuSlotState::kDraining) ||
+        index >= kCsrRegs) {
         ++cnt_.csr_dropped;
         return;
     }
@@ -276,12 +307,33 @@ void Slot::install(std::unique_ptr<Scu> scu, const ImageInfo& info) {
     scu_->reset();
 }
 
-void Slot::start_load(std::unique_ptr<Scu> next, const ImageInfo& info, uint64_t delay_ns) {
+void Slot::start_load(std::unique_ptr<Scu> next, const ImageInfo& info, uint64_t delay_ns,
+                      uint64_t drain_ns) {
     next_ = std::move(next);
     next_image_ = info;
+    load_delay_ns_ = delay_ns;
+    load_start_ns_ = now_ns();  // the pause runs from here: new messages wait from now on
+    state_ = ScuSlotState::kDraining;
+    drain_timer_ = env_.events.schedule_in(drain_ns, [this] {
+        drain_timer_.reset();
+        if (state_ == ScuSlotState::kDraining) {
+            // The card has no FORCE flag: it swaps anyway; unfinished messages go on through
+            // the new SCU (docs/scu.md 5 "as built").
+            ++drain_timeouts_;
+            open_.clear();
+            begin_loading();
+        }
+    });
+    drain_check();
+}
+
+void Slot::begin_loading() {
+    if (drain_timer_) {
+        env_.events.cancel(*drain_timer_);
+        drain_timer_.reset();
+    }
     state_ = ScuSlotState::kLoading;
-    load_start_ns_ = now_ns();
-    load_timer_ = env_.events.schedule_in(delay_ns, [this] {
+    load_timer_ = env_.events.schedule_in(load_delay_ns_, [this] {
         load_timer_.reset();
         finish_load();
     });

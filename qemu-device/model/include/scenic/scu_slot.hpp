@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -124,8 +125,17 @@ class Slot final : public SlotPort {
 
     // Out of reset: `scu` runs at once (no delay, no event, no load counted).
     void install(std::unique_ptr<Scu> scu, const ImageInfo& info);
-    // Reconfiguration: hold the flows for delay_ns, then run `next` (out of reset).
-    void start_load(std::unique_ptr<Scu> next, const ImageInfo& info, uint64_t delay_ns);
+    // Reconfiguration (docs/scu.md 5): DRAINING while an RDMA message the old SCU started is
+    // unfinished or the SCU is not idle() (new messages are held, their continuations pass),
+    // at most drain_ns (then the swap happens anyway); then LOADING for delay_ns, then `next`
+    // runs out of reset.
+    void start_load(std::unique_ptr<Scu> next, const ImageInfo& info, uint64_t delay_ns,
+                    uint64_t drain_ns = kDefaultDrainNs);
+    static constexpr uint64_t kDefaultDrainNs = 100'000'000;  // the ABI's default, 100 ms
+    // RDMA messages with packets through the SCU and their last packet not yet (dir, qpn).
+    [[nodiscard]] size_t open_messages() const { return open_.size(); }
+    // Drains that ended at drain_ns instead of at a message boundary.
+    [[nodiscard]] uint64_t drain_timeouts() const { return drain_timeouts_; }
     [[nodiscard]] admin::ScuSlotState state() const { return state_; }
     [[nodiscard]] const ImageInfo& image() const { return image_; }
     [[nodiscard]] uint32_t next_kind() const { return next_image_.kind; }
@@ -173,6 +183,9 @@ class Slot final : public SlotPort {
         std::vector<uint8_t> data;
     };
     void pump(Dir d);
+    void track(Dir d, const Meta& m);
+    void drain_check();
+    void begin_loading();
     void finish_load();
     void resume_soon();
     MemStatus check(uint32_t key, uint64_t iova, uint64_t len, bool write);
@@ -186,7 +199,11 @@ class Slot final : public SlotPort {
     ImageInfo next_image_{};
     admin::ScuSlotState state_ = admin::ScuSlotState::kRunning;
     uint64_t load_start_ns_ = 0;
+    uint64_t load_delay_ns_ = 0;
+    uint64_t drain_timeouts_ = 0;
+    std::set<std::pair<unsigned, uint32_t>> open_;  // (dir, qpn) of unfinished messages
     std::optional<EventQueue::Id> load_timer_;
+    std::optional<EventQueue::Id> drain_timer_;
     std::optional<EventQueue::Id> scu_timer_;
     std::optional<EventQueue::Id> resume_event_;
     // pass() in progress, per direction: the output goes here instead of env_.out.
