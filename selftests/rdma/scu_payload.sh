@@ -14,9 +14,10 @@
 #    way out is undone on the way in, the bytes arrive identical.
 # Each node checks its own slots' counters (scenicctl --json counters) for both rounds.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../scu/lib.sh"	# slot_ctr, scu_rdma_ready, SCU_IMAGES
 
 SC=/usr/bin/scenicctl
-IMG=$(dirname "$0")/../scu/scu-images/xor.scu	# the scu collection's images (next to this one)
+IMG=$SCU_IMAGES/xor.scu
 K=0x0123456789abcdef	# byte 0 (offset 0 of a page) is 0xef: never 0
 SIZE=4096 ITERS=20
 PP="timeout 120 /usr/bin/ibv_rc_pingpong -c -s $SIZE -n $ITERS"
@@ -27,15 +28,8 @@ if [ ! -x "$SC" ] || [ ! -f "$IMG" ]; then
 	tap_diag "scenicctl or $IMG missing (make runtime image)"
 	tap_done
 fi
-addr_setup
-wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
-i=0
-while [ ! -e /dev/scenic0/scu2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+scu_rdma_ready
 
-# ctr SLOT NAME: one counter of the slot (a flushed status page).
-ctr() {
-	$SC --json counters "$1" | tr -d ' \n' | grep -o "\"$2\":[0-9]*" | cut -d: -f2
-}
 # round SRV_SLOT CLI_SLOT PORT NAME: node 2 serves on SRV_SLOT, node 1 connects from CLI_SLOT;
 # sets rc and out (this node's side).
 round() {
@@ -69,28 +63,28 @@ tap_result "node $NODE: xor.scu in slots 1 and 2, slot 1 keys $want" "$key" \
 sync_peer scup-loaded 120
 
 # 1. one side keyed
-tx1=$(ctr 1 tx_bytes_out) rx2=$(ctr 2 rx_bytes_out)
+tx1=$(slot_ctr 1 tx_bytes_out) rx2=$(slot_ctr 2 rx_bytes_out)
 round 2 1 18900 one
 n=$((SIZE * ITERS))
 if [ "$NODE" = 2 ]; then
 	tap_result "one side keyed: the server (slot 2, keys 0) sees the client's XORed bytes" \
 		"$(echo "$out" | head -c 300)" sh -c 'echo "$1" | grep -q "invalid data"' - "$out"
-	d=$(($(ctr 2 rx_bytes_out) - rx2))
+	d=$(($(slot_ctr 2 rx_bytes_out) - rx2))
 	tap_result "one side keyed: server slot 2 counted $n bytes out on RX (got $d)" "$d" [ "$d" -ge $n ]
 else
-	d=$(($(ctr 1 tx_bytes_out) - tx1))
+	d=$(($(slot_ctr 1 tx_bytes_out) - tx1))
 	tap_result "one side keyed: client slot 1 counted $n bytes out on TX (got $d)" "$d" [ "$d" -ge $n ]
 fi
 
 # 2. both sides keyed, both directions
 $SC csr write 1 1 $K >/dev/null && $SC csr write 1 2 $K >/dev/null
-tx1=$(ctr 1 tx_bytes_out) rx1=$(ctr 1 rx_bytes_out) b1=$(($($SC csr read 1 4)))
+tx1=$(slot_ctr 1 tx_bytes_out) rx1=$(slot_ctr 1 rx_bytes_out) b1=$(($($SC csr read 1 4)))
 sync_peer scup-keyed 60
 round 1 1 18901 both
 tap_result "both sides keyed: ibv_rc_pingpong -c exits 0 on node $NODE" "exit $rc" [ "$rc" = 0 ]
 tap_result "both sides keyed: identical bytes (no invalid data on node $NODE)" \
 	"$(echo "$out" | grep invalid | head -n 2)" sh -c '! echo "$1" | grep -q "invalid data"' - "$out"
-tx=$(($(ctr 1 tx_bytes_out) - tx1)) rx=$(($(ctr 1 rx_bytes_out) - rx1))
+tx=$(($(slot_ctr 1 tx_bytes_out) - tx1)) rx=$(($(slot_ctr 1 rx_bytes_out) - rx1))
 b=$(($($SC csr read 1 4) - b1))
 tap_diag "node $NODE slot 1: tx $tx rx $rx, SCU BYTES +$b"
 tap_result "both sides keyed: node $NODE slot 1 counted >= $n bytes out on TX and on RX, its SCU >= $((2 * n))" \

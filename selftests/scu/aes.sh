@@ -32,15 +32,8 @@ if [ ! -x "$SC" ] || [ ! -f "$IMG" ] || [ ! -x "$PROG" ]; then
 	tap_diag "scenicctl, $IMG or $PROG missing (make runtime image)"
 	tap_done
 fi
-addr_setup
-wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
-i=0
-while [ ! -e /dev/scenic0/scu2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+scu_rdma_ready
 
-# ctr SLOT NAME: one counter of the slot (scenicctl --json counters: flushed status page).
-ctr() {
-	$SC --json counters "$1" | tr -d ' \n' | grep -o "\"$2\":[0-9]*" | cut -d: -f2
-}
 # csrs SLOT CTRL: key, IVs (TX = RX), QPN_MASK 0 and CTRL of the slot's aes-ctr
 csrs() {
 	$SC csr write "$1" 0 0x2b7e151628aed2a6 && $SC csr write "$1" 1 0xabf7158809cf4f3c &&
@@ -69,26 +62,26 @@ id=$($SC csr read 1 8 2>&1) ctl=$($SC csr read 1 7 2>&1)
 tap_result "aes.scu loaded into slots 1 and 2, slot 1 keyed and enabled" "id $id ctrl $ctl" \
 	[ $ok = 1 -a "$((id))" = "$((0x5343554145533031))" -a "$((ctl))" = 3 ]
 
-tx0=$(ctr 1 tx_bytes_out) rx0=$(ctr 1 rx_bytes_out) by0=$(($($SC csr read 1 10)))
+tx0=$(slot_ctr 1 tx_bytes_out) rx0=$(slot_ctr 1 rx_bytes_out) by0=$(($($SC csr read 1 10)))
 run 1 1 /tmp/aes-both.out
 rc=$?
 tap_diag "$(head -n 1 /tmp/aes-both.out) $(cat /tmp/aes-err.out)"
 tap_result "both QPs on slot 1: WRITE, SEND and READ completed" "exit $rc" [ $rc = 0 ]
 tap_result "both QPs on slot 1: the receivers hold the plaintext" "" same /tmp/aes-both.out plain-
-tx=$(($(ctr 1 tx_bytes_out) - tx0)) rx=$(($(ctr 1 rx_bytes_out) - rx0))
+tx=$(($(slot_ctr 1 tx_bytes_out) - tx0)) rx=$(($(slot_ctr 1 rx_bytes_out) - rx0))
 by=$(($($SC csr read 1 10) - by0)) want=$((WR + SD + RD))
 tap_result "slot 1 counted $want bytes out on TX and on RX, the SCU's BYTES $((2 * want))" \
 	"tx $tx rx $rx bytes $by" [ "$tx" = $want -a "$rx" = $want -a "$by" = $((2 * want)) ]
 
-t1=$(ctr 1 tx_bytes_out) r1=$(ctr 1 rx_bytes_out) t2=$(ctr 2 tx_bytes_out) r2=$(ctr 2 rx_bytes_out)
+t1=$(slot_ctr 1 tx_bytes_out) r1=$(slot_ctr 1 rx_bytes_out) t2=$(slot_ctr 2 tx_bytes_out) r2=$(slot_ctr 2 rx_bytes_out)
 run 1 2 /tmp/aes-one.out
 rc=$?
 tap_diag "$(head -n 1 /tmp/aes-one.out) $(cat /tmp/aes-err.out)"
 tap_result "A on slot 1, B on slot 2 (passes): WRITE, SEND and READ completed" "exit $rc" [ $rc = 0 ]
 tap_result "B holds the ciphertext the host computed, A the READ's data encrypted by its RX" "" \
 	same /tmp/aes-one.out ""
-t1=$(($(ctr 1 tx_bytes_out) - t1)) r1=$(($(ctr 1 rx_bytes_out) - r1))
-t2=$(($(ctr 2 tx_bytes_out) - t2)) r2=$(($(ctr 2 rx_bytes_out) - r2))
+t1=$(($(slot_ctr 1 tx_bytes_out) - t1)) r1=$(($(slot_ctr 1 rx_bytes_out) - r1))
+t2=$(($(slot_ctr 2 tx_bytes_out) - t2)) r2=$(($(slot_ctr 2 rx_bytes_out) - r2))
 tap_result "slot 1 out: tx $((WR + SD)) rx $RD; slot 2 out: tx $RD rx $((WR + SD))" \
 	"slot 1 tx $t1 rx $r1, slot 2 tx $t2 rx $r2" \
 	[ "$t1" = $((WR + SD)) -a "$r1" = $RD -a "$t2" = $RD -a "$r2" = $((WR + SD)) ]

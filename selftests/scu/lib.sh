@@ -2,9 +2,10 @@
 # Helpers of the SCU selftests (POSIX / busybox sh). Source it: . "$(dirname "$0")/lib.sh"
 # Each script empties the kernel log first (dmesg -c), so what is there afterwards is its own.
 
-# The collection's folder (selftests/scu, or scu/ of an installed kselftest tree) and what its
-# Makefile builds there: scu_test and the test images (scu-images/, mkimages.py).
-SCU_DIR=$(cd "$(dirname "$0")" && pwd)
+# The collection's folder (selftests/scu, or scu/ of an installed kselftest tree; the rdma
+# collection's scu_payload.sh sources this file too) and what its Makefile builds there:
+# scu_test and the test images (scu-images/, mkimages.py).
+SCU_DIR=$(cd "$(dirname "$0")/../scu" && pwd)
 SCU_TEST=$SCU_DIR/scu_test
 SCU_IMAGES=$SCU_DIR/scu-images
 
@@ -12,6 +13,23 @@ SCU_IMAGES=$SCU_DIR/scu-images
 kernel_log_bad() {
 	dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|hung_task|lockdep|circular locking' |
 		head -n 5
+}
+
+# slot_ctr SLOT NAME: one counter of the slot (scenicctl --json counters: a flushed status page).
+slot_ctr() {
+	/usr/bin/scenicctl --json counters "$1" | tr -d ' \n' | grep -o "\"$2\":[0-9]*" | cut -d: -f2
+}
+
+# scu_rdma_ready: this node's address, an RDMA device with a RoCE v2 GID on $IFACE and the
+# slot devices (rdma/lib.sh's addr_setup and wait_rdma: source that first).
+scu_rdma_ready() {
+	addr_setup
+	wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
+	_sr_i=0
+	while [ ! -e /dev/scenic0/scu2 ] && [ $_sr_i -lt 50 ]; do
+		sleep 0.1
+		_sr_i=$((_sr_i + 1))
+	done
 }
 
 # run_tap NAME LIMIT CMD...: runs CMD (a program printing TAP results) for at most LIMIT s,

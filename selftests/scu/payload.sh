@@ -26,15 +26,8 @@ if [ ! -x "$SC" ] || [ ! -f "$IMG" ]; then
 	tap_diag "scenicctl or $IMG missing (make runtime image)"
 	tap_done
 fi
-addr_setup
-wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
-i=0
-while [ ! -e /dev/scenic0/scu2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+scu_rdma_ready
 
-# ctr SLOT NAME: one counter of the slot (scenicctl --json counters: flushed status page).
-ctr() {
-	$SC --json counters "$1" | tr -d ' \n' | grep -o "\"$2\":[0-9]*" | cut -d: -f2
-}
 # pingpong SRV_SLOT CLI_SLOT PORT: server and client on this node; sets src / rc.
 pingpong() {
 	SCENIC_DEFAULT_SCU=$1 $PP -d "$DEV" -g "$GIDX" -p "$3" >/tmp/pp-srv.out 2>&1 &
@@ -57,14 +50,14 @@ tap_diag "slot 1 KEY_TX: $key"
 tap_result "xor.scu loaded into slots 1 and 2, slot 1 keyed on TX and RX" "$key" \
 	[ $ok = 1 -a "$((key))" = "$((K))" ]
 
-tx0=$(ctr 1 tx_bytes_out) rx0=$(ctr 1 rx_bytes_out)
+tx0=$(slot_ctr 1 tx_bytes_out) rx0=$(slot_ctr 1 rx_bytes_out)
 pingpong 1 1 18800
 tap_diag "server: $(tail -n 2 /tmp/pp-srv.out | tr '\n' ';') client: $(tail -n 2 /tmp/pp-cli.out | tr '\n' ';')"
 tap_result "both QPs on slot 1: ibv_rc_pingpong -c exits 0 on both sides" "server $src, client $rc" \
 	[ "$src" = 0 -a "$rc" = 0 ]
 tap_result "both QPs on slot 1: no invalid data (XOR out, XOR back in)" "$(grep -h invalid /tmp/pp-*.out | head -n 2)" \
 	sh -c '! grep -q "invalid data" /tmp/pp-srv.out /tmp/pp-cli.out'
-tx=$(($(ctr 1 tx_bytes_out) - tx0)) rx=$(($(ctr 1 rx_bytes_out) - rx0))
+tx=$(($(slot_ctr 1 tx_bytes_out) - tx0)) rx=$(($(slot_ctr 1 rx_bytes_out) - rx0))
 want=$((2 * SIZE * ITERS))	# ping and pong, every byte once per direction
 tap_result "slot 1 counted $want bytes out on TX and on RX (tx $tx, rx $rx)" "tx $tx rx $rx" \
 	[ "$tx" -ge $want -a "$rx" -ge $want -a "$tx" = "$rx" ]
@@ -72,7 +65,7 @@ pk=$(($($SC csr read 1 4 2>/dev/null || echo 0)))
 tap_diag "slot 1 BYTES CSR: $pk"
 tap_result "the XOR SCU's own BYTES CSR saw them too" "$pk" [ "$pk" -ge $((2 * want)) ]
 
-b2=$(ctr 2 rx_bytes_out)
+b2=$(slot_ctr 2 rx_bytes_out)
 pingpong 2 1 18801
 tap_diag "server: $(tail -n 2 /tmp/pp-srv.out | tr '\n' ';') client: $(tail -n 2 /tmp/pp-cli.out | tr '\n' ';')"
 tap_result "client on slot 1 (KEY_TX = K), server on slot 2 (keys 0): the server sees XORed data" \
@@ -81,7 +74,7 @@ pingpong 1 2 18802
 tap_diag "server: $(tail -n 2 /tmp/pp-srv.out | tr '\n' ';') client: $(tail -n 2 /tmp/pp-cli.out | tr '\n' ';')"
 tap_result "server on slot 1 (KEY_RX = K), client on slot 2: the server sees XORed data" \
 	"$(head -c 300 /tmp/pp-srv.out)" grep -q "invalid data" /tmp/pp-srv.out
-rx2=$(($(ctr 2 rx_bytes_out) - b2))
+rx2=$(($(slot_ctr 2 rx_bytes_out) - b2))
 tap_result "slot 2 counted the bytes its QPs received ($rx2)" "$rx2" [ "$rx2" -ge $((2 * SIZE * ITERS)) ]
 
 for s in 1 2; do $SC unload $s >/dev/null 2>&1; done
