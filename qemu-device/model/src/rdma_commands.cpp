@@ -9,6 +9,7 @@
 #include <array>
 #include <span>
 
+#include "scenic/rdma_av.hpp"
 #include "scenic/rdma_engine.hpp"
 
 namespace scenic::rdma {
@@ -374,32 +375,7 @@ CmdResult Engine::modify_qp(Entry entry) {
     if (has(m, A::kMaxDestRdAtomic)) q->max_dest_rd_atomic = v.max_dest_rd_atomic();
     if (has(m, A::kQkey)) q->qkey = v.qkey();
     if (has(m, A::kAv)) {
-        roce::PathContext& p = q->path;
-        std::array<uint8_t, 16> dgid{};
-        std::array<uint8_t, 16> sgid{};
-        for (size_t i = 0; i < dgid.size(); ++i) {
-            dgid[i] = v.dgid(i);
-            sgid[i] = v.sgid(i);
-        }
-        for (size_t i = 0; i < p.dst_mac.size(); ++i) {
-            p.dst_mac[i] = v.dmac(i);
-        }
-        p.ttl = v.hop_limit();
-        const uint8_t tclass = v.traffic_class();
-        p.dscp = static_cast<uint8_t>(tclass >> 2);
-        p.ecn = static_cast<uint8_t>(tclass & 3);
-        p.flow_label = v.flow_label();
-        const bool v4 = v.ipv4() != 0;
-        p.ip_version = v4 ? roce::IpVersion::kV4 : roce::IpVersion::kV6;
-        p.src_ip = {};
-        p.dst_ip = {};
-        if (v4) {  // IPv4-mapped GID ::ffff:a.b.c.d
-            std::copy_n(sgid.begin() + 12, 4, p.src_ip.begin());
-            std::copy_n(dgid.begin() + 12, 4, p.dst_ip.begin());
-        } else {
-            p.src_ip = sgid;
-            p.dst_ip = dgid;
-        }
+        path_from_av(v, q->path);
     }
     q->path.src_mac = config_.mac;
     q->path.udp_sport = roce::rdma_get_udp_sport(q->path.flow_label, q->qpn, q->dest_qpn);

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 
+#include "scenic/rdma_av.hpp"
 #include "scenic/rdma_engine.hpp"
 #include "scenic/roce/psn.hpp"
 
@@ -43,30 +44,8 @@ CmdResult Datagram::create_ah(std::span<const uint8_t, kAqSqeBytes> entry) {
     AddressHandle a;
     a.valid = true;
     a.pdn = v.pdn();
-    roce::PathContext& p = a.path;
-    std::array<uint8_t, 16> dgid{};
-    std::array<uint8_t, 16> sgid{};
-    for (size_t i = 0; i < dgid.size(); ++i) {
-        dgid[i] = v.dgid(i);
-        sgid[i] = v.sgid(i);
-    }
-    for (size_t i = 0; i < p.dst_mac.size(); ++i) {
-        p.dst_mac[i] = v.dmac(i);
-    }
-    p.src_mac = e_.config().mac;
-    p.ttl = v.hop_limit();
-    p.dscp = static_cast<uint8_t>(v.traffic_class() >> 2);
-    p.ecn = static_cast<uint8_t>(v.traffic_class() & 3);
-    p.flow_label = v.flow_label();
-    if (v.ipv4() != 0) {  // IPv4-mapped GIDs ::ffff:a.b.c.d
-        p.ip_version = roce::IpVersion::kV4;
-        std::copy_n(sgid.begin() + 12, 4, p.src_ip.begin());
-        std::copy_n(dgid.begin() + 12, 4, p.dst_ip.begin());
-    } else {
-        p.ip_version = roce::IpVersion::kV6;
-        p.src_ip = sgid;
-        p.dst_ip = dgid;
-    }
+    path_from_av(v, a.path);
+    a.path.src_mac = e_.config().mac;
     ahs_[v.ah()] = a;
     return {};
 }
