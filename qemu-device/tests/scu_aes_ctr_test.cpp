@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "rdma_rig.hpp"
+#include "scenic/dp/aes128.hpp"
 #include "scenic/scu_slots.hpp"
 #include "scu_rig.hpp"
 
@@ -41,19 +42,11 @@ uint64_t be64(std::span<const uint8_t> b) {
     }
     return v;
 }
-Block block(uint64_t hi, uint64_t lo) {
-    Block b{};
-    for (unsigned i = 0; i < 8; ++i) {
-        b[i] = static_cast<uint8_t>(hi >> (56 - 8 * i));
-        b[8 + i] = static_cast<uint8_t>(lo >> (56 - 8 * i));
-    }
-    return b;
-}
 // The counter of a message's first block, as the doc defines it: iv + (qpn << 32) + offset/16.
 Block first_counter(uint64_t iv_hi, uint64_t iv_lo, uint32_t qpn, uint32_t offset) {
     const uint64_t add = (uint64_t{qpn} << 32) | (offset / 16);
     const uint64_t lo = iv_lo + add;
-    return block(iv_hi + (lo < iv_lo ? 1 : 0), lo);
+    return dp::block_from_csrs(iv_hi + (lo < iv_lo ? 1 : 0), lo);
 }
 
 // OpenSSL's AES-128-CTR (a 128-bit big-endian counter incremented per block), the reference.
@@ -172,7 +165,7 @@ TEST(AesCtrKind, RandomPacketsMatchOpenSsl) {
         }
         const auto got = twin(s, port, Dir::kTx, qpn, offset, data);
         const auto want = openssl_ctr(
-            block(k_hi, k_lo),
+            dp::block_from_csrs(k_hi, k_lo),
             first_counter(iv_hi, iv_lo, qpn & static_cast<uint32_t>(mask), offset), data);
         ASSERT_EQ(got, want) << "packet " << i;
     }
@@ -247,7 +240,8 @@ class AesCtrCards : public ::testing::Test {
     }
     static std::vector<uint8_t> expected(uint64_t iv_hi, uint64_t iv_lo,
                                          std::span<const uint8_t> plain) {
-        return openssl_ctr(block(kKeyHi, kKeyLo), first_counter(iv_hi, iv_lo, kQp, 0), plain);
+        return openssl_ctr(dp::block_from_csrs(kKeyHi, kKeyLo), first_counter(iv_hi, iv_lo, kQp, 0),
+                           plain);
     }
     void expect_no_error_cqes() {
         for (Node* n : {&p.a, &p.b}) {
@@ -340,8 +334,8 @@ TEST_F(AesCtrCards, WrongKeyGivesWrongDataAndNoProtocolError) {
     EXPECT_NE(got, wr);
     // What B holds is the wire's ciphertext decrypted with B's (wrong) key.
     const auto wire_wr = on_wire(kAtoB, first_psn(kAtoB), 3);
-    EXPECT_EQ(got, openssl_ctr(block(kKeyHi, kKeyLo ^ 1), first_counter(kIvAbHi, kIvAbLo, kQp, 0),
-                               wire_wr));
+    EXPECT_EQ(got, openssl_ctr(dp::block_from_csrs(kKeyHi, kKeyLo ^ 1),
+                               first_counter(kIvAbHi, kIvAbLo, kQp, 0), wire_wr));
     EXPECT_NE(p.b.read_va(Node::kVa + 65536, 500), p.a.read_va(Node::kVa + 8192, 500));
     EXPECT_EQ(p.a.dev.rdma().engine().counters().retransmits, 0u);
     EXPECT_EQ(p.a.dev.scu().slots().counters(kSlot).violations, 0u);
