@@ -5,6 +5,9 @@ package scenic_regs_pkg;
   localparam logic [15:0] VENDOR_ID = 16'h10ee;
   localparam logic [15:0] DEVICE_ID = 16'h5c01;
   localparam int unsigned MSIX_VECTORS = 32;
+  // per-QP status page (struct scenic_qp_status): size, offset of the SQ completion counter
+  localparam int unsigned QP_STATUS_SIZE = 4096;
+  localparam int unsigned QP_STATUS_SQ_COMPLETED_OFF = 0;
 
   // Identity, capabilities, reset and self-tests. Always present, always first.
   localparam logic [31:0] CORE_BLK_TYPE = 32'h5c1c0001;

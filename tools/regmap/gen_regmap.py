@@ -171,7 +171,9 @@ def gen_c(dev, blocks, vectors, _formats) -> str:
          f"#define SCENIC_DB_BAR {dev['db_bar']}",
          f"#define SCENIC_DB_PAGE_SIZE 0x{dev['db_page_size']:x}",
          f"#define SCENIC_SCU_BAR {dev['scu_bar']}",
-         f"#define SCENIC_SCU_BAR_SIZE 0x{dev['scu_bar_size']:x}", "",
+         f"#define SCENIC_SCU_BAR_SIZE 0x{dev['scu_bar_size']:x}",
+         f"#define SCENIC_QP_STATUS_SIZE 0x{dev['qp_status_size']:x}",
+         f"#define SCENIC_QP_STATUS_SQ_COMPLETED_OFF 0x{dev['qp_status_sq_completed']:x}", "",
          "/* Every block begins with these three registers. */",
          "#define SCENIC_BLK_TYPE 0x0", "#define SCENIC_BLK_VERSION 0x4", "#define SCENIC_BLK_NEXT 0x8",
          "#define SCENIC_BLK_VERSION_MAJOR(v) ((v) >> 16)",
@@ -226,6 +228,8 @@ def gen_cpp(dev, blocks, vectors, _formats) -> str:
          f"inline constexpr uint32_t kDbPageSize = 0x{dev['db_page_size']:x};",
          f"inline constexpr unsigned kScuBar = {dev['scu_bar']};",
          f"inline constexpr uint32_t kScuBarSize = 0x{dev['scu_bar_size']:x};",
+         f"inline constexpr uint32_t kQpStatusSize = 0x{dev['qp_status_size']:x};",
+         f"inline constexpr uint32_t kQpStatusSqCompletedOff = 0x{dev['qp_status_sq_completed']:x};",
          "inline constexpr uint32_t kBlkType = 0x0;", "inline constexpr uint32_t kBlkVersion = 0x4;",
          "inline constexpr uint32_t kBlkNext = 0x8;", ""]
     for v in vectors:
@@ -256,7 +260,10 @@ def gen_sv(dev, blocks, vectors, formats) -> str:
     o = [f"// SPDX-License-Identifier: {SPDX_MIT}", f"// {BANNER}", "package scenic_regs_pkg;", "",
          f"  localparam logic [15:0] VENDOR_ID = 16'h{dev['vendor_id']:04x};",
          f"  localparam logic [15:0] DEVICE_ID = 16'h{dev['device_id']:04x};",
-         f"  localparam int unsigned MSIX_VECTORS = {dev['msix_vectors']};", ""]
+         f"  localparam int unsigned MSIX_VECTORS = {dev['msix_vectors']};",
+         "  // per-QP status page (struct scenic_qp_status): size, offset of the SQ completion counter",
+         f"  localparam int unsigned QP_STATUS_SIZE = {dev['qp_status_size']};",
+         f"  localparam int unsigned QP_STATUS_SQ_COMPLETED_OFF = {dev['qp_status_sq_completed']};", ""]
     for b in blocks:
         B = b.name.upper()
         o += [f"  // {b.doc}",
@@ -293,7 +300,10 @@ def gen_md(dev, blocks, vectors, _formats) -> str:
          f"| BAR{dev['db_bar']} | RDMA doorbells: one {dev['db_page_size'] // 1024} KiB page per QP "
          "(RDMA.MAX_QP pages), then one per CQ (RDMA.MAX_CQ pages); layout in uapi/scenic_rdma.h |",
          f"| BAR{dev['scu_bar']} | SCU CSR windows (32-bit BAR, {dev['scu_bar_size'] // 1024} KiB): "
-         "one 64 KiB window per slot, 64-bit registers (docs/scu.md 3) |", "",
+         "one 64 KiB window per slot, 64-bit registers (docs/scu.md 3) |",
+         f"| QP status page | {dev['qp_status_size'] // 1024} KiB per QP in host memory (CREATE_QP "
+         f"status_page_addr); the SQ completion counter (u64) at byte {dev['qp_status_sq_completed']}; "
+         "layout in uapi/scenic_rdma.h |", "",
          "## Register blocks", "",
          "BAR0 holds a linked list of blocks starting at offset 0. Each block starts with TYPE (0x0),",
          "VERSION (0x4, major in 31:16, minor in 15:0) and NEXT (0x8, BAR0 offset of the next block,",
