@@ -26,6 +26,7 @@ scenic_cc_window|QPS=256 WIN_W=16
 scenic_dcqcn|RATE_W=24 FRAC=12 LEN_W=14 TIME_W=20 BYTE_W=24
 scenic_cq_counter|QPS=512
 scenic_cq_counter|QPS=4096
+scenic_regfile_scu|CNT_W=32
 scenic_rx_tagger|DATA_W=512
 scenic_rx_tagger|DATA_W=1024
 scu_aes_ctr|DATA_W=128
