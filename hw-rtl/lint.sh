@@ -36,9 +36,11 @@ scenic_dcqcn|
 scenic_dcqcn|-GRATE_W=24 -GFRAC=12 -GLEN_W=14 -GTIME_W=12 -GBYTE_W=20 -GCNT_W=16
 scenic_dcqcn|-GRATE_W=16 -GFRAC=8 -GLEN_W=16 -GTIME_W=8 -GBYTE_W=16 -GCNT_W=8
 scenic_cq_counter|
-scenic_cq_counter|-GQPS=1
-scenic_cq_counter|-GQPS=8 -GEV_W=8 -GADDR_W=48 -GCNT_W=16
-scenic_cq_counter|-GQPS=128 -GEV_W=32
+scenic_cq_counter|-GQPS=2
+scenic_cq_counter|-GQPS=512 -GEV_W=8 -GADDR_W=48 -GCNT_W=16
+scenic_cq_counter|-GQPS=4096 -GEV_W=32
+scenic_regfile_scu|
+scenic_regfile_scu|-GCNT_W=8
 scenic_rx_tagger|
 scenic_rx_tagger|-GDATA_W=64
 scenic_rx_tagger|-GDATA_W=128 -GCNT_W=16
@@ -75,8 +77,8 @@ for neg in "scenic_rr_arbiter|-GN=17" "scenic_rr_arbiter|-GDATA_W=12" "scenic_pr
            "scenic_tlb|-GWAYS=9" "scenic_tlb|-GSETS=512 -GWAYS=4" "scenic_tlb|-GMISS_DEPTH=0" \
            "scenic_tlb|-GVA_W=14" "scenic_cc_window|-GQPS=12" "scenic_cc_window|-GQPS=2048" \
            "scenic_cc_window|-GWIN_W=0" "scenic_dcqcn|-GFRAC=24" "scenic_dcqcn|-GLEN_W=17" \
-           "scenic_dcqcn|-GBYTE_W=8" "scenic_cq_counter|-GQPS=256" "scenic_cq_counter|-GQPS=6" \
-           "scenic_cq_counter|-GADDR_W=4" "scenic_rx_tagger|-GDATA_W=32" \
+           "scenic_dcqcn|-GBYTE_W=8" "scenic_cq_counter|-GQPS=8192" "scenic_cq_counter|-GQPS=6" \
+           "scenic_cq_counter|-GADDR_W=4" "scenic_cq_counter|-GQPS=1" "scenic_regfile_scu|-GCNT_W=0" "scenic_rx_tagger|-GDATA_W=32" \
            "scenic_rx_tagger|-GDATA_W=96" "scenic_rx_tagger|-GFIFO_BYTES=8192" \
            "scenic_rx_tagger|-GFIFO_BYTES=20000" "scenic_rx_tagger|-GCNT_W=0" \
            "scu_aes_ctr|-GDATA_W=192" "scu_aes_ctr|-GDATA_W=64"; do

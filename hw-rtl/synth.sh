@@ -24,8 +24,9 @@ scenic_tlb|SETS=16 WAYS=2 PAGE_SHIFT=21
 scenic_cc_window|QPS=64 WIN_W=16
 scenic_cc_window|QPS=256 WIN_W=16
 scenic_dcqcn|RATE_W=24 FRAC=12 LEN_W=14 TIME_W=20 BYTE_W=24
-scenic_cq_counter|QPS=16
-scenic_cq_counter|QPS=64
+scenic_cq_counter|QPS=512
+scenic_cq_counter|QPS=4096
+scenic_regfile_scu|CNT_W=32
 scenic_rx_tagger|DATA_W=512
 scenic_rx_tagger|DATA_W=1024
 scu_aes_ctr|DATA_W=128

@@ -14,6 +14,8 @@
 #define SCENIC_DB_PAGE_SIZE 0x1000
 #define SCENIC_SCU_BAR 3
 #define SCENIC_SCU_BAR_SIZE 0x100000
+#define SCENIC_QP_STATUS_SIZE 0x1000
+#define SCENIC_QP_STATUS_SQ_COMPLETED_OFF 0x0
 
 /* Every block begins with these three registers. */
 #define SCENIC_BLK_TYPE 0x0

@@ -89,6 +89,24 @@ class Block:
         return (self.major << 16) | self.minor
 
 
+def reg_table(b: Block) -> list[tuple[int, int, dict[str, int]]]:
+    """Every register of a block, arrays expanded, in offset order: (offset, reset, access masks).
+
+    A register without fields has all 32 bits of its access; with fields, each field's bits have
+    the field's access and the other bits are reserved (in no mask: read 0, writes ignored)."""
+    rows = []
+    for r in b.regs:
+        masks = dict.fromkeys(sorted(ACCESS), 0)
+        if r.fields:
+            for f in r.fields:
+                masks[f.access] |= f.mask
+        else:
+            masks[r.access] = 0xffffffff
+        for off in r.offsets:
+            rows.append((off, r.reset, masks))
+    return sorted(rows, key=lambda t: t[0])
+
+
 def fail(msg: str) -> None:
     sys.exit(f"gen_regmap: {msg}")
 
@@ -171,7 +189,9 @@ def gen_c(dev, blocks, vectors, _formats) -> str:
          f"#define SCENIC_DB_BAR {dev['db_bar']}",
          f"#define SCENIC_DB_PAGE_SIZE 0x{dev['db_page_size']:x}",
          f"#define SCENIC_SCU_BAR {dev['scu_bar']}",
-         f"#define SCENIC_SCU_BAR_SIZE 0x{dev['scu_bar_size']:x}", "",
+         f"#define SCENIC_SCU_BAR_SIZE 0x{dev['scu_bar_size']:x}",
+         f"#define SCENIC_QP_STATUS_SIZE 0x{dev['qp_status_size']:x}",
+         f"#define SCENIC_QP_STATUS_SQ_COMPLETED_OFF 0x{dev['qp_status_sq_completed']:x}", "",
          "/* Every block begins with these three registers. */",
          "#define SCENIC_BLK_TYPE 0x0", "#define SCENIC_BLK_VERSION 0x4", "#define SCENIC_BLK_NEXT 0x8",
          "#define SCENIC_BLK_VERSION_MAJOR(v) ((v) >> 16)",
@@ -218,6 +238,9 @@ def gen_cpp(dev, blocks, vectors, _formats) -> str:
     o = [f"// SPDX-License-Identifier: {SPDX_MIT}", f"// {BANNER}", "#pragma once", "", "#include <cstdint>",
          "", "namespace scenic::regs {", "",
          "struct FieldDef {", "    uint32_t shift;", "    uint32_t mask;", "};", "",
+         "// One register of a block's table (kRegTable): arrays expanded, offset order; bits in no",
+         "// mask are reserved (read 0, writes ignored).",
+         "struct RegDef {", "    uint32_t offset, reset, ro, rw, w1c, w1s, wo;", "};", "",
          f"inline constexpr uint16_t kVendorId = 0x{dev['vendor_id']:04x};",
          f"inline constexpr uint16_t kDeviceId = 0x{dev['device_id']:04x};",
          f"inline constexpr uint32_t kBar0Size = 0x{dev['bar0_size']:x};",
@@ -226,6 +249,8 @@ def gen_cpp(dev, blocks, vectors, _formats) -> str:
          f"inline constexpr uint32_t kDbPageSize = 0x{dev['db_page_size']:x};",
          f"inline constexpr unsigned kScuBar = {dev['scu_bar']};",
          f"inline constexpr uint32_t kScuBarSize = 0x{dev['scu_bar_size']:x};",
+         f"inline constexpr uint32_t kQpStatusSize = 0x{dev['qp_status_size']:x};",
+         f"inline constexpr uint32_t kQpStatusSqCompletedOff = 0x{dev['qp_status_sq_completed']:x};",
          "inline constexpr uint32_t kBlkType = 0x0;", "inline constexpr uint32_t kBlkVersion = 0x4;",
          "inline constexpr uint32_t kBlkNext = 0x8;", ""]
     for v in vectors:
@@ -247,6 +272,11 @@ def gen_cpp(dev, blocks, vectors, _formats) -> str:
                 o.append(f"inline constexpr uint32_t k{C}Stride = 0x{r.stride:x};")
             for f in r.fields:
                 o.append(f"inline constexpr FieldDef k{C}{camel(f.name)}{{{f.lsb}, 0x{f.mask:08x}}};")
+        o.append("inline constexpr RegDef kRegTable[] = {")
+        for off, reset, m in reg_table(b):
+            o.append(f"    {{0x{off:03x}, 0x{reset:08x}, 0x{m['ro']:08x}, 0x{m['rw']:08x}, "
+                     f"0x{m['w1c']:08x}, 0x{m['w1s']:08x}, 0x{m['wo']:08x}}},")
+        o.append("};")
         o += [f"}}  // namespace {b.name}", ""]
     o.append("}  // namespace scenic::regs")
     return "\n".join(o) + "\n"
@@ -256,7 +286,10 @@ def gen_sv(dev, blocks, vectors, formats) -> str:
     o = [f"// SPDX-License-Identifier: {SPDX_MIT}", f"// {BANNER}", "package scenic_regs_pkg;", "",
          f"  localparam logic [15:0] VENDOR_ID = 16'h{dev['vendor_id']:04x};",
          f"  localparam logic [15:0] DEVICE_ID = 16'h{dev['device_id']:04x};",
-         f"  localparam int unsigned MSIX_VECTORS = {dev['msix_vectors']};", ""]
+         f"  localparam int unsigned MSIX_VECTORS = {dev['msix_vectors']};",
+         "  // per-QP status page (struct scenic_qp_status): size, offset of the SQ completion counter",
+         f"  localparam int unsigned QP_STATUS_SIZE = {dev['qp_status_size']};",
+         f"  localparam int unsigned QP_STATUS_SQ_COMPLETED_OFF = {dev['qp_status_sq_completed']};", ""]
     for b in blocks:
         B = b.name.upper()
         o += [f"  // {b.doc}",
@@ -273,6 +306,18 @@ def gen_sv(dev, blocks, vectors, formats) -> str:
             for f in r.fields:
                 o.append(f"  localparam int unsigned {R}_{f.name.upper()}_LSB = {f.lsb};")
                 o.append(f"  localparam int unsigned {R}_{f.name.upper()}_MSB = {f.msb};")
+        rows = reg_table(b)
+        n = len(rows)
+        o += [f"  // {B} register table for RTL register files: entry i in bits [i*W +: W], arrays",
+              "  // expanded, offset order; access masks per entry, bits in no mask are reserved.",
+              f"  localparam int unsigned {B}_REGS_N = {n};"]
+        cols = [("OFF", 12, lambda t: t[0]), ("RESET", 32, lambda t: t[1])]
+        cols += [(a.upper(), 32, (lambda a: lambda t: t[2][a])(a)) for a in ("ro", "rw", "w1c", "w1s", "wo")]
+        for cname, w, get in cols:
+            items = ", ".join(f"{w}'h{get(t):0{w // 4}x}" for t in reversed(rows))
+            o.append(f"  localparam logic [{n * w - 1}:0] {B}_REGS_{cname} = {{")
+            o += wrap(items, "      ", 100)
+            o.append("  };")
         o.append("")
     o += sv_lines(formats)
     o.append("endpackage")
@@ -293,7 +338,10 @@ def gen_md(dev, blocks, vectors, _formats) -> str:
          f"| BAR{dev['db_bar']} | RDMA doorbells: one {dev['db_page_size'] // 1024} KiB page per QP "
          "(RDMA.MAX_QP pages), then one per CQ (RDMA.MAX_CQ pages); layout in uapi/scenic_rdma.h |",
          f"| BAR{dev['scu_bar']} | SCU CSR windows (32-bit BAR, {dev['scu_bar_size'] // 1024} KiB): "
-         "one 64 KiB window per slot, 64-bit registers (docs/scu.md 3) |", "",
+         "one 64 KiB window per slot, 64-bit registers (docs/scu.md 3) |",
+         f"| QP status page | {dev['qp_status_size'] // 1024} KiB per QP in host memory (CREATE_QP "
+         f"status_page_addr); the SQ completion counter (u64) at byte {dev['qp_status_sq_completed']}; "
+         "layout in uapi/scenic_rdma.h |", "",
          "## Register blocks", "",
          "BAR0 holds a linked list of blocks starting at offset 0. Each block starts with TYPE (0x0),",
          "VERSION (0x4, major in 31:16, minor in 15:0) and NEXT (0x8, BAR0 offset of the next block,",
