@@ -74,6 +74,9 @@ module scenic_prefilter_seg #(
   localparam int unsigned DADDR_W   = $clog2(DEPTH * SEGS + SEGS);
   localparam int unsigned DDEPTH    = 2 ** DADDR_W;       // one entry per frame in flight
   localparam int unsigned SCNT_W    = $clog2(SEGS + 1);
+  localparam int unsigned HS        = (HDR_BYTES + SEG_B - 1) / SEG_B;  // header segments
+  localparam int unsigned WIN_N     = HS - 1;
+  localparam int unsigned IDX_W     = $clog2(HS + 1);
 
   localparam logic [1:0] C_ROCE  = 2'd0;
   localparam logic [1:0] C_TCP   = 2'd1;
@@ -83,60 +86,68 @@ module scenic_prefilter_seg #(
   if (SEGS < 2 || SEGS > 8 || (SEGS & (SEGS - 1)) != 0) begin : g_bad_segs
     $error("SEGS must be 2, 4 or 8 (one frame per beat: use scenic_prefilter)");
   end
-  if (DATA_W > 4096 || (DATA_W & (DATA_W - 1)) != 0 || SEG_B < 64) begin : g_bad_data_w
-    $error("DATA_W must be a power of two with DATA_W / SEGS >= 512 (82 header bytes in 2 segments)");
+  if ((DATA_W & (DATA_W - 1)) != 0 || SEG_B < 32 || SEG_B > 64) begin : g_bad_data_w
+    $error("DATA_W must be a power of two with DATA_W / SEGS 256 or 512 (header in 2..3 segments)");
   end
   if (CNT_W < 1 || CNT_W > 64) begin : g_bad_cnt_w
     $error("CNT_W must be 1..64");
   end
 
   // ------------------------------------------------------------------ input side: classify
-  logic                  s_hs;
-  logic                  pend_q;         // a frame's first segment waits in hdr_q, undecided
-  logic [SEG_W-1:0]      hdr_q;
-  logic                  pend_d;         // pending after the last segment
-  logic [SEG_W-1:0]      hdr_d;
-  logic [SEGS-1:0][SEG_W-1:0] prev;      // the pending frame's first segment before segment s
-  logic [SEGS-1:0]       first, decide;
-  logic [SEGS-1:0][1:0]  cls;
+  logic                  s_hs, s_store;
+  logic [IDX_W-1:0]      idx_q;          // segments of the current frame seen, saturating at HS
+  logic [WIN_N*SEG_W-1:0] win_q;         // its first HS-1 segments (datapath, not reset)
+  logic [IDX_W-1:0]      idx_d;
+  logic [WIN_N*SEG_W-1:0] win_d;
+  logic [SEGS*IDX_W-1:0] idx;            // segment s's index in its frame, [s*IDX_W +: IDX_W]
+  logic [SEGS*WIN_N*SEG_W-1:0] win;      // its frame's earlier header segments, per segment
+  logic [SEGS-1:0]       decide;
+  logic [2*SEGS-1:0]     cls;            // class decided at segment s, [2*s +: 2]
 
   assign s_hs = s_axis_tvalid & s_axis_tready;
 
-  // walk the segments in order: who starts, who is decided
+  // walk the segments in order: each one's index in its frame, who is decided
   always_comb begin
-    logic             p;
-    logic [SEG_W-1:0] pv;
-    p  = pend_q;
-    pv = hdr_q;
+    logic [IDX_W-1:0]       i;
+    logic [WIN_N*SEG_W-1:0] w;
+    i = idx_q;
+    w = win_q;
     for (int s = 0; s < SEGS; s++) begin
-      prev[s]   = pv;
-      first[s]  = s_axis_tseg_sop[s];
+      idx[s*IDX_W +: IDX_W]    = s_axis_tseg_sop[s] ? '0 : i;
+      win[s*WIN_N*SEG_W +: WIN_N*SEG_W] = w;
       decide[s] = 1'b0;
       if (s_hs && s_axis_tseg_valid[s]) begin
-        if (s_axis_tseg_sop[s]) begin
-          decide[s] = s_axis_tseg_eop[s];
-          p         = !s_axis_tseg_eop[s];
-          pv        = s_axis_tdata[s*SEG_W +: SEG_W];
+        decide[s] = idx[s*IDX_W +: IDX_W] < IDX_W'(HS) && (s_axis_tseg_eop[s] || idx[s*IDX_W +: IDX_W] == IDX_W'(HS - 1));
+        for (int k = 0; k < WIN_N; k++) begin
+          if (idx[s*IDX_W +: IDX_W] == IDX_W'(k)) w[k*SEG_W +: SEG_W] = s_axis_tdata[s*SEG_W +: SEG_W];
+        end
+        if (s_axis_tseg_eop[s]) begin
+          i = '0;
+        end else if (idx[s*IDX_W +: IDX_W] != IDX_W'(HS)) begin
+          i = idx[s*IDX_W +: IDX_W] + 1'b1;
         end else begin
-          decide[s] = p;
-          p         = 1'b0;
+          i = idx[s*IDX_W +: IDX_W];
         end
       end
     end
-    pend_d = p;
-    hdr_d  = pv;
+    idx_d = i;
+    win_d = w;
   end
 
   for (genvar s = 0; s < SEGS; s++) begin : g_cls
     logic [HDR_BYTES*8-1:0] hb;
     logic [15:0]            avail;
     logic [7:0]             keep_cnt;
-    // a frame's first segment alone, or its first segment followed by this (second) one
+
+    // header byte o: from an earlier segment of the frame, this one, or beyond the frame (0)
     for (genvar o = 0; o < HDR_BYTES; o++) begin : g_hb
-      if (o < SEG_B) begin : g_lo
-        assign hb[8*o +: 8] = first[s] ? s_axis_tdata[s*SEG_W + 8*o +: 8] : prev[s][8*o +: 8];
-      end else begin : g_hi
-        assign hb[8*o +: 8] = first[s] ? 8'd0 : s_axis_tdata[s*SEG_W + 8*(o-SEG_B) +: 8];
+      localparam int unsigned BI = o / SEG_B;
+      localparam int unsigned LI = o % SEG_B;
+      if (BI < HS - 1) begin : g_win
+        assign hb[8*o +: 8] = (IDX_W'(BI) < idx[s*IDX_W +: IDX_W]) ? win[(s*WIN_N + BI)*SEG_W + 8*LI +: 8]
+                            : (IDX_W'(BI) == idx[s*IDX_W +: IDX_W]) ? s_axis_tdata[s*SEG_W + 8*LI +: 8] : 8'd0;
+      end else begin : g_cur
+        assign hb[8*o +: 8] = (IDX_W'(BI) == idx[s*IDX_W +: IDX_W]) ? s_axis_tdata[s*SEG_W + 8*LI +: 8] : 8'd0;
       end
     end
 
@@ -147,27 +158,27 @@ module scenic_prefilter_seg #(
       end
     end
 
-    // a frame decided at its first segment ends there; at its second: 82 bytes or its length
-    assign avail = first[s] ? 16'(keep_cnt)
-                 : s_axis_tseg_eop[s] ? 16'(SEG_B) + 16'(keep_cnt) : 16'(HDR_BYTES);
+    // a frame decided before its HS-th segment ends in this one: its length is known
+    assign avail = s_axis_tseg_eop[s] ? 16'(idx[s*IDX_W +: IDX_W]) * 16'(SEG_B) + 16'(keep_cnt)
+                                      : 16'(HDR_BYTES);
 
     scenic_prefilter_class u_class (
         .hb   (hb),
         .avail(avail),
-        .cls  (cls[s])
+        .cls  (cls[2*s +: 2])
     );
   end
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      pend_q <= 1'b0;
+      idx_q <= '0;
     end else begin
-      pend_q <= pend_d;
+      idx_q <= idx_d;
     end
   end
 
   always_ff @(posedge clk) begin
-    if (s_hs) hdr_q <= hdr_d;   // datapath, not reset
+    if (s_hs) win_q <= win_d;
   end
 
   // ------------------------------------------------------------------ FIFOs
@@ -179,21 +190,24 @@ module scenic_prefilter_seg #(
   logic [2:0]            mem_dec  [DDEPTH];   // {to_rdma, class}
   logic [ADDR_W:0]       wr_q, rd_q;
   logic [DADDR_W:0]      dwr_q, drd_q;
-  logic [SEGS-1:0][DADDR_W:0] dwa;            // write address of segment s's decision
+  logic [SEGS*(DADDR_W+1)-1:0] dwa;          // write address of segment s's decision
   logic [SCNT_W-1:0]     n_dec;
 
   assign s_axis_tready = (wr_q - rd_q) != (ADDR_W+1)'(DEPTH);
+  // a beat without a valid segment is accepted and not stored: stored beats all carry frame
+  // data, so a frame's deciding segment is at most HS-1 stored beats behind its first one
+  assign s_store = s_hs && (|s_axis_tseg_valid);
 
   always_comb begin
     n_dec = '0;
     for (int s = 0; s < SEGS; s++) begin
-      dwa[s] = dwr_q + (DADDR_W+1)'(n_dec);
+      dwa[s*(DADDR_W+1) +: DADDR_W+1] = dwr_q + (DADDR_W+1)'(n_dec);
       n_dec  = n_dec + SCNT_W'(decide[s]);
     end
   end
 
   always_ff @(posedge clk) begin
-    if (s_hs) begin
+    if (s_store) begin
       mem_data[wr_q[ADDR_W-1:0]] <= s_axis_tdata;
       mem_keep[wr_q[ADDR_W-1:0]] <= s_axis_tkeep;
       mem_sv[wr_q[ADDR_W-1:0]]   <= s_axis_tseg_valid;
@@ -202,14 +216,14 @@ module scenic_prefilter_seg #(
     end
     for (int s = 0; s < SEGS; s++) begin
       if (decide[s]) begin
-        mem_dec[dwa[s][DADDR_W-1:0]] <= {rdma_en && cls[s] == C_ROCE, cls[s]};
+        mem_dec[dwa[s*(DADDR_W+1) +: DADDR_W]] <= {rdma_en && cls[2*s +: 2] == C_ROCE, cls[2*s +: 2]};
       end
     end
   end
 
   // head beat: the frame of each segment (index from the decision FIFO's head)
   logic [SEGS-1:0]       h_sv, h_sop, h_eop, to_rdma, to_host, drop;
-  logic [SEGS-1:0][1:0]  h_cls;
+  logic [2*SEGS-1:0]     h_cls;
   logic [SCNT_W:0]       need;               // frames the head beat touches
   logic [SCNT_W-1:0]     n_eop;
   logic                  h_cont;             // the head beat starts inside a frame
@@ -233,7 +247,7 @@ module scenic_prefilter_seg #(
       to_rdma[s] = 1'b0;
       to_host[s] = 1'b0;
       drop[s]    = 1'b0;
-      h_cls[s]   = C_OTHER;
+      h_cls[2*s +: 2] = C_OTHER;
       if (h_sv[s]) begin
         if (!seen) begin
           h_cont = !h_sop[s];
@@ -244,7 +258,7 @@ module scenic_prefilter_seg #(
         seen       = 1'b1;
         need       = fi + 1'b1;
         d          = mem_dec[DADDR_W'(drd_q + (DADDR_W+1)'(fi))];
-        h_cls[s]   = d[1:0];
+        h_cls[2*s +: 2] = d[1:0];
         drop[s]    = d[1:0] == C_RUNT;
         to_rdma[s] = !drop[s] && d[2];
         to_host[s] = !drop[s] && !d[2];
@@ -282,7 +296,7 @@ module scenic_prefilter_seg #(
     n_runt       = '0;
     for (int s = 0; s < SEGS; s++) begin
       if (h_sv[s] && h_eop[s]) begin
-        unique case (h_cls[s])
+        unique case (h_cls[2*s +: 2])
           C_RUNT:  n_runt = n_runt + 1'b1;
           C_TCP:   n_host_tcp = n_host_tcp + 1'b1;
           C_OTHER: n_host_other = n_host_other + 1'b1;
@@ -310,7 +324,7 @@ module scenic_prefilter_seg #(
       stat_host_other <= '0;
       stat_drop_runt  <= '0;
     end else begin
-      if (s_hs) wr_q <= wr_q + 1'b1;
+      if (s_store) wr_q <= wr_q + 1'b1;
       dwr_q <= dwr_q + (DADDR_W+1)'(n_dec);
       if (pop) begin
         rd_q            <= rd_q + 1'b1;
