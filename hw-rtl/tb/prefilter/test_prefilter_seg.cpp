@@ -33,7 +33,7 @@ struct SegCfg {
     static constexpr unsigned W = Width;
     static constexpr unsigned kSegs = Segs;
 };
-struct Seg2 : SegCfg<Vpfseg1024, 1024, 2> {};  // 2 x 512 bit
+struct Seg2 : SegCfg<Vpfseg1024, 1024, 2> {};    // 2 x 512 bit
 struct Seg4 : SegCfg<Vpfseg1024x4, 1024, 4> {};  // 4 x 256 bit
 struct SegNames {
     template <class T>
@@ -156,8 +156,10 @@ class SegBench : public DutBench<typename C::V> {
                 r.timed_out = true;
                 break;
             }
-            if (!valid) valid = !src_p() && !beats.empty();
-            else (void)src_p();
+            if (!valid)
+                valid = !src_p() && !beats.empty();
+            else
+                (void)src_p();
             d.m_axis_rdma_tready = !rdma_p();
             d.m_axis_host_tready = !host_p();
             d.s_axis_tvalid = valid;
@@ -306,9 +308,9 @@ TYPED_TEST(PrefilterSeg, EveryLengthEveryPausePattern) {
         SCOPED_TRACE("sink pause mask " + std::to_string(mask) + " source " +
                      std::to_string(src_mask));
         SegBench<TypeParam> b;
-        const auto r = b.run(frames, mask % 2 == 0, mask % 3 == 0 ? 0.1 : 0.0, mask,
-                             Pause::mask(src_mask, 4), Pause::mask(mask, 4),
-                             Pause::mask((mask + 5) % 15, 4));
+        const auto r =
+            b.run(frames, mask % 2 == 0, mask % 3 == 0 ? 0.1 : 0.0, mask, Pause::mask(src_mask, 4),
+                  Pause::mask(mask, 4), Pause::mask((mask + 5) % 15, 4));
         check_against_model(frames, mask % 2 == 0, r);
         if (::testing::Test::HasFailure()) return;
     }
@@ -320,8 +322,8 @@ TYPED_TEST(PrefilterSeg, LineRate) {
     constexpr unsigned kW = TypeParam::W;
     constexpr unsigned kSegs = TypeParam::kSegs;
     constexpr double kMhz = 250.0;
-    std::vector<size_t> sizes = {64,  65,  72,  79,  80,  96,   128,  129,  130, 160,
-                               192, 193, 256, 512, 1024, 1500, 1518, 4096, 9000};
+    std::vector<size_t> sizes = {64,  65,  72,  79,  80,   96,   128,  129,  130, 160,
+                                 192, 193, 256, 512, 1024, 1500, 1518, 4096, 9000};
     std::set<size_t> short_set;
     for (size_t size : sizes) {
         std::mt19937_64 rng(size + kW);
@@ -379,7 +381,8 @@ TYPED_TEST(PrefilterSeg, LineRate) {
     std::string short_list;
     for (size_t sz : short_set) short_list += " " + std::to_string(sz);
     std::printf(
-        "[ metric   ] DATA_W=%u SEGS=%u sweep 64..9000 B: worst %.3f x 200GbE's frame rate at %zu B;"
+        "[ metric   ] DATA_W=%u SEGS=%u sweep 64..9000 B: worst %.3f x 200GbE's frame rate at %zu "
+        "B;"
         " sizes below line rate:%s\n",
         kW, kSegs, worst, worst_size, short_list.empty() ? " none" : short_list.c_str());
     if (kSegs == 2) {
