@@ -1,25 +1,26 @@
 // SPDX-License-Identifier: MIT
 // Segmented network prefilter: the classifier and steering of scenic_prefilter on a segmented
-// bus, so that the 1024-bit 200G configuration carries two frames per beat.
+// bus, so that the 1024-bit 200G configuration carries several frames per beat.
 //
-// Segmented bus: a beat of DATA_W bits is SEGS segments of SEG_W = DATA_W / SEGS bits (2 x 512
-// at 1024 bits). Each segment has its own valid, sop (a frame starts at its byte 0) and eop (a
-// frame ends in it; tkeep lanes of the segment say how many bytes, contiguous from the segment's
-// first lane). Frames always start at a segment boundary, segments are in order (segment 0
-// first), a frame's segments are consecutive valid segments (idle segments may sit between
-// them), and every segment except a frame's last one is full. So a beat can end one frame and
-// start the next, or hold two whole frames of up to 64 bytes. A zero-length frame is a valid
-// segment with sop, eop and no tkeep lane set.
+// Segmented bus: a beat of DATA_W bits is SEGS segments of SEG_W = DATA_W / SEGS bits (256 or
+// 512). Each segment has its own valid, sop (a frame starts at its byte 0) and eop (a frame ends
+// in it; tkeep lanes of the segment say how many bytes, contiguous from the segment's first
+// lane). Frames always start at a segment boundary, segments are in order (segment 0 first), a
+// frame's segments are consecutive valid segments (idle segments and beats with no valid segment
+// may sit between them), and every segment except a frame's last one is full. At 1024 bits,
+// 2 x 512 carries two 64-byte frames per beat but wastes up to 63 bytes per frame (65..79 and
+// 129..130-byte frames stay below 200GbE); 4 x 256 wastes at most 31 and reaches 200GbE at every
+// size (hw-rtl/README.md). A zero-length frame is a valid segment with sop, eop and no tkeep.
 //
 // Classification (scenic_prefilter_class, same rules as scenic_prefilter) needs the first 82
-// bytes: the frame's first segment plus 18 bytes of its second, so a frame is decided at its
-// first segment if it ends there, else at its second valid segment (same beat, or a later one:
-// the first segment is then kept in hdr_q). Up to SEGS decisions per beat go into a decision
-// FIFO (one entry per frame); beats wait in a DEPTH-entry FIFO until every frame they touch is
-// decided. Outputs keep the input's segment layout: a beat leaves with each segment marked valid
-// on the port its frame goes to (m_axis_*_tseg_valid), runt segments on neither; a beat whose
-// segments go to both ports is offered on both and leaves when both have taken it (a port that
-// took it early sees tvalid low until then). Steady state: one beat per cycle in and out.
+// bytes = HS segments (2 of 512 bits, 3 of 256): a frame is decided at its eop segment if that is
+// among its first HS, else at its HS-th segment (same beat or a later one: its earlier segments
+// are kept in win_q). Up to SEGS decisions per beat go into a decision FIFO (one entry per
+// frame); beats wait in a DEPTH-entry FIFO until every frame they touch is decided. Outputs keep
+// the input's segment layout: a beat leaves with each segment marked valid on the port its frame
+// goes to (m_axis_*_tseg_valid), runt segments on neither; a beat whose segments go to both
+// ports is offered on both and leaves when both have taken it (a port that took it early sees
+// tvalid low until then). Steady state: one beat per cycle in and out.
 //
 // Outputs are not registered (FIFO read port); put a register slice after it if timing needs.
 module scenic_prefilter_seg #(
