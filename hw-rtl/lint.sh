@@ -15,6 +15,10 @@ scenic_prefilter|
 scenic_prefilter|-GDATA_W=64
 scenic_prefilter|-GDATA_W=256
 scenic_prefilter|-GDATA_W=1024
+scenic_prefilter_seg|
+scenic_prefilter_seg|-GSEGS=4
+scenic_prefilter_seg|-GDATA_W=2048 -GSEGS=4
+scenic_prefilter_seg|-GDATA_W=512 -GSEGS=2 -GCNT_W=8
 scenic_rr_arbiter|
 scenic_rr_arbiter|-GN=1
 scenic_rr_arbiter|-GN=3 -GDATA_W=64
@@ -71,7 +75,9 @@ $CONFIGS
 EOF_CONFIGS
 # illegal parameter combinations must stop elaboration
 for neg in "scenic_rr_arbiter|-GN=17" "scenic_rr_arbiter|-GDATA_W=12" "scenic_prefilter|-GDATA_W=48" \
-           "scenic_prefilter|-GDATA_W=2048" "scenic_irq_moderator|-GCNT_W=0" \
+           "scenic_prefilter|-GDATA_W=2048" \
+           "scenic_prefilter_seg|-GSEGS=1" "scenic_prefilter_seg|-GSEGS=3" "scenic_prefilter_seg|-GSEGS=8" \
+           "scenic_prefilter_seg|-GDATA_W=4096" "scenic_irq_moderator|-GCNT_W=0" \
            "scenic_irq_moderator|-GTICK_CYCLES=0" "scenic_irq_moderator|-GEV_W=0" \
            "scenic_icrc|-GDATA_W=32" "scenic_tlb|-GPAGE_SHIFT=16" "scenic_tlb|-GSETS=12" \
            "scenic_tlb|-GWAYS=9" "scenic_tlb|-GSETS=512 -GWAYS=4" "scenic_tlb|-GMISS_DEPTH=0" \

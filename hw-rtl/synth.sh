@@ -16,6 +16,8 @@ CONFIGS='
 scenic_irq_moderator|CNT_W=16 EV_W=2 TIME_W=16 TICK_CYCLES=250
 scenic_prefilter|DATA_W=512
 scenic_prefilter|DATA_W=1024
+scenic_prefilter_seg|DATA_W=1024 SEGS=2
+scenic_prefilter_seg|DATA_W=1024 SEGS=4
 scenic_rr_arbiter|N=4 DATA_W=512
 scenic_rr_arbiter|N=16 DATA_W=512
 scenic_icrc|DATA_W=512

@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: MIT
+// scenic_prefilter_seg: sources, relative to hw-rtl/, in dependency order
+rtl/scenic_prefilter_class.sv
+rtl/scenic_prefilter_seg.sv
