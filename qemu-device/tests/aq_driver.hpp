@@ -335,6 +335,8 @@ inline Sqe encode_cmd(uint32_t op, const std::vector<uint32_t>& args) {
             put64(f, "dbrec_addr", u64(13));
             admin::AqCreateQp<>(s).set_rq_stride(static_cast<uint8_t>(a[15]));
             put8(f, "type", a[16]);
+            admin::AqCreateQp<>(s).set_srq(static_cast<uint8_t>(a[17]));
+            put16(f, "srqn", a[18]);
             break;
         }
         case admin::AqOpcode::kModifyQp: {
