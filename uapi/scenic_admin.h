@@ -122,13 +122,19 @@ enum scenic_qp_err {
 	SCENIC_QP_ERR_REQ_INVALID = 0x01,	/* Invalid request from the peer. */
 	SCENIC_QP_ERR_ACCESS = 0x02,	/* Remote access violation. */
 	SCENIC_QP_ERR_LOCAL = 0x03,	/* Local operation error or DMA failure. */
+	/*
+	 * A QP of an SRQ is in ERR and its last receive completion is written (AEQ only, never
+	 * QUERY_QP.last_err).
+	 */
+	SCENIC_QP_ERR_LAST_WQE = 0x04,
 };
 
 /* X(ENUMERATOR, "name") for every value of enum scenic_qp_err */
 #define SCENIC_QP_ERR_VALUES(X) \
 	X(SCENIC_QP_ERR_REQ_INVALID, "req_invalid") \
 	X(SCENIC_QP_ERR_ACCESS, "access") \
-	X(SCENIC_QP_ERR_LOCAL, "local")
+	X(SCENIC_QP_ERR_LOCAL, "local") \
+	X(SCENIC_QP_ERR_LAST_WQE, "last_wqe")
 
 /* AEQ CQ_ERROR.code. */
 enum scenic_cq_err {
@@ -360,6 +366,10 @@ enum scenic_aq_opcode {
 	SCENIC_AQ_OP_DEREG_MR = 0x21,	/* Deregister a memory region and drop its TLB entries. */
 	/* Write translations of an MR's pages, direct or from an indirect table. */
 	SCENIC_AQ_OP_TLB_FILL = 0x22,
+	SCENIC_AQ_OP_CREATE_SRQ = 0x28,	/* Create a shared receive queue (FEATURES.srq). */
+	SCENIC_AQ_OP_MODIFY_SRQ = 0x29,	/* Set an SRQ's limit and arm it. */
+	SCENIC_AQ_OP_QUERY_SRQ = 0x2a,	/* An SRQ's limit, armed bit and indices. */
+	SCENIC_AQ_OP_DESTROY_SRQ = 0x2b,	/* Destroy an SRQ no QP uses. */
 	SCENIC_AQ_OP_CREATE_AH = 0x30,	/* Create an address handle for UD WQEs (FEATURES.ud). */
 	SCENIC_AQ_OP_DESTROY_AH = 0x31,	/* Destroy an address handle. */
 	/* Check an SCU image and start reconfiguring a slot with it. */
@@ -398,6 +408,10 @@ enum scenic_aq_opcode {
 	X(SCENIC_AQ_OP_REG_MR, "reg_mr") \
 	X(SCENIC_AQ_OP_DEREG_MR, "dereg_mr") \
 	X(SCENIC_AQ_OP_TLB_FILL, "tlb_fill") \
+	X(SCENIC_AQ_OP_CREATE_SRQ, "create_srq") \
+	X(SCENIC_AQ_OP_MODIFY_SRQ, "modify_srq") \
+	X(SCENIC_AQ_OP_QUERY_SRQ, "query_srq") \
+	X(SCENIC_AQ_OP_DESTROY_SRQ, "destroy_srq") \
 	X(SCENIC_AQ_OP_CREATE_AH, "create_ah") \
 	X(SCENIC_AQ_OP_DESTROY_AH, "destroy_ah") \
 	X(SCENIC_AQ_OP_SCU_LOAD, "scu_load") \
@@ -421,6 +435,8 @@ enum scenic_aeq_type {
 	SCENIC_AEQ_TYPE_CARD_FATAL = 0x06,	/* core: recovery. */
 	/* scu: a slot was reconfigured, its memory port faulted or an interrupt line rose. */
 	SCENIC_AEQ_TYPE_SCU = 0x07,
+	/* rdma: IB_EVENT_SRQ_LIMIT_REACHED (the SRQ is disarmed). */
+	SCENIC_AEQ_TYPE_SRQ_LIMIT = 0x08,
 	/* Events were dropped: resynchronise (docs/admin-queue.md 4.4). */
 	SCENIC_AEQ_TYPE_OVERFLOW = 0x7f,
 };
@@ -434,6 +450,7 @@ enum scenic_aeq_type {
 	X(SCENIC_AEQ_TYPE_TLB_MISS, "tlb_miss") \
 	X(SCENIC_AEQ_TYPE_CARD_FATAL, "card_fatal") \
 	X(SCENIC_AEQ_TYPE_SCU, "scu") \
+	X(SCENIC_AEQ_TYPE_SRQ_LIMIT, "srq_limit") \
 	X(SCENIC_AEQ_TYPE_OVERFLOW, "overflow")
 
 /* CEQ entry types. */
@@ -568,8 +585,9 @@ struct scenic_aq_create_qp {
 	__u8 type;	/* 0x23 */
 	__le32 send_cqn;	/* 0x24 */
 	__le32 recv_cqn;	/* 0x28 */
-	__u8 flags;	/* 0x2c */
-	__u8 reserved_0x2d[3];
+	__u8 flags;	/* 0x2c srq, rq_stride */
+	__u8 reserved_0x2d[1];
+	__le16 srqn;	/* 0x2e */
 	__le64 status_page_addr;	/* 0x30 */
 	__le64 dbrec_addr;	/* 0x38 */
 	__u8 reserved_0x40[64];
@@ -580,6 +598,8 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_create_qp) == 128);
 #define SCENIC_AQ_CREATE_QP_SQ_LOG2_SHIFT 0
 #define SCENIC_AQ_CREATE_QP_RQ_LOG2_MASK 0xfU
 #define SCENIC_AQ_CREATE_QP_RQ_LOG2_SHIFT 0
+#define SCENIC_AQ_CREATE_QP_SRQ_MASK 0x4U
+#define SCENIC_AQ_CREATE_QP_SRQ_SHIFT 2
 #define SCENIC_AQ_CREATE_QP_RQ_STRIDE_MASK 0x38U
 #define SCENIC_AQ_CREATE_QP_RQ_STRIDE_SHIFT 3
 
@@ -770,6 +790,71 @@ struct scenic_aq_destroy_ah {
 };
 
 SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_destroy_ah) == 128);
+
+/* CREATE_SRQ request (FEATURES.srq): an SRQ with indices 0, armed when limit is not 0. */
+struct scenic_aq_create_srq {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 srqn;	/* 0x08 */
+	__le32 pdn;	/* 0x0c */
+	__le64 ring_addr;	/* 0x10 */
+	__u8 log2_entries;	/* 0x18 */
+	__u8 stride;	/* 0x19 */
+	__u8 reserved_0x1a[2];
+	__le32 limit;	/* 0x1c */
+	__le64 dbrec_addr;	/* 0x20 */
+	__u8 reserved_0x28[88];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_create_srq) == 128);
+#define SCENIC_AQ_CREATE_SRQ_LOG2_ENTRIES_MASK 0xfU
+#define SCENIC_AQ_CREATE_SRQ_LOG2_ENTRIES_SHIFT 0
+#define SCENIC_AQ_CREATE_SRQ_STRIDE_MASK 0x3U
+#define SCENIC_AQ_CREATE_SRQ_STRIDE_SHIFT 0
+
+/* MODIFY_SRQ request: only the limit (an SRQ keeps its size: resize is not supported). */
+struct scenic_aq_modify_srq {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 srqn;	/* 0x08 */
+	__le32 mask;	/* 0x0c */
+	__le32 limit;	/* 0x10 */
+	__u8 reserved_0x14[108];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_modify_srq) == 128);
+#define SCENIC_AQ_MODIFY_SRQ_MASK_MASK 0x1U
+#define SCENIC_AQ_MODIFY_SRQ_MASK_SHIFT 0
+
+/* QUERY_SRQ request. */
+struct scenic_aq_query_srq {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 srqn;	/* 0x08 */
+	__u8 reserved_0x0c[116];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_query_srq) == 128);
+
+/* QUERY_SRQ result. */
+struct scenic_acq_query_srq {
+	struct scenic_aq_cqe_hdr hdr;
+	__le32 limit;	/* 0x08 */
+	__le32 flags;	/* 0x0c */
+	__le32 pi;	/* 0x10 */
+	__le32 ci;	/* 0x14 */
+	__u8 reserved_0x18[8];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_acq_query_srq) == 32);
+#define SCENIC_ACQ_QUERY_SRQ_ARMED_MASK 0x1U
+#define SCENIC_ACQ_QUERY_SRQ_ARMED_SHIFT 0
+
+/* DESTROY_SRQ request: BUSY while a QP uses the SRQ. */
+struct scenic_aq_destroy_srq {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 srqn;	/* 0x08 */
+	__u8 reserved_0x0c[116];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_destroy_srq) == 128);
 
 /* SCU_LOAD request: the image is one DMA-contiguous buffer (docs/scu.md 5). */
 struct scenic_aq_scu_load {
@@ -1030,6 +1115,16 @@ struct scenic_aeqe_qp_error {
 
 SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aeqe_qp_error) == 32);
 
+/* SRQ_LIMIT event. */
+struct scenic_aeqe_srq_limit {
+	struct scenic_aeqe_hdr hdr;
+	__le32 srqn;	/* 0x10 */
+	__le32 posted;	/* 0x14 */
+	__u8 reserved_0x18[8];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aeqe_srq_limit) == 32);
+
 /* SQ_DRAINED event. */
 struct scenic_aeqe_sq_drained {
 	struct scenic_aeqe_hdr hdr;
@@ -1121,6 +1216,10 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(SCENIC_AQ_OP_REG_MR, reg_mr, aq_reg_mr, aq_cqe) \
 	X(SCENIC_AQ_OP_DEREG_MR, dereg_mr, aq_dereg_mr, aq_cqe) \
 	X(SCENIC_AQ_OP_TLB_FILL, tlb_fill, aq_tlb_fill, aq_cqe) \
+	X(SCENIC_AQ_OP_CREATE_SRQ, create_srq, aq_create_srq, aq_cqe) \
+	X(SCENIC_AQ_OP_MODIFY_SRQ, modify_srq, aq_modify_srq, aq_cqe) \
+	X(SCENIC_AQ_OP_QUERY_SRQ, query_srq, aq_query_srq, acq_query_srq) \
+	X(SCENIC_AQ_OP_DESTROY_SRQ, destroy_srq, aq_destroy_srq, aq_cqe) \
 	X(SCENIC_AQ_OP_CREATE_AH, create_ah, aq_create_ah, aq_cqe) \
 	X(SCENIC_AQ_OP_DESTROY_AH, destroy_ah, aq_destroy_ah, aq_cqe) \
 	X(SCENIC_AQ_OP_SCU_LOAD, scu_load, aq_scu_load, acq_scu_load) \
@@ -1143,6 +1242,7 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(SCENIC_AEQ_TYPE_TLB_MISS, tlb_miss, aeqe_tlb_miss) \
 	X(SCENIC_AEQ_TYPE_CARD_FATAL, card_fatal, aeqe_card_fatal) \
 	X(SCENIC_AEQ_TYPE_SCU, scu, aeqe_scu) \
+	X(SCENIC_AEQ_TYPE_SRQ_LIMIT, srq_limit, aeqe_srq_limit) \
 	X(SCENIC_AEQ_TYPE_OVERFLOW, overflow, aeqe_overflow)
 
 /* X(TYPE, name, entry struct) for every CEQ entry type */
@@ -1221,7 +1321,9 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aq_create_qp, type, type, 0x23, 1, 0xffU) \
 	X(aq_create_qp, send_cqn, send_cqn, 0x24, 4, 0xffffffffU) \
 	X(aq_create_qp, recv_cqn, recv_cqn, 0x28, 4, 0xffffffffU) \
+	X(aq_create_qp, flags, srq, 0x2c, 1, SCENIC_AQ_CREATE_QP_SRQ_MASK) \
 	X(aq_create_qp, flags, rq_stride, 0x2c, 1, SCENIC_AQ_CREATE_QP_RQ_STRIDE_MASK) \
+	X(aq_create_qp, srqn, srqn, 0x2e, 2, 0xffffU) \
 	X(aq_create_qp, status_page_addr, status_page_addr, 0x30, 8, 0xffffffffffffffffULL) \
 	X(aq_create_qp, dbrec_addr, dbrec_addr, 0x38, 8, 0xffffffffffffffffULL) \
 	X(aq_modify_qp, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
@@ -1321,6 +1423,40 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aq_destroy_ah, hdr.opcode, opcode, 0x02, 1, 0xffU) \
 	X(aq_destroy_ah, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
 	X(aq_destroy_ah, ah, ah, 0x08, 4, 0xffffffffU) \
+	X(aq_create_srq, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_create_srq, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_create_srq, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_create_srq, srqn, srqn, 0x08, 4, 0xffffffffU) \
+	X(aq_create_srq, pdn, pdn, 0x0c, 4, 0xffffffffU) \
+	X(aq_create_srq, ring_addr, ring_addr, 0x10, 8, 0xffffffffffffffffULL) \
+	X(aq_create_srq, log2_entries, log2_entries, 0x18, 1, \
+	  SCENIC_AQ_CREATE_SRQ_LOG2_ENTRIES_MASK) \
+	X(aq_create_srq, stride, stride, 0x19, 1, SCENIC_AQ_CREATE_SRQ_STRIDE_MASK) \
+	X(aq_create_srq, limit, limit, 0x1c, 4, 0xffffffffU) \
+	X(aq_create_srq, dbrec_addr, dbrec_addr, 0x20, 8, 0xffffffffffffffffULL) \
+	X(aq_modify_srq, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_modify_srq, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_modify_srq, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_modify_srq, srqn, srqn, 0x08, 4, 0xffffffffU) \
+	X(aq_modify_srq, mask, mask, 0x0c, 4, SCENIC_AQ_MODIFY_SRQ_MASK_MASK) \
+	X(aq_modify_srq, limit, limit, 0x10, 4, 0xffffffffU) \
+	X(aq_query_srq, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_query_srq, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_query_srq, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_query_srq, srqn, srqn, 0x08, 4, 0xffffffffU) \
+	X(acq_query_srq, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(acq_query_srq, hdr.status, status, 0x02, 1, 0xffU) \
+	X(acq_query_srq, hdr.flags, phase, 0x03, 1, SCENIC_AQ_CQE_HDR_PHASE_MASK) \
+	X(acq_query_srq, hdr.syndrome, syndrome, 0x04, 2, 0xffffU) \
+	X(acq_query_srq, hdr.sq_head, sq_head, 0x06, 2, 0xffffU) \
+	X(acq_query_srq, limit, limit, 0x08, 4, 0xffffffffU) \
+	X(acq_query_srq, flags, armed, 0x0c, 4, SCENIC_ACQ_QUERY_SRQ_ARMED_MASK) \
+	X(acq_query_srq, pi, pi, 0x10, 4, 0xffffffffU) \
+	X(acq_query_srq, ci, ci, 0x14, 4, 0xffffffffU) \
+	X(aq_destroy_srq, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_destroy_srq, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_destroy_srq, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_destroy_srq, srqn, srqn, 0x08, 4, 0xffffffffU) \
 	X(aq_scu_load, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
 	X(aq_scu_load, hdr.opcode, opcode, 0x02, 1, 0xffU) \
 	X(aq_scu_load, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
@@ -1452,6 +1588,12 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aeqe_qp_error, qpn, qpn, 0x10, 4, 0xffffffffU) \
 	X(aeqe_qp_error, code, code, 0x14, 1, 0xffU) \
 	X(aeqe_qp_error, syndrome, syndrome, 0x15, 1, 0xffU) \
+	X(aeqe_srq_limit, hdr.type, type, 0x00, 1, 0xffU) \
+	X(aeqe_srq_limit, hdr.flags, phase, 0x01, 1, SCENIC_AEQE_HDR_PHASE_MASK) \
+	X(aeqe_srq_limit, hdr.seq, seq, 0x04, 4, 0xffffffffU) \
+	X(aeqe_srq_limit, hdr.timestamp_ns, timestamp_ns, 0x08, 8, 0xffffffffffffffffULL) \
+	X(aeqe_srq_limit, srqn, srqn, 0x10, 4, 0xffffffffU) \
+	X(aeqe_srq_limit, posted, posted, 0x14, 4, 0xffffffffU) \
 	X(aeqe_sq_drained, hdr.type, type, 0x00, 1, 0xffU) \
 	X(aeqe_sq_drained, hdr.flags, phase, 0x01, 1, SCENIC_AEQE_HDR_PHASE_MASK) \
 	X(aeqe_sq_drained, hdr.seq, seq, 0x04, 4, 0xffffffffU) \

@@ -29,8 +29,14 @@
  * kernel zeroes the doorbell records).
  *
  * Doorbell BAR (SCENIC_DB_BAR): page q (q < RDMA.MAX_QP) belongs to QP q,
- * page RDMA.MAX_QP + c to CQ c, SCENIC_DB_PAGE_SIZE bytes each, so that a page
- * mapped to a process holds only that process's doorbells.
+ * page RDMA.MAX_QP + c to CQ c, page RDMA.MAX_QP + RDMA.MAX_CQ + s to SRQ s
+ * (FEATURES.srq), SCENIC_DB_PAGE_SIZE bytes each, so that a page mapped to a
+ * process holds only that process's doorbells. The BAR's size is a power of 2.
+ *
+ * SRQ (FEATURES.srq): a ring of 2^n receive WQEs of 64 << stride bytes, as an
+ * RQ, shared by the QPs created with CREATE_QP's srq flag. The card takes the
+ * WQE at its consumer index when a message needs one; the CQE then has
+ * SCENIC_CQE_F_SRQ, wqe_idx the SRQ index and qpn the receiving QP.
  *
  * Memory keys: lkey/rkey = (MR index << 8) | tag; the card checks the whole key
  * and the access rights given at REG_MR and MODIFY_QP (enum scenic_access).
@@ -58,6 +64,7 @@
 #define SCENIC_DB_RQ		0x08	/* QP page: u32 RQ producer index */
 #define SCENIC_DB_CQ_CI		0x00	/* CQ page: u32 consumer index */
 #define SCENIC_DB_CQ_ARM	0x08	/* CQ page: u32 consumer index | flags below */
+#define SCENIC_DB_SRQ		0x00	/* SRQ page: u32 producer index */
 #define SCENIC_DB_CQ_ARM_SOLICITED	0x80000000u	/* notify on solicited/error only */
 #define SCENIC_DB_CQ_CI_MASK		0x7fffffffu
 
@@ -187,6 +194,7 @@ enum scenic_cqe_opcode {
 #define SCENIC_CQE_F_IMM	0x04	/* imm_data_be valid */
 #define SCENIC_CQE_F_SOLICITED	0x08
 #define SCENIC_CQE_F_NET_IPV6	0x10	/* UD receive: the GRH is an IPv6 header */
+#define SCENIC_CQE_F_SRQ	0x20	/* receive: the WQE came from the QP's SRQ */
 
 struct scenic_cqe {
 	__le32 wqe_idx;		/* free-running SQ or RQ index of the WQE */
@@ -234,6 +242,12 @@ struct scenic_qp_status {
 struct scenic_qp_dbrec {
 	__le32 sq_pi;		/* as written to SCENIC_DB_SQ */
 	__le32 rq_pi;		/* as written to SCENIC_DB_RQ */
+};
+
+/* SRQ: the card reads pi when the SRQ looks empty. */
+struct scenic_srq_dbrec {
+	__le32 pi;		/* as written to SCENIC_DB_SRQ */
+	__le32 reserved;
 };
 
 struct scenic_cq_dbrec {

@@ -126,6 +126,8 @@ static inline enum ib_event_type scenic_qp_err_to_ib_event(unsigned int code)
 		return IB_EVENT_QP_ACCESS_ERR;
 	case SCENIC_QP_ERR_LOCAL:
 		return IB_EVENT_QP_FATAL;
+	case SCENIC_QP_ERR_LAST_WQE:
+		return IB_EVENT_QP_LAST_WQE_REACHED;
 	default:
 		return IB_EVENT_QP_FATAL;
 	}

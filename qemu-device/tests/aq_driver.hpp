@@ -335,6 +335,8 @@ inline Sqe encode_cmd(uint32_t op, const std::vector<uint32_t>& args) {
             put64(f, "dbrec_addr", u64(13));
             admin::AqCreateQp<>(s).set_rq_stride(static_cast<uint8_t>(a[15]));
             put8(f, "type", a[16]);
+            admin::AqCreateQp<>(s).set_srq(static_cast<uint8_t>(a[17]));
+            put16(f, "srqn", a[18]);
             break;
         }
         case admin::AqOpcode::kModifyQp: {
@@ -403,9 +405,12 @@ inline Sqe encode_cmd(uint32_t op, const std::vector<uint32_t>& args) {
             break;
         }
         default:
-            // The SCU group (0x60..0x7f): the words as they are from byte 8, so the fuzz
-            // harness reaches every field of those entries (a steering rule's slot is a[22]).
-            if (opcode >= 0x60 && opcode <= 0x7f) {
+            // The SCU group (0x60..0x7f) and the SRQ commands (0x28..0x2b): the words as they
+            // are from byte 8, so the fuzz harness reaches every field of those entries (a
+            // steering rule's slot is a[22]).
+            if ((opcode >= 0x60 && opcode <= 0x7f) ||
+                (opcode >= static_cast<uint8_t>(admin::AqOpcode::kCreateSrq) &&
+                 opcode <= static_cast<uint8_t>(admin::AqOpcode::kDestroySrq))) {
                 for (size_t i = 0; i < a.size(); ++i) {
                     d::store<uint32_t>(s, 8 + 4 * i, a[i]);
                 }

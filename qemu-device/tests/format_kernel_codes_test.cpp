@@ -70,7 +70,10 @@ TEST(CardCodes, KernelTranslations) {
     EXPECT_EQ(scenic_qp_state_from_ib(static_cast<ib_qp_state>(IB_QPS_ERR + 1)), -EINVAL);
     check<ib_event_type>(
         {SCENIC_QP_ERR_VALUES(SCENIC_VALUE)},
-        {{1, IB_EVENT_QP_REQ_ERR}, {2, IB_EVENT_QP_ACCESS_ERR}, {3, IB_EVENT_QP_FATAL}},
+        {{1, IB_EVENT_QP_REQ_ERR},
+         {2, IB_EVENT_QP_ACCESS_ERR},
+         {3, IB_EVENT_QP_FATAL},
+         {4, IB_EVENT_QP_LAST_WQE_REACHED}},
         [](unsigned c) { return scenic_qp_err_to_ib_event(c); }, IB_EVENT_QP_FATAL);
 }
 

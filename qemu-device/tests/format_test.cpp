@@ -190,7 +190,13 @@ TEST(FormatLayout, TypedViewsAndTables) {
 
     std::map<uint8_t, std::string> ops;
     for (const auto& c : admin::kCommands) ops[c.opcode] = std::string(c.name);
-    EXPECT_EQ(ops.size(), 24u);
+    EXPECT_EQ(ops.size(), 28u);
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_CREATE_SRQ), "create_srq");
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_DESTROY_SRQ), "destroy_srq");
+    // The contract's offsets (docs/verbs-completeness.md 9.1): CREATE_QP's srqn at 0x2e.
+    EXPECT_EQ(offsetof(struct scenic_aq_create_qp, srqn), 0x2eu);
+    EXPECT_EQ(SCENIC_AQ_OP_CREATE_SRQ, 0x28);
+    EXPECT_EQ(SCENIC_AQ_OP_DESTROY_SRQ, 0x2b);
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_STEER_ADD), "scu_steer_add");
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_CREATE_AH), "create_ah");
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_DESTROY_AH), "destroy_ah");

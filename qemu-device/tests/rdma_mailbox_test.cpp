@@ -26,7 +26,8 @@ TEST(RdmaMailbox, IdentityAndLimits) {
     EXPECT_EQ(n.r(rr::kCtrl), 1u);
     EXPECT_EQ(n.r(rr::kCeqTail), 0u);  // no event yet
     EXPECT_EQ(n.aq.rc(regs::core::kAeqTail), 0u);
-    EXPECT_EQ(Device::db_size(), uint64_t{1024} * 4096);
+    // MAX_QP + MAX_CQ + MAX_SRQ pages (1280), rounded up to a power of 2 as a PCI BAR is.
+    EXPECT_EQ(Device::db_size(), uint64_t{2048} * 4096);
 }
 
 TEST(RdmaMailbox, CqCommands) {
@@ -295,7 +296,7 @@ TEST(RdmaMailbox, CApiDoorbellBarAndLossConfig) {
     cfg.wire_drop_ppm = 1'000'000;
     scenic_model* m = scenic_model_create(&cfg, &ops);
     ASSERT_NE(m, nullptr);
-    EXPECT_EQ(scenic_model_db_size(m), uint64_t{1024} * 4096);
+    EXPECT_EQ(scenic_model_db_size(m), uint64_t{2048} * 4096);
     EXPECT_EQ(scenic_model_db_read(m, 0, 4), 0u);
     scenic_model_db_write(m, 2 * 4096, 5, 4);  // no such QP: ignored, no crash
     scenic_model_db_write(m, ~uint64_t{0}, 5, 8);

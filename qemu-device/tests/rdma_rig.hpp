@@ -289,20 +289,24 @@ class Node {
             return uint32_t{SCENIC_RQ_WQE_BYTES} << rq_stride;
         }
     };
+    // srqn >= 0: the QP takes its receive WQEs from that SRQ (no RQ; rq_log2 and rq_stride
+    // are ignored).
     void create_qp(uint32_t qpn, uint32_t scq, uint32_t rcq, unsigned sq_log2 = 8,
                    unsigned rq_log2 = 8, uint32_t scu = 0, unsigned rq_stride = 0,
-                   uint32_t type = 0) {
+                   uint32_t type = 0, int srqn = -1) {
         QpRings q;
+        const bool srq = srqn >= 0;
         q.sq_log2 = sq_log2;
-        q.rq_log2 = rq_log2;
-        q.rq_stride = rq_stride;
+        q.rq_log2 = srq ? 0 : rq_log2;
+        q.rq_stride = srq ? 0 : rq_stride;
         q.sq = alloc(uint64_t{SCENIC_SQ_WQE_BYTES} << sq_log2);
-        q.rq = alloc(uint64_t{q.rq_wqe_bytes()} << rq_log2);
+        q.rq = srq ? 0 : alloc(uint64_t{q.rq_wqe_bytes()} << rq_log2);
         q.status = alloc(4096);
         q.dbrec = use_dbrec ? alloc(sizeof(scenic_qp_dbrec), 8) : 0;
         ASSERT_EQ(cmd(kOpCreateQp,
-                      {qpn, lo(q.sq), hi(q.sq), sq_log2, lo(q.rq), hi(q.rq), rq_log2, scq, rcq, kPd,
-                       scu, lo(q.status), hi(q.status), lo(q.dbrec), hi(q.dbrec), rq_stride, type}),
+                      {qpn, lo(q.sq), hi(q.sq), sq_log2, lo(q.rq), hi(q.rq), q.rq_log2, scq, rcq,
+                       kPd, scu, lo(q.status), hi(q.status), lo(q.dbrec), hi(q.dbrec), q.rq_stride,
+                       type, srq ? 1u : 0u, srq ? static_cast<uint32_t>(srqn) : 0u}),
                   0u);
         qps_.resize(std::max<size_t>(qps_.size(), qpn + 1));
         qps_[qpn] = q;
@@ -395,6 +399,61 @@ class Node {
         }
         db(uint64_t{qpn} * 4096 + SCENIC_DB_RQ, q.rq_pi);
     }
+    // ---- SRQs (FEATURES.srq)
+    struct SrqRing {
+        uint64_t ring = 0, dbrec = 0;
+        unsigned log2 = 0, stride = 0;
+        uint32_t pi = 0;
+        [[nodiscard]] uint32_t wqe_bytes() const { return uint32_t{SCENIC_RQ_WQE_BYTES} << stride; }
+    };
+    // CREATE_SRQ with a ring (and a record when use_dbrec); returns the command's status.
+    uint32_t create_srq(uint32_t srqn, unsigned log2, uint32_t limit = 0, unsigned stride = 0,
+                        uint32_t pd = kPd) {
+        SrqRing q;
+        q.log2 = log2;
+        q.stride = stride;
+        q.ring = alloc(uint64_t{q.wqe_bytes()} << log2);
+        q.dbrec = use_dbrec ? alloc(sizeof(scenic_srq_dbrec), 8) : 0;
+        Sqe e{};
+        const std::span<uint8_t, kAqSqeBytes> s(e);
+        admin::AqSqeHdr<>(s.first<8>())
+            .set_opcode(static_cast<uint8_t>(admin::AqOpcode::kCreateSrq));
+        const admin::AqCreateSrq<> v(s);
+        v.set_srqn(srqn);
+        v.set_pdn(pd);
+        v.set_ring_addr(q.ring);
+        v.set_log2_entries(static_cast<uint8_t>(log2));
+        v.set_stride(static_cast<uint8_t>(stride));
+        v.set_limit(limit);
+        v.set_dbrec_addr(q.dbrec);
+        const uint32_t status = st(aq.exec(e).status);
+        if (status == 0) {
+            srqs_.resize(std::max<size_t>(srqs_.size(), srqn + 1));
+            srqs_[srqn] = q;
+        }
+        return status;
+    }
+    // One receive WQE into the SRQ, then its record, and the doorbell unless `record_only`.
+    void post_srq_recv(uint32_t srqn, std::vector<scenic_sge> sges, bool record_only = false) {
+        SrqRing& q = srqs_.at(srqn);
+        scenic_rq_wqe wqe{};
+        wqe.num_sge = static_cast<uint16_t>(sges.size());
+        std::copy_n(sges.begin(), std::min<size_t>(sges.size(), SCENIC_RQ_STRIDE_SGES(q.stride)),
+                    wqe.sge);
+        const uint64_t slot = q.ring + uint64_t{q.pi & ((1u << q.log2) - 1)} * q.wqe_bytes();
+        std::memcpy(bus(slot), &wqe, q.wqe_bytes());
+        ++q.pi;
+        if (q.dbrec != 0) {
+            store<uint32_t>(q.dbrec + offsetof(scenic_srq_dbrec, pi), q.pi);
+        }
+        if (!record_only) {
+            db(srq_page(srqn) + SCENIC_DB_SRQ, q.pi);
+        }
+    }
+    static uint64_t srq_page(uint32_t srqn) {
+        return uint64_t{regs::rdma::kMaxQpDefault + regs::rdma::kMaxCqDefault + srqn} * 4096;
+    }
+
     // The card's view of a QP (CMD_QUERY_QP): state, next send PSN, expected receive PSN.
     struct QpView {
         uint32_t state = 0, sq_psn = 0, epsn = 0;
@@ -486,6 +545,10 @@ class Node {
             }
             case admin::AeqType::kLink:
                 return {type, 0, admin::AeqeLink<const uint8_t>(s).up(), 0, 0};
+            case admin::AeqType::kSrqLimit: {
+                const admin::AeqeSrqLimit<const uint8_t> v(s);
+                return {type, v.srqn(), v.posted(), 0, 0};
+            }
             default:
                 return {type, 0, 0, 0, 0};
         }
@@ -525,6 +588,7 @@ class Node {
     uint32_t last_op_ = 0;
     std::vector<CqRing> cqs_;
     std::vector<QpRings> qps_;
+    std::vector<SrqRing> srqs_;
 };
 
 inline scenic_sge sge(uint64_t addr, uint32_t len, uint32_t lkey) { return {addr, len, lkey}; }

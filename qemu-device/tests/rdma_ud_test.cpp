@@ -64,9 +64,10 @@ uint32_t destroy_ah(Node& n, uint32_t ah) {
     return st(n.aq.exec(e).status);
 }
 
-// A UD QP through RESET -> INIT (qkey, pkey_index) -> RTR (path_mtu) -> RTS (sq_psn).
-void ud_qp(Node& n, uint32_t qpn, uint32_t qkey, uint32_t pmtu = 1024) {
-    n.create_qp(qpn, 0, 1, 8, 8, 0, 0, kUd);
+// A UD QP through RESET -> INIT (qkey, pkey_index) -> RTR (path_mtu) -> RTS (sq_psn); srqn >= 0:
+// its receive WQEs come from that SRQ.
+void ud_qp(Node& n, uint32_t qpn, uint32_t qkey, uint32_t pmtu = 1024, int srqn = -1) {
+    n.create_qp(qpn, 0, 1, 8, 8, 0, 0, kUd, srqn);
     std::vector<uint32_t> v(20, 0);
     v[0] = kQpsInit;
     v[18] = qkey;
@@ -465,6 +466,49 @@ TEST(UdLoopback, TwoQpsOfOneCardThroughTheLoopback) {
     EXPECT_EQ(n.r(rr::kUdTxPkts), 1u);
     EXPECT_EQ(n.r(rr::kUdRxPkts), 1u);
     EXPECT_EQ(n.sq_completed(kQa), 1u);
+}
+
+// Two UD QPs of card B share one SRQ: each datagram takes the SRQ's next WQE, the CQE names the
+// receiving QP, the SRQ index and F_SRQ; with the SRQ empty a datagram is dropped and counted.
+TEST(UdSrq, TwoUdQpsShareOneSrq) {
+    RdmaPair p;
+    for (Node* n : {&p.a, &p.b}) {
+        n->create_cq(0, 8);
+        n->create_cq(1, 8);
+    }
+    constexpr uint32_t kSrqn = 4;
+    constexpr uint32_t kQc = 5;
+    ASSERT_EQ(p.b.create_srq(kSrqn, 3), kStOk);
+    ud_qp(p.a, kQa, kQkey);
+    ud_qp(p.b, kQb, kQkey, 1024, kSrqn);
+    ud_qp(p.b, kQc, kQkey, 1024, kSrqn);
+    const uint32_t a_key = p.a.reg_mr(Node::kVa, 1 << 20, kAll);
+    const uint32_t b_key = p.b.reg_mr(Node::kVa, 1 << 20, kAll);
+    ASSERT_EQ(create_ah(p.a, kAhA, Node::kPd, p.b), kStOk);
+    for (uint32_t i = 0; i < 2; ++i) {
+        p.b.post_srq_recv(kSrqn, {sge(kBuf + i * 4096, kGrh + 1000, b_key)});
+    }
+    const std::array<uint32_t, 3> dest{kQc, kQb, kQc};
+    for (uint32_t i = 0; i < dest.size(); ++i) {
+        p.a.fill_va(kSrc + i * 4096, 300 + i, static_cast<uint8_t>(0x10 * i));
+        p.a.post_send(kQa, ud_wqe(SCENIC_WQE_OP_SEND, {sge(kSrc + i * 4096, 300 + i, a_key)},
+                                  dest[i], kQkey, kAhA));
+    }
+    ASSERT_TRUE(p.run());
+    const auto rc = p.b.poll(1);
+    ASSERT_EQ(rc.size(), 2u);  // the third found the SRQ empty
+    for (uint32_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(rc[i].status, kWcSuccess);
+        EXPECT_EQ(rc[i].qpn, dest[i]);
+        EXPECT_EQ(rc[i].wqe_idx, i);
+        EXPECT_NE(rc[i].flags & SCENIC_CQE_F_SRQ, 0);
+        EXPECT_EQ(rc[i].src_qp, kQa);
+        EXPECT_EQ(rc[i].byte_len, kGrh + 300 + i);
+        EXPECT_EQ(p.b.read_va(kBuf + i * 4096 + kGrh, 300 + i),
+                  p.a.read_va(kSrc + i * 4096, 300 + i));
+    }
+    EXPECT_EQ(p.b.r(rr::kUdRxNoWqe), 1u);
+    EXPECT_EQ(p.a.sq_completed(kQa), 3u);
 }
 
 TEST(UdFeatures, RegistersAdvertiseUd) {

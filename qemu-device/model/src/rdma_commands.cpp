@@ -106,6 +106,18 @@ CmdResult Engine::command(Entry entry, std::span<uint8_t, kAqResultBytes> result
         case admin::AqOpcode::kDestroyAh:
             r = ud_.destroy_ah(entry);
             break;
+        case admin::AqOpcode::kCreateSrq:
+            r = create_srq(entry);
+            break;
+        case admin::AqOpcode::kModifySrq:
+            r = modify_srq(entry);
+            break;
+        case admin::AqOpcode::kQuerySrq:
+            r = query_srq(entry, c);
+            break;
+        case admin::AqOpcode::kDestroySrq:
+            r = destroy_srq(entry);
+            break;
         default:
             return refuse(AqStatus::kBadOpcode, admin::kAqSqeHdrFields, "opcode");
     }
@@ -211,6 +223,10 @@ CmdResult Engine::create_qp(Entry entry) {
     if (!aligned(v.dbrec_addr(), 8)) {
         return refuse(AqStatus::kBadArg, f, "dbrec_addr");
     }
+    Srq* srq = nullptr;
+    if (const CmdResult r = create_qp_srq(entry, srq); !r.ok()) {
+        return r;
+    }
     if (qps_[qpn]) {
         return refuse(AqStatus::kBusy, f, "qpn");
     }
@@ -239,6 +255,11 @@ CmdResult Engine::create_qp(Entry entry) {
     q->status_page = v.status_page_addr();
     q->dbrec = v.dbrec_addr();
     q->path.src_mac = config_.mac;
+    if (srq != nullptr) {
+        q->srq = true;
+        q->srqn = srq->srqn;
+        ++srq->users;
+    }
     ++scq->users;
     ++rcq->users;
     qps_[qpn] = std::move(q);
@@ -297,6 +318,9 @@ CmdResult Engine::destroy_qp(Entry entry) {
         if (Cq* cq = cqs_.find(cqn); cq && cq->users != 0) {
             --cq->users;
         }
+    }
+    if (Srq* s = q->srq ? srq(q->srqn) : nullptr; s != nullptr && s->users != 0) {
+        --s->users;
     }
     arb_.forget(*q);
     retire(qps_[qpn]);  // freed once the call into the card returns (a caller may hold it)

@@ -55,6 +55,9 @@ bool Engine::refresh_sq_pi(Qp& qp) {
 }
 
 bool Engine::refresh_rq_pi(Qp& qp) {
+    if (qp.srq) {
+        return false;  // no RQ: the SRQ has its own record (srq_take)
+    }
     auto& s = qp.resp;
     return refresh_pi(qp, offsetof(scenic_qp_dbrec, rq_pi), s.rq_pi, rq_first(qp), s.rq_ci,
                       qp.rq_size());

@@ -73,6 +73,9 @@ void Engine::reset() {
     arb_.reset();
     loop_.reset();
     ud_.reset();
+    for (auto& srq : srqs_) {
+        srq.reset();
+    }
     scu_waiting_.clear();
     cnt_ = {};
 }
@@ -259,6 +262,17 @@ void Engine::flush(Qp& qp) {
         complete_send_err(qp, rq.sq_next, op, kWcFlushErr, 0);
         ++rq.sq_next;
     }
+    if (qp.srq && rs.have_rwqe && budget != 0) {
+        // An SRQ QP flushes only the WQE it took; the SRQ's others stay for its other QPs.
+        scenic_cqe cqe{};
+        cqe.wqe_idx = rs.rwqe_idx;
+        cqe.qpn = qp.qpn;
+        cqe.status = kWcFlushErr;
+        cqe.opcode = SCENIC_CQE_OP_RECV;
+        cqe.flags = SCENIC_CQE_F_SRQ;
+        cqs_.post(qp.recv_cqn, cqe);
+        --budget;
+    }
     rs.have_rwqe = false;
     rs.msg = ResponderState::Msg::kNone;
     for (; budget != 0 && rs.rq_ci != rs.rq_pi; --budget) {
@@ -272,6 +286,11 @@ void Engine::flush(Qp& qp) {
     }
     const bool more = !rq.pending.empty() || rq.sq_next != rq.sq_pi || rs.rq_ci != rs.rq_pi;
     qp.flush_pending = more;
+    if (!more && qp.srq && !rs.last_wqe) {
+        // Its last receive completion is written: the application may destroy it now.
+        rs.last_wqe = true;
+        events_out_.qp_error(qp.qpn, admin::QpErr::kLastWqe);
+    }
     if (more && !qp.flush_scheduled) {
         qp.flush_scheduled = true;
         defer(qp, QpTimer::kFlush, 0, [this](Qp& q) {
@@ -287,6 +306,11 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
     const auto v = static_cast<uint32_t>(value);
     if ((size != 4 && size != 8) || (reg != SCENIC_DB_SQ && reg != SCENIC_DB_RQ)) {
         ++cnt_.db_ignored;  // SCENIC_DB_SQ == SCENIC_DB_CQ_CI, SCENIC_DB_RQ == SCENIC_DB_CQ_ARM
+        return;
+    }
+    if (page >= uint64_t{kMaxQp} + kMaxCq) {
+        srq_doorbell(static_cast<uint32_t>(std::min<uint64_t>(page - kMaxQp - kMaxCq, kMaxSrq)),
+                     reg, v, size);
         return;
     }
     if (page >= kMaxQp) {
@@ -332,7 +356,7 @@ void Engine::doorbell(uint64_t offset, uint64_t value, unsigned size) {
         }
     } else {
         auto& rs = q->resp;
-        if (!rq_pi_ok(*q, v)) {
+        if (q->srq || !rq_pi_ok(*q, v)) {  // an SRQ QP has no RQ
             ++cnt_.db_ignored;
             return;
         }

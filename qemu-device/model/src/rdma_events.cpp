@@ -49,6 +49,14 @@ bool Events::tlb_miss(uint32_t key, uint64_t page) {
     return aeq_.push(e);
 }
 
+bool Events::srq_limit(uint32_t srqn, uint32_t posted) {
+    Entry e{};
+    const auto v = view<admin::AeqeSrqLimit>(e, admin::AeqType::kSrqLimit);
+    v.set_srqn(srqn);
+    v.set_posted(posted);
+    return aeq_.push(e);
+}
+
 bool Events::cq_notify(uint32_t cqn) {
     Entry e{};
     const admin::Ceqe<> v{std::span<uint8_t, 32>(e).first<8>()};

@@ -276,12 +276,24 @@ bool Responder::take_rwqe(Qp& qp) {
     if (s.have_rwqe) {
         return true;
     }
-    if (s.rq_ci == s.rq_pi && !e_.rq_record(qp)) {
-        return false;
+    uint64_t slot = 0;
+    uint32_t max_sge = 0;
+    if (qp.srq) {
+        Srq* srq = e_.srq(qp.srqn);  // exists: DESTROY_SRQ waits for its QPs
+        if (srq == nullptr || !e_.srq_take(*srq, s.rwqe_idx)) {
+            return false;
+        }
+        slot = srq->slot(s.rwqe_idx);
+        max_sge = srq->max_sge();
+    } else {
+        if (s.rq_ci == s.rq_pi && !e_.rq_record(qp)) {
+            return false;
+        }
+        slot = qp.rq_base + uint64_t{s.rq_ci & (qp.rq_size() - 1)} * qp.rq_wqe_bytes();
+        max_sge = qp.rq_max_sge();
     }
     // The first 64 bytes (header and 3 SGEs: every stride has them) in one read, as before
-    // strides existed; then only the further SGEs the header names, never beyond the QP's stride.
-    const uint64_t slot = qp.rq_base + uint64_t{s.rq_ci & (qp.rq_size() - 1)} * qp.rq_wqe_bytes();
+    // strides existed; then only the further SGEs the header names, never beyond the stride.
     std::array<uint8_t, SCENIC_RQ_WQE_MAX_BYTES> raw{};
     const auto first = std::span(raw).first(SCENIC_RQ_WQE_BYTES);
     s.have_rwqe = true;
@@ -292,7 +304,7 @@ bool Responder::take_rwqe(Qp& qp) {
     }
     scenic_rq_wqe w{};
     std::memcpy(&w, first.data(), SCENIC_RQ_WQE_HDR_BYTES);
-    if (w.num_sge > qp.rq_max_sge()) {
+    if (w.num_sge > max_sge) {
         return true;
     }
     const size_t used = SCENIC_RQ_WQE_HDR_BYTES + size_t{w.num_sge} * sizeof(scenic_sge);
@@ -315,7 +327,7 @@ void Responder::recv_cqe(Qp& qp, uint8_t status, uint8_t opcode, uint32_t byte_l
                          const roce::ParsedPacket* pkt) {
     auto& s = qp.resp;
     scenic_cqe cqe{};
-    cqe.wqe_idx = s.rq_ci;
+    cqe.wqe_idx = qp.srq ? s.rwqe_idx : s.rq_ci;
     cqe.qpn = qp.qpn;
     cqe.byte_len = byte_len;
     cqe.src_qp = qp.dest_qpn;
@@ -328,8 +340,12 @@ void Responder::recv_cqe(Qp& qp, uint8_t status, uint8_t opcode, uint32_t byte_l
     if (pkt && pkt->transport.bth.se) {
         cqe.flags |= SCENIC_CQE_F_SOLICITED;
     }
+    if (qp.srq) {
+        cqe.flags |= SCENIC_CQE_F_SRQ;
+    } else {
+        ++s.rq_ci;
+    }
     e_.cqs().post(qp.recv_cqn, cqe);
-    ++s.rq_ci;
     s.have_rwqe = false;
 }
 

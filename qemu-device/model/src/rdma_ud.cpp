@@ -278,7 +278,7 @@ void Datagram::receive(const roce::ParsedPacket& pkt, std::span<const uint8_t> f
 void Datagram::recv_cqe(Qp& qp, uint8_t status, uint32_t byte_len, const roce::ParsedPacket* pkt) {
     auto& s = qp.resp;
     scenic_cqe cqe{};
-    cqe.wqe_idx = s.rq_ci;
+    cqe.wqe_idx = qp.srq ? s.rwqe_idx : s.rq_ci;
     cqe.qpn = qp.qpn;
     cqe.byte_len = byte_len;
     cqe.status = status;
@@ -296,8 +296,12 @@ void Datagram::recv_cqe(Qp& qp, uint8_t status, uint32_t byte_len, const roce::P
             cqe.flags |= SCENIC_CQE_F_NET_IPV6;
         }
     }
+    if (qp.srq) {
+        cqe.flags |= SCENIC_CQE_F_SRQ;
+    } else {
+        ++s.rq_ci;
+    }
     e_.cqs().post(qp.recv_cqn, cqe);
-    ++s.rq_ci;
     s.have_rwqe = false;
 }
 

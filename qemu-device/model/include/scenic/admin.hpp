@@ -123,6 +123,7 @@ enum class QpErr : uint8_t {
     kReqInvalid = 0x01,
     kAccess = 0x02,
     kLocal = 0x03,
+    kLastWqe = 0x04,
 };
 
 // AEQ CQ_ERROR.code.
@@ -225,6 +226,10 @@ enum class AqOpcode : uint8_t {
     kRegMr = 0x20,
     kDeregMr = 0x21,
     kTlbFill = 0x22,
+    kCreateSrq = 0x28,
+    kModifySrq = 0x29,
+    kQuerySrq = 0x2a,
+    kDestroySrq = 0x2b,
     kCreateAh = 0x30,
     kDestroyAh = 0x31,
     kScuLoad = 0x60,
@@ -248,6 +253,7 @@ enum class AeqType : uint8_t {
     kTlbMiss = 0x05,
     kCardFatal = 0x06,
     kScu = 0x07,
+    kSrqLimit = 0x08,
     kOverflow = 0x7f,
 };
 
@@ -1119,11 +1125,21 @@ class AqCreateQp {
     constexpr void set_recv_cqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint32_t>(b_, 40, uint32_t{0xffffffff}, 0, v);
     }
+    constexpr uint8_t srq() const { return detail::get<uint8_t, Byte>(b_, 44, uint8_t{0x4}, 2); }
+    constexpr void set_srq(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 44, uint8_t{0x4}, 2, v);
+    }
     constexpr uint8_t rq_stride() const {
         return detail::get<uint8_t, Byte>(b_, 44, uint8_t{0x38}, 3);
     }
     constexpr void set_rq_stride(uint8_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint8_t>(b_, 44, uint8_t{0x38}, 3, v);
+    }
+    constexpr uint16_t srqn() const {
+        return detail::get<uint16_t, Byte>(b_, 46, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_srqn(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 46, uint16_t{0xffff}, 0, v);
     }
     constexpr uint64_t status_page_addr() const {
         return detail::get<uint64_t, Byte>(b_, 48, uint64_t{0xffffffffffffffff}, 0);
@@ -1142,7 +1158,7 @@ class AqCreateQp {
     std::span<Byte, kSize> b_;
 };
 
-inline constexpr std::array<FieldDef, 16> kAqCreateQpFields{{
+inline constexpr std::array<FieldDef, 18> kAqCreateQpFields{{
     {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
      [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
          return AqCreateQp<const uint8_t>(e.first<128>()).cmd_id();
@@ -1234,12 +1250,26 @@ inline constexpr std::array<FieldDef, 16> kAqCreateQpFields{{
      [](std::span<uint8_t> e, std::size_t, uint64_t v) {
          AqCreateQp<>(e.first<128>()).set_recv_cqn(static_cast<uint32_t>(v));
      }},
+    {"srq", "flags", 44, 1, 1, 0x4, 2,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).srq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_srq(static_cast<uint8_t>(v));
+     }},
     {"rq_stride", "flags", 44, 1, 1, 0x38, 3,
      [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
          return AqCreateQp<const uint8_t>(e.first<128>()).rq_stride();
      },
      [](std::span<uint8_t> e, std::size_t, uint64_t v) {
          AqCreateQp<>(e.first<128>()).set_rq_stride(static_cast<uint8_t>(v));
+     }},
+    {"srqn", "srqn", 46, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateQp<const uint8_t>(e.first<128>()).srqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateQp<>(e.first<128>()).set_srqn(static_cast<uint16_t>(v));
      }},
     {"status_page_addr", "status_page_addr", 48, 8, 1, 0xffffffffffffffff, 0,
      [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
@@ -2619,6 +2649,493 @@ inline constexpr std::array<FieldDef, 4> kAqDestroyAhFields{{
      },
      [](std::span<uint8_t> e, std::size_t, uint64_t v) {
          AqDestroyAh<>(e.first<128>()).set_ah(static_cast<uint32_t>(v));
+     }},
+}};
+
+// CREATE_SRQ request (FEATURES.srq): an SRQ with indices 0, armed when limit is not 0.
+template <typename Byte = uint8_t>
+class AqCreateSrq {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_create_srq";
+    constexpr explicit AqCreateSrq(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t srqn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_srqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t pdn() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_pdn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint64_t ring_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_ring_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 16, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+    constexpr uint8_t log2_entries() const {
+        return detail::get<uint8_t, Byte>(b_, 24, uint8_t{0xf}, 0);
+    }
+    constexpr void set_log2_entries(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 24, uint8_t{0xf}, 0, v);
+    }
+    constexpr uint8_t stride() const { return detail::get<uint8_t, Byte>(b_, 25, uint8_t{0x3}, 0); }
+    constexpr void set_stride(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 25, uint8_t{0x3}, 0, v);
+    }
+    constexpr uint32_t limit() const {
+        return detail::get<uint32_t, Byte>(b_, 28, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_limit(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 28, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint64_t dbrec_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 32, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_dbrec_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 32, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 10> kAqCreateSrqFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateSrq<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateSrq<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateSrq<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateSrq<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateSrq<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateSrq<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"srqn", "srqn", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateSrq<const uint8_t>(e.first<128>()).srqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateSrq<>(e.first<128>()).set_srqn(static_cast<uint32_t>(v));
+     }},
+    {"pdn", "pdn", 12, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateSrq<const uint8_t>(e.first<128>()).pdn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateSrq<>(e.first<128>()).set_pdn(static_cast<uint32_t>(v));
+     }},
+    {"ring_addr", "ring_addr", 16, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateSrq<const uint8_t>(e.first<128>()).ring_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateSrq<>(e.first<128>()).set_ring_addr(static_cast<uint64_t>(v));
+     }},
+    {"log2_entries", "log2_entries", 24, 1, 1, 0xf, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateSrq<const uint8_t>(e.first<128>()).log2_entries();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateSrq<>(e.first<128>()).set_log2_entries(static_cast<uint8_t>(v));
+     }},
+    {"stride", "stride", 25, 1, 1, 0x3, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateSrq<const uint8_t>(e.first<128>()).stride();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateSrq<>(e.first<128>()).set_stride(static_cast<uint8_t>(v));
+     }},
+    {"limit", "limit", 28, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateSrq<const uint8_t>(e.first<128>()).limit();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateSrq<>(e.first<128>()).set_limit(static_cast<uint32_t>(v));
+     }},
+    {"dbrec_addr", "dbrec_addr", 32, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqCreateSrq<const uint8_t>(e.first<128>()).dbrec_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqCreateSrq<>(e.first<128>()).set_dbrec_addr(static_cast<uint64_t>(v));
+     }},
+}};
+
+// MODIFY_SRQ request: only the limit (an SRQ keeps its size: resize is not supported).
+template <typename Byte = uint8_t>
+class AqModifySrq {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_modify_srq";
+    constexpr explicit AqModifySrq(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t srqn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_srqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t mask() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0x1}, 0);
+    }
+    constexpr void set_mask(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 12, uint32_t{0x1}, 0, v);
+    }
+    constexpr uint32_t limit() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_limit(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 6> kAqModifySrqFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifySrq<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifySrq<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifySrq<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifySrq<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifySrq<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifySrq<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"srqn", "srqn", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifySrq<const uint8_t>(e.first<128>()).srqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifySrq<>(e.first<128>()).set_srqn(static_cast<uint32_t>(v));
+     }},
+    {"mask", "mask", 12, 4, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifySrq<const uint8_t>(e.first<128>()).mask();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifySrq<>(e.first<128>()).set_mask(static_cast<uint32_t>(v));
+     }},
+    {"limit", "limit", 16, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqModifySrq<const uint8_t>(e.first<128>()).limit();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqModifySrq<>(e.first<128>()).set_limit(static_cast<uint32_t>(v));
+     }},
+}};
+
+// QUERY_SRQ request.
+template <typename Byte = uint8_t>
+class AqQuerySrq {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_query_srq";
+    constexpr explicit AqQuerySrq(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t srqn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_srqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 4> kAqQuerySrqFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQuerySrq<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQuerySrq<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQuerySrq<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQuerySrq<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQuerySrq<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQuerySrq<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"srqn", "srqn", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqQuerySrq<const uint8_t>(e.first<128>()).srqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqQuerySrq<>(e.first<128>()).set_srqn(static_cast<uint32_t>(v));
+     }},
+}};
+
+// QUERY_SRQ result.
+template <typename Byte = uint8_t>
+class AcqQuerySrq {
+  public:
+    static constexpr std::size_t kSize = 32;
+    static constexpr std::string_view kName = "acq_query_srq";
+    constexpr explicit AcqQuerySrq(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t status() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_status(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint16_t syndrome() const {
+        return detail::get<uint16_t, Byte>(b_, 4, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_syndrome(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 4, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint16_t sq_head() const {
+        return detail::get<uint16_t, Byte>(b_, 6, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_sq_head(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 6, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint32_t limit() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_limit(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t armed() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0x1}, 0);
+    }
+    constexpr void set_armed(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 12, uint32_t{0x1}, 0, v);
+    }
+    constexpr uint32_t pi() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_pi(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t ci() const {
+        return detail::get<uint32_t, Byte>(b_, 20, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_ci(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 20, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 9> kAcqQuerySrqFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQuerySrq<const uint8_t>(e.first<32>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQuerySrq<>(e.first<32>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"status", "hdr.status", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQuerySrq<const uint8_t>(e.first<32>()).status();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQuerySrq<>(e.first<32>()).set_status(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQuerySrq<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQuerySrq<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"syndrome", "hdr.syndrome", 4, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQuerySrq<const uint8_t>(e.first<32>()).syndrome();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQuerySrq<>(e.first<32>()).set_syndrome(static_cast<uint16_t>(v));
+     }},
+    {"sq_head", "hdr.sq_head", 6, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQuerySrq<const uint8_t>(e.first<32>()).sq_head();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQuerySrq<>(e.first<32>()).set_sq_head(static_cast<uint16_t>(v));
+     }},
+    {"limit", "limit", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQuerySrq<const uint8_t>(e.first<32>()).limit();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQuerySrq<>(e.first<32>()).set_limit(static_cast<uint32_t>(v));
+     }},
+    {"armed", "flags", 12, 4, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQuerySrq<const uint8_t>(e.first<32>()).armed();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQuerySrq<>(e.first<32>()).set_armed(static_cast<uint32_t>(v));
+     }},
+    {"pi", "pi", 16, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQuerySrq<const uint8_t>(e.first<32>()).pi();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQuerySrq<>(e.first<32>()).set_pi(static_cast<uint32_t>(v));
+     }},
+    {"ci", "ci", 20, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AcqQuerySrq<const uint8_t>(e.first<32>()).ci();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AcqQuerySrq<>(e.first<32>()).set_ci(static_cast<uint32_t>(v));
+     }},
+}};
+
+// DESTROY_SRQ request: BUSY while a QP uses the SRQ.
+template <typename Byte = uint8_t>
+class AqDestroySrq {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_destroy_srq";
+    constexpr explicit AqDestroySrq(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t srqn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_srqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 4> kAqDestroySrqFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroySrq<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroySrq<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroySrq<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroySrq<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroySrq<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroySrq<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"srqn", "srqn", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDestroySrq<const uint8_t>(e.first<128>()).srqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDestroySrq<>(e.first<128>()).set_srqn(static_cast<uint32_t>(v));
      }},
 }};
 
@@ -4560,6 +5077,96 @@ inline constexpr std::array<FieldDef, 7> kAeqeQpErrorFields{{
      }},
 }};
 
+// SRQ_LIMIT event.
+template <typename Byte = uint8_t>
+class AeqeSrqLimit {
+  public:
+    static constexpr std::size_t kSize = 32;
+    static constexpr std::string_view kName = "aeqe_srq_limit";
+    constexpr explicit AeqeSrqLimit(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 0, uint8_t{0xff}, 0); }
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 0, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 1, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 1, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t seq() const {
+        return detail::get<uint32_t, Byte>(b_, 4, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_seq(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 4, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint64_t timestamp_ns() const {
+        return detail::get<uint64_t, Byte>(b_, 8, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_timestamp_ns(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 8, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+    constexpr uint32_t srqn() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_srqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t posted() const {
+        return detail::get<uint32_t, Byte>(b_, 20, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_posted(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 20, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 6> kAeqeSrqLimitFields{{
+    {"type", "hdr.type", 0, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeSrqLimit<const uint8_t>(e.first<32>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeSrqLimit<>(e.first<32>()).set_type(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 1, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeSrqLimit<const uint8_t>(e.first<32>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeSrqLimit<>(e.first<32>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"seq", "hdr.seq", 4, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeSrqLimit<const uint8_t>(e.first<32>()).seq();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeSrqLimit<>(e.first<32>()).set_seq(static_cast<uint32_t>(v));
+     }},
+    {"timestamp_ns", "hdr.timestamp_ns", 8, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeSrqLimit<const uint8_t>(e.first<32>()).timestamp_ns();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeSrqLimit<>(e.first<32>()).set_timestamp_ns(static_cast<uint64_t>(v));
+     }},
+    {"srqn", "srqn", 16, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeSrqLimit<const uint8_t>(e.first<32>()).srqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeSrqLimit<>(e.first<32>()).set_srqn(static_cast<uint32_t>(v));
+     }},
+    {"posted", "posted", 20, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AeqeSrqLimit<const uint8_t>(e.first<32>()).posted();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AeqeSrqLimit<>(e.first<32>()).set_posted(static_cast<uint32_t>(v));
+     }},
+}};
+
 // SQ_DRAINED event.
 template <typename Byte = uint8_t>
 class AeqeSqDrained {
@@ -5180,7 +5787,7 @@ inline constexpr std::array<FieldDef, 3> kCeqeFields{{
      }},
 }};
 
-inline constexpr std::array<StructDef, 49> kStructs{{
+inline constexpr std::array<StructDef, 55> kStructs{{
     {"aq_sqe_hdr", 8, kAqSqeHdrFields},
     {"aq_cqe_hdr", 8, kAqCqeHdrFields},
     {"aq_sqe", 128, kAqSqeFields},
@@ -5203,6 +5810,11 @@ inline constexpr std::array<StructDef, 49> kStructs{{
     {"aq_tlb_fill", 128, kAqTlbFillFields},
     {"aq_create_ah", 128, kAqCreateAhFields},
     {"aq_destroy_ah", 128, kAqDestroyAhFields},
+    {"aq_create_srq", 128, kAqCreateSrqFields},
+    {"aq_modify_srq", 128, kAqModifySrqFields},
+    {"aq_query_srq", 128, kAqQuerySrqFields},
+    {"acq_query_srq", 32, kAcqQuerySrqFields},
+    {"aq_destroy_srq", 128, kAqDestroySrqFields},
     {"aq_scu_load", 128, kAqScuLoadFields},
     {"acq_scu_load", 32, kAcqScuLoadFields},
     {"aq_scu_unload", 128, kAqScuUnloadFields},
@@ -5223,6 +5835,7 @@ inline constexpr std::array<StructDef, 49> kStructs{{
     {"aeqe", 32, kAeqeFields},
     {"aeqe_link", 32, kAeqeLinkFields},
     {"aeqe_qp_error", 32, kAeqeQpErrorFields},
+    {"aeqe_srq_limit", 32, kAeqeSrqLimitFields},
     {"aeqe_sq_drained", 32, kAeqeSqDrainedFields},
     {"aeqe_cq_error", 32, kAeqeCqErrorFields},
     {"aeqe_tlb_miss", 32, kAeqeTlbMissFields},
@@ -5232,7 +5845,7 @@ inline constexpr std::array<StructDef, 49> kStructs{{
     {"ceqe", 8, kCeqeFields},
 }};
 
-inline constexpr std::array<CommandDef, 24> kCommands{{
+inline constexpr std::array<CommandDef, 28> kCommands{{
     {0x01, "nop", "aq_nop", "acq_nop"},
     {0x10, "create_cq", "aq_create_cq", "aq_cqe"},
     {0x11, "destroy_cq", "aq_destroy_cq", "aq_cqe"},
@@ -5245,6 +5858,10 @@ inline constexpr std::array<CommandDef, 24> kCommands{{
     {0x20, "reg_mr", "aq_reg_mr", "aq_cqe"},
     {0x21, "dereg_mr", "aq_dereg_mr", "aq_cqe"},
     {0x22, "tlb_fill", "aq_tlb_fill", "aq_cqe"},
+    {0x28, "create_srq", "aq_create_srq", "aq_cqe"},
+    {0x29, "modify_srq", "aq_modify_srq", "aq_cqe"},
+    {0x2a, "query_srq", "aq_query_srq", "acq_query_srq"},
+    {0x2b, "destroy_srq", "aq_destroy_srq", "aq_cqe"},
     {0x30, "create_ah", "aq_create_ah", "aq_cqe"},
     {0x31, "destroy_ah", "aq_destroy_ah", "aq_cqe"},
     {0x60, "scu_load", "aq_scu_load", "acq_scu_load"},

@@ -4,6 +4,7 @@
 // the core's admin queue (Device routes them to engine().command). The engine is rdma_engine.hpp.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -26,9 +27,11 @@ class RdmaBlock final : public Block {
 
     void reset() override;
 
-    // Doorbell BAR: (MAX_QP + MAX_CQ) pages.
+    // Doorbell BAR: MAX_QP + MAX_CQ + MAX_SRQ pages, rounded up to the power of 2 a PCI BAR
+    // must be (the pages past the SRQs' are ignored).
     [[nodiscard]] static uint64_t db_size() {
-        return uint64_t{rdma::kMaxQp + rdma::kMaxCq} * regs::kDbPageSize;
+        return std::bit_ceil(uint64_t{rdma::kMaxQp + rdma::kMaxCq + rdma::kMaxSrq} *
+                             regs::kDbPageSize);
     }
     void db_write(uint64_t offset, uint64_t value, unsigned size);
 

@@ -22,6 +22,7 @@ inline constexpr uint32_t kMaxCq = regs::rdma::kMaxCqDefault;
 inline constexpr uint32_t kMaxMr = regs::rdma::kMaxMrDefault;
 inline constexpr uint32_t kTlbEntries = regs::rdma::kTlbEntriesDefault;
 inline constexpr uint32_t kMaxAh = regs::rdma::kMaxAhDefault;
+inline constexpr uint32_t kMaxSrq = regs::rdma::kMaxSrqDefault;
 inline constexpr uint64_t kPageSize = uint64_t{1} << SCENIC_RDMA_PAGE_SHIFT;
 // Access bits of MRs and QPs as the data path checks them: the card's ACCESS_* codes (REG_MR,
 // MODIFY_QP).
@@ -107,6 +108,8 @@ enum QpErrCode : uint32_t {
     kQpErrReqInvalid = static_cast<uint32_t>(admin::QpErr::kReqInvalid),
     kQpErrAccess = static_cast<uint32_t>(admin::QpErr::kAccess),
     kQpErrLocal = static_cast<uint32_t>(admin::QpErr::kLocal),
+    // AEQ only: an SRQ QP in ERR wrote its last receive completion (never QUERY_QP.last_err).
+    kQpErrLastWqe = static_cast<uint32_t>(admin::QpErr::kLastWqe),
 };
 
 // IBA 10.9.3 (rxe's pkey_match): the low 15 bits equal and not 0, and at least one of the two
@@ -203,6 +206,29 @@ struct Cq {
     bool solicited_only = false;
     bool overrun = false;  // in error: CQEs are dropped, AEQ CQ_ERROR raised once
     uint32_t users = 0;    // QPs using it
+};
+
+// A shared receive queue (CREATE_SRQ): a ring of receive WQEs the QPs created with its srqn
+// take from, in ring order.
+struct Srq {
+    uint32_t srqn = 0;
+    uint32_t pdn = 0;
+    uint64_t base = 0;
+    unsigned log2 = 0;
+    unsigned stride = 0;  // WQEs of 64 << stride bytes
+    uint32_t limit = 0;   // SRQ_LIMIT when pi - ci drops below it (while armed)
+    bool armed = false;
+    uint32_t pi = 0;     // producer index: doorbell or record
+    uint32_t ci = 0;     // WQEs handed to QPs
+    uint64_t dbrec = 0;  // host address of its struct scenic_srq_dbrec, 0: none
+    uint32_t users = 0;  // QPs created with it
+
+    [[nodiscard]] uint32_t size() const { return 1u << log2; }
+    [[nodiscard]] uint32_t wqe_bytes() const { return uint32_t{SCENIC_RQ_WQE_BYTES} << stride; }
+    [[nodiscard]] uint32_t max_sge() const { return SCENIC_RQ_STRIDE_SGES(stride); }
+    [[nodiscard]] uint64_t slot(uint32_t idx) const {
+        return base + uint64_t{idx & (size() - 1)} * wqe_bytes();
+    }
 };
 
 struct Sge {
@@ -336,6 +362,8 @@ struct ResponderState {
     uint8_t rwqe_nsge = 0;  // kRwqeBad: num_sge above what the QP's RQ stride holds
     static constexpr uint8_t kRwqeBad = 0xff;
     std::array<Sge, SCENIC_RQ_MAX_SGE> rwqe_sge{};
+    uint32_t rwqe_idx = 0;  // SRQ QPs: the SRQ index of the receive WQE in use
+    bool last_wqe = false;  // SRQ QPs in ERR: the LAST_WQE_REACHED event was raised
     uint32_t recv_off = 0;
     // WRITE in progress
     uint32_t write_key = 0;
@@ -404,6 +432,8 @@ struct Qp {
     uint64_t rq_base = 0;
     unsigned rq_log2 = 0;
     unsigned rq_stride = 0;  // RQ WQEs of 64 << rq_stride bytes
+    bool srq = false;        // receive WQEs come from SRQ srqn (no RQ)
+    uint32_t srqn = 0;
     uint32_t send_cqn = 0;
     uint32_t recv_cqn = 0;
     uint32_t pdn = 0;

@@ -10,6 +10,7 @@
 //   Congestion DCQCN: CNPs for CE-marked requests, rate cuts, pacing (rdma_congestion)
 //   Loopback   frames to the card's own MAC / GIDs turn around to the RX path (rdma_loopback)
 //   Datagram   UD QPs: AH table, UD sends and receives (rdma_ud)
+//   SRQs       shared receive queues: table, commands, doorbells, limit (rdma_srq.cpp)
 // This file: the QP table, admin commands (rdma_commands.cpp), doorbells, RX dispatch, QP state
 // changes with flush, and frame transmission.
 #pragma once
@@ -79,6 +80,12 @@ class Engine {
     [[nodiscard]] Qp* qp(uint32_t qpn) const {
         return qpn < qps_.size() ? qps_[qpn].get() : nullptr;
     }
+    [[nodiscard]] Srq* srq(uint32_t srqn) const {
+        return srqn < srqs_.size() ? srqs_[srqn].get() : nullptr;
+    }
+    // The next receive WQE of an SRQ for a QP (its record read when the SRQ looks empty): its
+    // index in idx, the SRQ's consumer index advanced and the limit checked. False: empty.
+    bool srq_take(Srq& srq, uint32_t& idx);
 
     // ---- shared by the blocks
     Host& host() { return host_; }
@@ -170,6 +177,15 @@ class Engine {
     CmdResult reg_mr(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult dereg_mr(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult tlb_fill(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult create_srq(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult modify_srq(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult query_srq(std::span<const uint8_t, kAqSqeBytes> e, std::span<uint8_t, 32> cqe);
+    CmdResult destroy_srq(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult command_srq(uint32_t srqn, Srq*& s) const;
+    // SRQ doorbell page: a producer index at most a ring ahead of the consumer index.
+    void srq_doorbell(uint32_t srqn, uint64_t reg, uint32_t v, unsigned size);
+    // The SRQ's CREATE_QP fields (srq flag, srqn) checked; s: the SRQ, null without the flag.
+    CmdResult create_qp_srq(std::span<const uint8_t, kAqSqeBytes> e, Srq*& s) const;
     CmdResult fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma);
     void set_state(Qp& qp, uint32_t state);
     void write_status_state(Qp& qp);
@@ -218,6 +234,7 @@ class Engine {
     Loopback loop_;
     Datagram ud_;
     std::vector<std::unique_ptr<Qp>> qps_ = std::vector<std::unique_ptr<Qp>>(kMaxQp);
+    std::vector<std::unique_ptr<Srq>> srqs_ = std::vector<std::unique_ptr<Srq>>(kMaxSrq);
     std::vector<std::unique_ptr<Qp>> retired_;  // destroyed, freed by collect()
     ScuCompletion scu_completion_;
     ScuPassFn scu_pass_;

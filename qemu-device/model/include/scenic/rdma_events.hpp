@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The RDMA engine's events for the driver: QP errors, SQ drained, CQ errors and TLB misses go to
+// The RDMA engine's events for the driver: QP errors, SQ drained, CQ errors, TLB misses and SRQ
+// limits go to
 // the core's asynchronous event queue (AEQ), CQ notifications to the rdma block's completion
 // event queue (CEQ). Entries are built through the generated views (scenic/admin.hpp) and written
 // by the shared ring writer (scenic/event_ring.hpp); a full ring drops the event and counts it.
@@ -21,6 +22,7 @@ class Events {
     bool sq_drained(uint32_t qpn);
     bool cq_error(uint32_t cqn, admin::CqErr code);
     bool tlb_miss(uint32_t key, uint64_t page);
+    bool srq_limit(uint32_t srqn, uint32_t posted);
     bool cq_notify(uint32_t cqn);
     [[nodiscard]] uint64_t now() { return host_.now_ns(); }
     [[nodiscard]] EventRing& aeq() { return aeq_; }

@@ -36,6 +36,7 @@ enum ib_event_type {
 	IB_EVENT_QP_FATAL = 300,
 	IB_EVENT_QP_REQ_ERR,
 	IB_EVENT_QP_ACCESS_ERR,
+	IB_EVENT_QP_LAST_WQE_REACHED,
 };
 
 #endif
