@@ -81,7 +81,9 @@ inline constexpr uint32_t kCmdTable[] = {static_cast<uint32_t>(admin::AqOpcode::
                                          static_cast<uint32_t>(admin::AqOpcode::kScuSetStatusPage),
                                          static_cast<uint32_t>(admin::AqOpcode::kScuFlushStats),
                                          static_cast<uint32_t>(admin::AqOpcode::kScuSteerAdd),
-                                         static_cast<uint32_t>(admin::AqOpcode::kScuSteerDel)};
+                                         static_cast<uint32_t>(admin::AqOpcode::kScuSteerDel),
+                                         static_cast<uint32_t>(admin::AqOpcode::kAllocMw),
+                                         static_cast<uint32_t>(admin::AqOpcode::kDeallocMw)};
 // The selector byte that picks `op` from kCmdTable.
 constexpr uint8_t cmd_selector(uint32_t op) {
     for (size_t i = 0; i < std::size(kCmdTable); ++i) {

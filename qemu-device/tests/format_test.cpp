@@ -246,7 +246,7 @@ TEST(CardCodes, EveryValueTranslated) {
         {0, IBV_WC_SUCCESS},         {1, IBV_WC_LOC_LEN_ERR},        {2, IBV_WC_LOC_QP_OP_ERR},
         {3, IBV_WC_LOC_PROT_ERR},    {4, IBV_WC_WR_FLUSH_ERR},       {5, IBV_WC_BAD_RESP_ERR},
         {6, IBV_WC_REM_INV_REQ_ERR}, {7, IBV_WC_REM_ACCESS_ERR},     {8, IBV_WC_REM_OP_ERR},
-        {9, IBV_WC_RETRY_EXC_ERR},   {10, IBV_WC_RNR_RETRY_EXC_ERR},
+        {9, IBV_WC_RETRY_EXC_ERR},   {10, IBV_WC_RNR_RETRY_EXC_ERR}, {11, IBV_WC_MW_BIND_ERR},
     };
     check_codes<ibv_wc_status>(
         {SCENIC_CQE_STATUS_VALUES(SCENIC_VALUE)}, wc,

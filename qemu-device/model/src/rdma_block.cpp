@@ -44,6 +44,8 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return r::kTlbEntriesDefault;
         case r::kMaxAh:
             return r::kMaxAhDefault;
+        case r::kMaxMw:
+            return r::kMaxMwDefault;
         case r::kCtrl:
             return enabled_ ? r::kCtrlEnable.mask : 0;
         case r::kFeatures:

@@ -169,6 +169,8 @@ class Engine {
     CmdResult destroy_qp(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult reg_mr(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult dereg_mr(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult alloc_mw(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult dealloc_mw(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult tlb_fill(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma);
     void set_state(Qp& qp, uint32_t state);
