@@ -118,9 +118,11 @@ int scenic_wqe_set_bind(struct scenic_sq_wqe *wqe, struct ibv_mw *mw,
 	unsigned int access = info->mw_access_flags;
 	uint8_t a = 0;
 
+	/* a window grants remote rights only: LOCAL_WRITE means nothing there (as rxe) */
 	if (!mw || (info->length && !info->mr) ||
 	    (access & ~(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ZERO_BASED)))
+			IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ZERO_BASED |
+			IBV_ACCESS_LOCAL_WRITE)))
 		return EINVAL;
 	if (access & IBV_ACCESS_ZERO_BASED)
 		return EOPNOTSUPP;	/* windows are addressed by the MR's iova */
