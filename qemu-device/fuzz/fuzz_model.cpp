@@ -327,7 +327,7 @@ class Harness {
         const uint64_t len = uint64_t{kUserPages} * 4096;
         cmd(kOpRegMr, {kKey, kPd, lo(kVa), hi(kVa), lo(len), hi(len), all});
         cmd(kOpAllocMw, {kMwKey1, kPd, 1});
-        cmd(kOpAllocMw, {kMwKey2 - 1, kPd, 2});  // a bind with kMwKey2 makes it valid
+        cmd(kOpAllocMw, {kMwKey2 - 1, kPd, 2});         // a bind with kMwKey2 makes it valid
         for (unsigned p = 0; p < kUserPages; p += 2) {  // half now, half through TLB misses
             fill(kVa + uint64_t{p} * 4096);
         }

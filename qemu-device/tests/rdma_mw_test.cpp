@@ -312,7 +312,8 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BadBind>& i) { return std::string(i.param.name); });
 
 TEST_F(RdmaMw, BindToAnotherPdsMrIsRefused) {
-    const uint32_t other = p.b.reg_mr(kMrVa + kMrLen, 4096, kAll | kAccessMwBind, true, Node::kPd + 1);
+    const uint32_t other =
+        p.b.reg_mr(kMrVa + kMrLen, 4096, kAll | kAccessMwBind, true, Node::kPd + 1);
     ASSERT_EQ(alloc_mw(p.b, mw_key(5, 1), Node::kPd, 2), kStOk);
     EXPECT_FALSE(bind_on_b(mw_key(5, 2), kMrVa + kMrLen, 100, kRemote, 2, other));
     const auto cqes = p.b.poll(0);
@@ -463,9 +464,9 @@ TEST_F(RdmaMw, BindAfterAWriteCompletesInSqOrder) {
     const uint32_t ak = p.b.reg_mr(Node::kVa, 65536, kAll);
     const uint32_t ar = p.a.reg_mr(Node::kVa + (3 << 20), 65536, kAll);
     (void)ar;
-    p.b.post_sends(kQb, {make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 4096, ak)},
-                                  Node::kVa + (3 << 20), ar),
-                         bind_wqe(mw_key(14, 2), kWinVa, 64, b_mr, kRemote, 2)});
+    p.b.post_sends(
+        kQb, {make_wqe(SCENIC_WQE_OP_WRITE, {sge(Node::kVa, 4096, ak)}, Node::kVa + (3 << 20), ar),
+              bind_wqe(mw_key(14, 2), kWinVa, 64, b_mr, kRemote, 2)});
     ASSERT_TRUE(p.run());
     EXPECT_EQ(p.b.sq_completed(kQb), 2u);
     EXPECT_TRUE(p.b.poll(0).empty());

@@ -462,7 +462,8 @@ CmdResult Engine::alloc_mw(Entry entry) {
     if (v.type() != 1 && v.type() != 2) {
         return refuse(AqStatus::kBadArg, f, "type");
     }
-    return mem_.alloc_mw(v.key(), v.pdn(), v.type()) ? CmdResult{} : refuse(AqStatus::kBusy, f, "key");
+    return mem_.alloc_mw(v.key(), v.pdn(), v.type()) ? CmdResult{}
+                                                     : refuse(AqStatus::kBusy, f, "key");
 }
 
 CmdResult Engine::dealloc_mw(Entry entry) {

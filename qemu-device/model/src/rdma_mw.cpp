@@ -21,7 +21,8 @@ const Mw* Memory::find_mw(uint32_t key) const {
 
 bool Memory::alloc_mw(uint32_t key, uint32_t pdn, uint8_t type) {
     const uint32_t index = key >> 8;
-    if ((index & kMwIndexBit) == 0 || (index & ~kMwIndexBit) >= kMaxMw || (type != 1 && type != 2)) {
+    if ((index & kMwIndexBit) == 0 || (index & ~kMwIndexBit) >= kMaxMw ||
+        (type != 1 && type != 2)) {
         return false;
     }
     auto& slot = mws_[index & ~kMwIndexBit];
@@ -72,7 +73,8 @@ uint8_t Memory::bind_mw(const MwBind& b, uint32_t pdn, uint32_t qpn) {
         }
     }
     if (w->mr_key != 0) {  // type 1 rebind: the old MR is released
-        if (Mr* old = find_index(w->mr_key >> 8); old && old->key == w->mr_key && old->mw_binds != 0) {
+        if (Mr* old = find_index(w->mr_key >> 8);
+            old && old->key == w->mr_key && old->mw_binds != 0) {
             --old->mw_binds;
         }
     }

@@ -522,7 +522,7 @@ bool Requester::transmit_one(Qp& qp) {
         m.qpn = qp.qpn;
         // SEND .. WRITE_IMM: the metadata's op codes (a SEND_INV's payload is a SEND's)
         m.op = w->opcode == SCENIC_WQE_OP_SEND_INV ? static_cast<uint8_t>(SCENIC_WQE_OP_SEND)
-                                                    : w->opcode;
+                                                   : w->opcode;
         m.offset = static_cast<uint32_t>(off);
         m.psn = r.tx_psn;
         m.msg_first = k == 0;

@@ -173,8 +173,9 @@ void Responder::remember(Qp& qp, const RdResource& r) {
 void Responder::replay_read(Qp& qp, const RdResource& r, uint32_t psn) {
     auto& s = qp.resp;
     // The memory may have been deregistered since: a replay is never an error of the QP.
-    if (r.length != 0 && ((qp.access & kAccessRemoteRead) == 0 ||
-                          !e_.mem().allowed(r.key, qp.pdn, r.va, r.length, kAccessRemoteRead, qp.qpn))) {
+    if (r.length != 0 &&
+        ((qp.access & kAccessRemoteRead) == 0 ||
+         !e_.mem().allowed(r.key, qp.pdn, r.va, r.length, kAccessRemoteRead, qp.qpn))) {
         ++e_.counters().dup_ignored;
         return;
     }
@@ -473,10 +474,9 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
     const auto len = static_cast<uint32_t>(pkt.payload.size());
     if (info.first) {
         const roce::Reth& reth = *pkt.transport.reth;
-        if (reth.dma_length != 0 &&
-            ((qp.access & kAccessRemoteWrite) == 0 ||
-             !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length, kAccessRemoteWrite,
-                               qp.qpn))) {
+        if (reth.dma_length != 0 && ((qp.access & kAccessRemoteWrite) == 0 ||
+                                     !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length,
+                                                       kAccessRemoteWrite, qp.qpn))) {
             nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
             return false;
         }
@@ -527,10 +527,9 @@ bool Responder::do_read(Qp& qp, const roce::ParsedPacket& pkt) {
         nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
         return false;
     }
-    if (reth.dma_length != 0 &&
-        ((qp.access & kAccessRemoteRead) == 0 ||
-         !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length, kAccessRemoteRead,
-                               qp.qpn))) {
+    if (reth.dma_length != 0 && ((qp.access & kAccessRemoteRead) == 0 ||
+                                 !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length,
+                                                   kAccessRemoteRead, qp.qpn))) {
         nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
         return false;
     }
@@ -581,7 +580,8 @@ bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
         return false;
     }
     std::array<uint8_t, 8> raw{};
-    MemStatus st = e_.mem().read(ae.rkey, qp.pdn, kAccessRemoteAtomic, ae.va, std::span(raw), qp.qpn);
+    MemStatus st =
+        e_.mem().read(ae.rkey, qp.pdn, kAccessRemoteAtomic, ae.va, std::span(raw), qp.qpn);
     uint64_t orig = 0;
     if (st == MemStatus::kOk) {
         std::memcpy(&orig, raw.data(), raw.size());
@@ -748,7 +748,8 @@ bool Responder::send_job(Qp& qp, RespJob& job) {
     const bool first = job.sent == 0;
     const bool last = len == job.length - job.sent;
     payload_.resize(len);
-    switch (e_.mem().read(job.key, qp.pdn, kAccessRemoteRead, job.va + job.sent, payload_, qp.qpn)) {
+    switch (
+        e_.mem().read(job.key, qp.pdn, kAccessRemoteRead, job.va + job.sent, payload_, qp.qpn)) {
         case MemStatus::kOk:
             break;
         case MemStatus::kMiss:

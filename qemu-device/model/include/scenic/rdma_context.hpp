@@ -33,7 +33,8 @@ inline constexpr uint32_t kAccessRemoteWrite = static_cast<uint32_t>(admin::Acce
 inline constexpr uint32_t kAccessRemoteRead = static_cast<uint32_t>(admin::Access::kRemoteRead);
 inline constexpr uint32_t kAccessRemoteAtomic = static_cast<uint32_t>(admin::Access::kRemoteAtomic);
 inline constexpr uint32_t kAccessMwBind = static_cast<uint32_t>(admin::Access::kMwBind);
-inline constexpr uint32_t kAccessRemote = kAccessRemoteWrite | kAccessRemoteRead | kAccessRemoteAtomic;
+inline constexpr uint32_t kAccessRemote =
+    kAccessRemoteWrite | kAccessRemoteRead | kAccessRemoteAtomic;
 
 inline constexpr unsigned kMaxWqRingLog2 = 15;         // SQ / RQ: up to 32768 WQEs
 inline constexpr unsigned kMaxCqRingLog2 = 16;         // CQ: up to 65536 CQEs
@@ -196,7 +197,7 @@ struct Mr {
     uint32_t pdn = 0;
     uint64_t iova = 0;
     uint64_t length = 0;
-    uint32_t access = 0;  // kAccess*
+    uint32_t access = 0;    // kAccess*
     uint32_t mw_binds = 0;  // windows bound to it: DEREG_MR is refused while not 0
 };
 

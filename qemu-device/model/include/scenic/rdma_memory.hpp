@@ -55,8 +55,8 @@ class Memory {
                                uint32_t access, uint32_t qpn = 0) const;
 
     // Remote access: check, translate, then DMA.
-    MemStatus read(uint32_t key, uint32_t pdn, uint32_t access, uint64_t va,
-                   std::span<uint8_t> dst, uint32_t qpn = 0);
+    MemStatus read(uint32_t key, uint32_t pdn, uint32_t access, uint64_t va, std::span<uint8_t> dst,
+                   uint32_t qpn = 0);
     MemStatus write(uint32_t key, uint32_t pdn, uint32_t access, uint64_t va,
                     std::span<const uint8_t> src, uint32_t qpn = 0);
 
