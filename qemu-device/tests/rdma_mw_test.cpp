@@ -473,5 +473,27 @@ TEST_F(RdmaMw, BindAfterAWriteCompletesInSqOrder) {
     EXPECT_EQ(write(kWinVa, 64, mw_key(14, 2)), kWcSuccess);
 }
 
+TEST_F(RdmaMw, BindAndLocalInvAfterAReadAndAnAtomicComplete) {
+    // A READ (and a FAA) completes with its response, not with an ACK: the memory-window WQEs
+    // behind it must complete then, with no further traffic.
+    ASSERT_EQ(alloc_mw(p.b, mw_key(15, 1), Node::kPd, 2), kStOk);
+    const uint32_t bk = p.b.reg_mr(Node::kVa, 65536, kAll);
+    const uint32_t ar = p.a.reg_mr(Node::kVa + (3 << 20), 65536, kAll);
+    p.b.post_sends(
+        kQb, {make_wqe(SCENIC_WQE_OP_READ, {sge(Node::kVa, 4096, bk)}, Node::kVa + (3 << 20), ar),
+              bind_wqe(mw_key(15, 2), kWinVa, 64, b_mr, kRemote, 2)});
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.b.sq_completed(kQb), 2u);
+    EXPECT_EQ(p.b.read_va(Node::kVa, 4096), p.a.read_va(Node::kVa + (3 << 20), 4096));
+    scenic_sq_wqe faa =
+        make_wqe(SCENIC_WQE_OP_ATOMIC_FAA, {sge(Node::kVa, 8, bk)}, Node::kVa + (3 << 20), ar);
+    faa.compare_add = 1;
+    p.b.post_sends(kQb, {faa, key_wqe(SCENIC_WQE_OP_LOCAL_INV, mw_key(15, 2))});
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.b.sq_completed(kQb), 4u);
+    EXPECT_TRUE(p.b.poll(0).empty());
+    EXPECT_EQ(write(kWinVa, 8, mw_key(15, 2)), kWcRemAccessErr);  // the LOCAL_INV ran
+}
+
 }  // namespace
 }  // namespace scenic::test
