@@ -190,8 +190,10 @@ TEST(FormatLayout, TypedViewsAndTables) {
 
     std::map<uint8_t, std::string> ops;
     for (const auto& c : admin::kCommands) ops[c.opcode] = std::string(c.name);
-    EXPECT_EQ(ops.size(), 24u);
+    EXPECT_EQ(ops.size(), 26u);
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_STEER_ADD), "scu_steer_add");
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_ALLOC_MW), "alloc_mw");
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_DEALLOC_MW), "dealloc_mw");
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_CREATE_AH), "create_ah");
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_DESTROY_AH), "destroy_ah");
     // The AV of CREATE_AH at 0x10 has the bytes of struct scenic_av (uapi/scenic_rdma.h).
