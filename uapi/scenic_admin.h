@@ -65,6 +65,8 @@ enum scenic_cqe_status {
 	SCENIC_CQE_STATUS_REM_OP = 0x08,
 	SCENIC_CQE_STATUS_RETRY_EXC = 0x09,	/* Transport retries exhausted. */
 	SCENIC_CQE_STATUS_RNR_RETRY_EXC = 0x0a,	/* RNR retries exhausted. */
+	/* A BIND_MW WQE was refused (MR, PD, range, access or window state). */
+	SCENIC_CQE_STATUS_MW_BIND = 0x0b,
 };
 
 /* X(ENUMERATOR, "name") for every value of enum scenic_cqe_status */
@@ -79,7 +81,8 @@ enum scenic_cqe_status {
 	X(SCENIC_CQE_STATUS_REM_ACCESS, "rem_access") \
 	X(SCENIC_CQE_STATUS_REM_OP, "rem_op") \
 	X(SCENIC_CQE_STATUS_RETRY_EXC, "retry_exc") \
-	X(SCENIC_CQE_STATUS_RNR_RETRY_EXC, "rnr_retry_exc")
+	X(SCENIC_CQE_STATUS_RNR_RETRY_EXC, "rnr_retry_exc") \
+	X(SCENIC_CQE_STATUS_MW_BIND, "mw_bind")
 
 /*
  * QP state: MODIFY_QP.state, QUERY_QP.state, scenic_qp_status.state. IBA's order, the card's
@@ -199,6 +202,8 @@ enum scenic_access {
 	SCENIC_ACCESS_REMOTE_WRITE = 0x02,
 	SCENIC_ACCESS_REMOTE_READ = 0x04,
 	SCENIC_ACCESS_REMOTE_ATOMIC = 0x08,
+	/* REG_MR only (FEATURES.mw): memory windows may be bound to the MR. */
+	SCENIC_ACCESS_MW_BIND = 0x10,
 };
 
 /* X(ENUMERATOR, "name") for every value of enum scenic_access */
@@ -206,7 +211,8 @@ enum scenic_access {
 	X(SCENIC_ACCESS_LOCAL_WRITE, "local_write") \
 	X(SCENIC_ACCESS_REMOTE_WRITE, "remote_write") \
 	X(SCENIC_ACCESS_REMOTE_READ, "remote_read") \
-	X(SCENIC_ACCESS_REMOTE_ATOMIC, "remote_atomic")
+	X(SCENIC_ACCESS_REMOTE_ATOMIC, "remote_atomic") \
+	X(SCENIC_ACCESS_MW_BIND, "mw_bind")
 
 /* MODIFY_QP.attr_mask: a value is read only when its bit is set. */
 enum scenic_modify_qp_attr {
@@ -366,6 +372,8 @@ enum scenic_aq_opcode {
 	SCENIC_AQ_OP_DEREG_MR = 0x21,	/* Deregister a memory region and drop its TLB entries. */
 	/* Write translations of an MR's pages, direct or from an indirect table. */
 	SCENIC_AQ_OP_TLB_FILL = 0x22,
+	SCENIC_AQ_OP_ALLOC_MW = 0x23,	/* Allocate a memory window (FEATURES.mw). */
+	SCENIC_AQ_OP_DEALLOC_MW = 0x24,	/* Invalidate and free a memory window. */
 	SCENIC_AQ_OP_CREATE_SRQ = 0x28,	/* Create a shared receive queue (FEATURES.srq). */
 	SCENIC_AQ_OP_MODIFY_SRQ = 0x29,	/* Set an SRQ's limit and arm it. */
 	SCENIC_AQ_OP_QUERY_SRQ = 0x2a,	/* An SRQ's limit, armed bit and indices. */
@@ -408,6 +416,8 @@ enum scenic_aq_opcode {
 	X(SCENIC_AQ_OP_REG_MR, "reg_mr") \
 	X(SCENIC_AQ_OP_DEREG_MR, "dereg_mr") \
 	X(SCENIC_AQ_OP_TLB_FILL, "tlb_fill") \
+	X(SCENIC_AQ_OP_ALLOC_MW, "alloc_mw") \
+	X(SCENIC_AQ_OP_DEALLOC_MW, "dealloc_mw") \
 	X(SCENIC_AQ_OP_CREATE_SRQ, "create_srq") \
 	X(SCENIC_AQ_OP_MODIFY_SRQ, "modify_srq") \
 	X(SCENIC_AQ_OP_QUERY_SRQ, "query_srq") \
@@ -727,10 +737,13 @@ struct scenic_aq_reg_mr {
 };
 
 SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_reg_mr) == 128);
-#define SCENIC_AQ_REG_MR_ACCESS_MASK 0xfU
+#define SCENIC_AQ_REG_MR_ACCESS_MASK 0x1fU
 #define SCENIC_AQ_REG_MR_ACCESS_SHIFT 0
 
-/* DEREG_MR request: the MR and all its TLB entries are gone when the completion is written. */
+/*
+ * DEREG_MR request: the MR and all its TLB entries are gone when the completion is written;
+ * BUSY while memory windows are bound to it (FEATURES.mw).
+ */
 struct scenic_aq_dereg_mr {
 	struct scenic_aq_sqe_hdr hdr;
 	__le32 key;	/* 0x08 */
@@ -754,6 +767,32 @@ struct scenic_aq_tlb_fill {
 SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_tlb_fill) == 128);
 #define SCENIC_AQ_TLB_FILL_INDIRECT_MASK 0x1U
 #define SCENIC_AQ_TLB_FILL_INDIRECT_SHIFT 0
+
+/*
+ * ALLOC_MW request (FEATURES.mw): type 1 starts bound with length 0 (nothing reachable), type 2
+ * starts invalid (free to bind).
+ */
+struct scenic_aq_alloc_mw {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 key;	/* 0x08 */
+	__le32 pdn;	/* 0x0c */
+	__u8 type;	/* 0x10 */
+	__u8 reserved_0x11[111];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_alloc_mw) == 128);
+
+/*
+ * DEALLOC_MW request: the window is invalid and free, its MR's bind count released, when the
+ * completion is written.
+ */
+struct scenic_aq_dealloc_mw {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 key;	/* 0x08 */
+	__u8 reserved_0x0c[116];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_dealloc_mw) == 128);
 
 /*
  * CREATE_AH request (FEATURES.ud): one entry of the AH table; the AV at 0x10..0x3f is struct
@@ -1216,6 +1255,8 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(SCENIC_AQ_OP_REG_MR, reg_mr, aq_reg_mr, aq_cqe) \
 	X(SCENIC_AQ_OP_DEREG_MR, dereg_mr, aq_dereg_mr, aq_cqe) \
 	X(SCENIC_AQ_OP_TLB_FILL, tlb_fill, aq_tlb_fill, aq_cqe) \
+	X(SCENIC_AQ_OP_ALLOC_MW, alloc_mw, aq_alloc_mw, aq_cqe) \
+	X(SCENIC_AQ_OP_DEALLOC_MW, dealloc_mw, aq_dealloc_mw, aq_cqe) \
 	X(SCENIC_AQ_OP_CREATE_SRQ, create_srq, aq_create_srq, aq_cqe) \
 	X(SCENIC_AQ_OP_MODIFY_SRQ, modify_srq, aq_modify_srq, aq_cqe) \
 	X(SCENIC_AQ_OP_QUERY_SRQ, query_srq, aq_query_srq, acq_query_srq) \
@@ -1407,6 +1448,16 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aq_tlb_fill, iova, iova, 0x10, 8, 0xffffffffffffffffULL) \
 	X(aq_tlb_fill, table_addr, table_addr, 0x18, 8, 0xffffffffffffffffULL) \
 	X(aq_tlb_fill, page, page, 0x20, 96, 0xffffffffffffffffULL) \
+	X(aq_alloc_mw, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_alloc_mw, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_alloc_mw, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_alloc_mw, key, key, 0x08, 4, 0xffffffffU) \
+	X(aq_alloc_mw, pdn, pdn, 0x0c, 4, 0xffffffffU) \
+	X(aq_alloc_mw, type, type, 0x10, 1, 0xffU) \
+	X(aq_dealloc_mw, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_dealloc_mw, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_dealloc_mw, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_dealloc_mw, key, key, 0x08, 4, 0xffffffffU) \
 	X(aq_create_ah, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
 	X(aq_create_ah, hdr.opcode, opcode, 0x02, 1, 0xffU) \
 	X(aq_create_ah, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \

@@ -40,6 +40,8 @@
  *
  * Memory keys: lkey/rkey = (MR index << 8) | tag; the card checks the whole key
  * and the access rights given at REG_MR and MODIFY_QP (enum scenic_access).
+ * A memory window's rkey has bit 23 of the index set (RDMA.FEATURES.mw); it is
+ * an rkey only, never an lkey.
  * Translations are kept per 4 KiB page of the MR's iova range in the on-card
  * TLB; the driver fills them (TLB_FILL), the card raises a TLB_MISS event
  * when one is missing.
@@ -88,6 +90,9 @@ enum scenic_wqe_opcode {
 	SCENIC_WQE_OP_READ = 4,
 	SCENIC_WQE_OP_ATOMIC_CAS = 5,
 	SCENIC_WQE_OP_ATOMIC_FAA = 6,
+	SCENIC_WQE_OP_SEND_INV = 7,	/* SEND with IETH: rkey names the MW to invalidate */
+	SCENIC_WQE_OP_LOCAL_INV = 8,	/* rkey: the type 2 MW to invalidate; sends nothing */
+	SCENIC_WQE_OP_BIND_MW = 9,	/* struct scenic_bind_mw_wqe; sends nothing */
 };
 
 #define SCENIC_WQE_F_SIGNALED	0x01	/* provider bookkeeping; the card ignores it */
@@ -155,6 +160,26 @@ struct scenic_sq_wqe {
 };
 
 /*
+ * BIND_MW (RDMA.FEATURES.mw): the 64-byte header of an SQ slot read as this.
+ * Executes in SQ order when the card reaches it (with F_FENCE after earlier
+ * READ/atomics completed); fails with SCENIC_CQE_STATUS_MW_BIND.
+ */
+struct scenic_bind_mw_wqe {
+	__u8 opcode;		/* SCENIC_WQE_OP_BIND_MW */
+	__u8 flags;		/* SCENIC_WQE_F_* */
+	__le16 reserved0;
+	__le32 reserved1;
+	__le32 reserved2;
+	__le32 new_rkey;	/* the MW's index with its new tag */
+	__le64 va;		/* start of the window, inside the MR */
+	__le64 length;		/* 0: type 1 unbound */
+	__le32 mr_lkey;		/* the MR, with enum scenic_access mw_bind */
+	__u8 access;		/* enum scenic_access: remote bits only */
+	__u8 mw_type;		/* 1 or 2 */
+	__u8 reserved[26];
+};
+
+/*
  * ---- RQ WQE: 64 << rq_stride bytes, chosen per QP at CREATE_QP ----
  * A 16-byte header, then (stride - 16) / 16 SGEs: 3, 7, 15 or 31. The card
  * reads the header, then only num_sge SGEs; num_sge above what the QP's
@@ -186,6 +211,8 @@ enum scenic_cqe_opcode {
 	SCENIC_CQE_OP_ATOMIC_FAA = 4,
 	SCENIC_CQE_OP_RECV = 5,		/* RQ: SEND / SEND_IMM received */
 	SCENIC_CQE_OP_RECV_WRITE_IMM = 6, /* RQ: WRITE_IMM consumed a receive WQE */
+	SCENIC_CQE_OP_BIND_MW = 7,	/* SQ: BIND_MW */
+	SCENIC_CQE_OP_LOCAL_INV = 8,	/* SQ: LOCAL_INV */
 };
 
 /* CQE status: enum scenic_cqe_status (scenic_admin.h), the card's codes. */
@@ -195,6 +222,7 @@ enum scenic_cqe_opcode {
 #define SCENIC_CQE_F_SOLICITED	0x08
 #define SCENIC_CQE_F_NET_IPV6	0x10	/* UD receive: the GRH is an IPv6 header */
 #define SCENIC_CQE_F_SRQ	0x20	/* receive: the WQE came from the QP's SRQ */
+#define SCENIC_CQE_F_INV	0x40	/* SEND_INV received: imm_data_be = the rkey, big endian */
 
 struct scenic_cqe {
 	__le32 wqe_idx;		/* free-running SQ or RQ index of the WQE */

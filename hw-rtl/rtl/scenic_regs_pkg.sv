@@ -440,9 +440,11 @@ package scenic_regs_pkg;
   localparam int unsigned RDMA_CTRL_ENABLE_LSB = 0;
   localparam int unsigned RDMA_CTRL_ENABLE_MSB = 0;
   localparam logic [11:0] RDMA_FEATURES = 12'h020;
-  localparam logic [31:0] RDMA_FEATURES_DEFAULT = 32'h00000105;
+  localparam logic [31:0] RDMA_FEATURES_DEFAULT = 32'h0000010d;
   localparam int unsigned RDMA_FEATURES_RQ_STRIDE_LSB = 8;
   localparam int unsigned RDMA_FEATURES_RQ_STRIDE_MSB = 8;
+  localparam int unsigned RDMA_FEATURES_MW_LSB = 3;
+  localparam int unsigned RDMA_FEATURES_MW_MSB = 3;
   localparam int unsigned RDMA_FEATURES_UD_LSB = 0;
   localparam int unsigned RDMA_FEATURES_UD_MSB = 0;
   localparam int unsigned RDMA_FEATURES_SRQ_LSB = 2;
@@ -451,6 +453,8 @@ package scenic_regs_pkg;
   localparam logic [31:0] RDMA_MAX_SRQ_DEFAULT = 32'h00000100;
   localparam logic [11:0] RDMA_MAX_AH = 12'h028;
   localparam logic [31:0] RDMA_MAX_AH_DEFAULT = 32'h00001000;
+  localparam logic [11:0] RDMA_MAX_MW = 12'h02c;
+  localparam logic [31:0] RDMA_MAX_MW_DEFAULT = 32'h00001000;
   localparam logic [11:0] RDMA_CEQ_BASE_LO = 12'h0c0;
   localparam logic [31:0] RDMA_CEQ_BASE_LO_DEFAULT = 32'h00000000;
   localparam logic [11:0] RDMA_CEQ_BASE_HI = 12'h0c4;
@@ -569,17 +573,17 @@ package scenic_regs_pkg;
   localparam logic [31:0] RDMA_SR_FALLBACKS_DEFAULT = 32'h00000000;
   // RDMA register table for RTL register files: entry i in bits [i*W +: W], arrays
   // expanded, offset order; access masks per entry, bits in no mask are reserved.
-  localparam int unsigned RDMA_REGS_N = 63;
-  localparam logic [755:0] RDMA_REGS_OFF = {
+  localparam int unsigned RDMA_REGS_N = 64;
+  localparam logic [767:0] RDMA_REGS_OFF = {
       12'h1fc, 12'h1f4, 12'h1f0, 12'h1c8, 12'h1c4, 12'h1c0, 12'h1bc, 12'h1b8, 12'h1b4, 12'h1b0,
       12'h1ac, 12'h1a8, 12'h1a4, 12'h1a0, 12'h180, 12'h178, 12'h174, 12'h170, 12'h16c, 12'h168,
       12'h164, 12'h160, 12'h15c, 12'h158, 12'h154, 12'h150, 12'h14c, 12'h148, 12'h144, 12'h140,
       12'h13c, 12'h138, 12'h134, 12'h130, 12'h12c, 12'h128, 12'h124, 12'h120, 12'h11c, 12'h118,
       12'h114, 12'h110, 12'h10c, 12'h108, 12'h104, 12'h100, 12'h0d4, 12'h0d0, 12'h0cc, 12'h0c8,
-      12'h0c4, 12'h0c0, 12'h028, 12'h024, 12'h020, 12'h01c, 12'h018, 12'h014, 12'h010, 12'h00c,
-      12'h008, 12'h004, 12'h000
+      12'h0c4, 12'h0c0, 12'h02c, 12'h028, 12'h024, 12'h020, 12'h01c, 12'h018, 12'h014, 12'h010,
+      12'h00c, 12'h008, 12'h004, 12'h000
   };
-  localparam logic [2015:0] RDMA_REGS_RESET = {
+  localparam logic [2047:0] RDMA_REGS_RESET = {
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
@@ -588,11 +592,11 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00001000, 32'h00000100,
-      32'h00000105, 32'h00000000, 32'h00001000, 32'h00001000, 32'h00000200, 32'h00000200,
-      32'h00003000, 32'h00020001, 32'h5c1c0003
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00001000, 32'h00001000,
+      32'h00000100, 32'h0000010d, 32'h00000000, 32'h00001000, 32'h00001000, 32'h00000200,
+      32'h00000200, 32'h00003000, 32'h00020001, 32'h5c1c0003
   };
-  localparam logic [2015:0] RDMA_REGS_RO = {
+  localparam logic [2047:0] RDMA_REGS_RO = {
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
@@ -602,10 +606,10 @@ package scenic_regs_pkg;
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'h0000ffff,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'hffffffff, 32'hffffffff,
-      32'h00000105, 32'h00000000, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
-      32'hffffffff, 32'hffffffff, 32'hffffffff
+      32'hffffffff, 32'h0000010d, 32'h00000000, 32'hffffffff, 32'hffffffff, 32'hffffffff,
+      32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff
   };
-  localparam logic [2015:0] RDMA_REGS_RW = {
+  localparam logic [2047:0] RDMA_REGS_RW = {
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
@@ -615,10 +619,10 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h0000ffff, 32'h80011f0f, 32'hffffffff, 32'hffffffff, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000001, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000000, 32'h00000000
+      32'h00000000, 32'h00000000, 32'h00000001, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000
   };
-  localparam logic [2015:0] RDMA_REGS_W1C = {
+  localparam logic [2047:0] RDMA_REGS_W1C = {
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
@@ -629,9 +633,9 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000000, 32'h00000000
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000
   };
-  localparam logic [2015:0] RDMA_REGS_W1S = {
+  localparam logic [2047:0] RDMA_REGS_W1S = {
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
@@ -642,9 +646,9 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000000, 32'h00000000
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000
   };
-  localparam logic [2015:0] RDMA_REGS_WO = {
+  localparam logic [2047:0] RDMA_REGS_WO = {
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
@@ -655,7 +659,7 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000000, 32'h00000000
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000
   };
 
   // Stream Compute Unit slots (paper section 5.3).
@@ -814,6 +818,8 @@ package scenic_regs_pkg;
   localparam logic [7:0] AQ_OP_REG_MR = 8'h20;
   localparam logic [7:0] AQ_OP_DEREG_MR = 8'h21;
   localparam logic [7:0] AQ_OP_TLB_FILL = 8'h22;
+  localparam logic [7:0] AQ_OP_ALLOC_MW = 8'h23;
+  localparam logic [7:0] AQ_OP_DEALLOC_MW = 8'h24;
   localparam logic [7:0] AQ_OP_CREATE_SRQ = 8'h28;
   localparam logic [7:0] AQ_OP_MODIFY_SRQ = 8'h29;
   localparam logic [7:0] AQ_OP_QUERY_SRQ = 8'h2a;
@@ -1062,7 +1068,7 @@ package scenic_regs_pkg;
   localparam int unsigned AQ_REG_MR_ACCESS_OFF = 32;
   localparam int unsigned AQ_REG_MR_ACCESS_BYTES = 1;
   localparam int unsigned AQ_REG_MR_ACCESS_LSB = 0;
-  localparam int unsigned AQ_REG_MR_ACCESS_MSB = 3;
+  localparam int unsigned AQ_REG_MR_ACCESS_MSB = 4;
   localparam int unsigned AQ_DEREG_MR_SIZE = 128;
   localparam int unsigned AQ_DEREG_MR_KEY_OFF = 8;
   localparam int unsigned AQ_DEREG_MR_KEY_BYTES = 4;
@@ -1081,6 +1087,16 @@ package scenic_regs_pkg;
   localparam int unsigned AQ_TLB_FILL_TABLE_ADDR_BYTES = 8;
   localparam int unsigned AQ_TLB_FILL_PAGE_OFF = 32;
   localparam int unsigned AQ_TLB_FILL_PAGE_BYTES = 96;
+  localparam int unsigned AQ_ALLOC_MW_SIZE = 128;
+  localparam int unsigned AQ_ALLOC_MW_KEY_OFF = 8;
+  localparam int unsigned AQ_ALLOC_MW_KEY_BYTES = 4;
+  localparam int unsigned AQ_ALLOC_MW_PDN_OFF = 12;
+  localparam int unsigned AQ_ALLOC_MW_PDN_BYTES = 4;
+  localparam int unsigned AQ_ALLOC_MW_TYPE_OFF = 16;
+  localparam int unsigned AQ_ALLOC_MW_TYPE_BYTES = 1;
+  localparam int unsigned AQ_DEALLOC_MW_SIZE = 128;
+  localparam int unsigned AQ_DEALLOC_MW_KEY_OFF = 8;
+  localparam int unsigned AQ_DEALLOC_MW_KEY_BYTES = 4;
   localparam int unsigned AQ_CREATE_AH_SIZE = 128;
   localparam int unsigned AQ_CREATE_AH_AH_OFF = 8;
   localparam int unsigned AQ_CREATE_AH_AH_BYTES = 4;

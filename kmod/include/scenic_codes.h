@@ -66,6 +66,8 @@ static inline enum ib_wc_status scenic_wc_status_to_ib(unsigned int code)
 		return IB_WC_RETRY_EXC_ERR;
 	case SCENIC_CQE_STATUS_RNR_RETRY_EXC:
 		return IB_WC_RNR_RETRY_EXC_ERR;
+	case SCENIC_CQE_STATUS_MW_BIND:
+		return IB_WC_MW_BIND_ERR;
 	default:
 		return IB_WC_GENERAL_ERR;
 	}

@@ -155,6 +155,7 @@ struct scenic_rdma_dev {
 	u32 tlb_entries;
 	u32 features;		/* RDMA.FEATURES */
 	u32 max_ah;		/* RDMA.MAX_AH with FEATURES.ud, else 0 */
+	u32 max_mw;		/* RDMA.MAX_MW with FEATURES.mw, else 0 */
 	/* what create_qp accepts, from features (uapi/scenic_rdma.h) */
 	u32 max_sq_sge;
 	u32 max_rq_sge;
@@ -188,6 +189,7 @@ struct scenic_rdma_dev {
 	struct ida cq_ida;
 	struct ida mr_ida;
 	struct ida ah_ida;	/* the card's AH table: user AHs */
+	struct ida mw_ida;	/* the card's MW table */
 	struct xarray qp_xa;
 	struct xarray cq_xa;
 	struct xarray mr_xa;
@@ -381,6 +383,17 @@ static inline struct scenic_rdma_mr *to_smr(struct ib_mr *mr)
 	return container_of(mr, struct scenic_rdma_mr, ibmr);
 }
 
+/* A memory window: its index in the card's MW table (key bit 31 set) */
+struct scenic_rdma_mw {
+	struct ib_mw ibmw;
+	u32 index;
+};
+
+static inline struct scenic_rdma_mw *to_smw(struct ib_mw *mw)
+{
+	return container_of(mw, struct scenic_rdma_mw, ibmw);
+}
+
 static inline struct scenic_mmap_entry *
 to_smmap(struct rdma_user_mmap_entry *e)
 {
@@ -530,6 +543,8 @@ struct ib_mr *scenic_rdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 					     int access,
 					     struct ib_udata *udata);
 #endif
+int scenic_rdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int scenic_rdma_dealloc_mw(struct ib_mw *ibmw);
 int scenic_rdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void scenic_rdma_tlb_miss(struct scenic_rdma_dev *sdev, u32 key, u64 iova);
 int scenic_rdma_tlb_fill(struct scenic_rdma_dev *sdev, u32 key, u64 iova,

@@ -20,12 +20,14 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.uverbs_abi_ver = SCENIC_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = scenic_rdma_alloc_hw_port_stats,
+	.alloc_mw = scenic_rdma_alloc_mw,
 	.alloc_pd = scenic_rdma_alloc_pd,
 	.alloc_ucontext = scenic_rdma_alloc_ucontext,
 	.create_ah = scenic_rdma_create_ah,
 	.create_user_ah = scenic_rdma_create_ah,
 	.create_cq = scenic_rdma_create_cq,
 	.create_qp = scenic_rdma_create_qp,
+	.dealloc_mw = scenic_rdma_dealloc_mw,
 	.dealloc_pd = scenic_rdma_dealloc_pd,
 	.dealloc_ucontext = scenic_rdma_dealloc_ucontext,
 	.dereg_mr = scenic_rdma_dereg_any_mr,
@@ -55,6 +57,7 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, scenic_rdma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, scenic_rdma_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, scenic_rdma_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, scenic_rdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, scenic_rdma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, scenic_rdma_ucontext, ibucontext),
@@ -227,6 +230,9 @@ static int scenic_rdma_read_limits(struct scenic_rdma_dev *sdev)
 	if (sdev->features & SCENIC_RDMA_FEATURES_UD_MASK)
 		sdev->max_ah = min_t(u32, scenic_rdma_rd(sdev, SCENIC_RDMA_MAX_AH),
 				     SCENIC_RDMA_CARD_MAX_OBJS);
+	if (sdev->features & SCENIC_RDMA_FEATURES_MW_MASK)
+		sdev->max_mw = min_t(u32, scenic_rdma_rd(sdev, SCENIC_RDMA_MAX_MW),
+				     SCENIC_RDMA_CARD_MAX_OBJS);
 	if (sdev->max_qp <= SCENIC_RDMA_RSVD_QPS ||
 	    sdev->max_qp > SCENIC_RDMA_CARD_MAX_OBJS ||
 	    !sdev->max_cq || sdev->max_cq > SCENIC_RDMA_CARD_MAX_OBJS ||
@@ -295,6 +301,7 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 	ida_init(&sdev->cq_ida);
 	ida_init(&sdev->mr_ida);
 	ida_init(&sdev->ah_ida);
+	ida_init(&sdev->mw_ida);
 	xa_init(&sdev->qp_xa);
 	xa_init(&sdev->cq_xa);
 	xa_init(&sdev->mr_xa);
@@ -395,6 +402,7 @@ static void scenic_rdma_remove(struct auxiliary_device *adev)
 	ida_destroy(&sdev->cq_ida);
 	ida_destroy(&sdev->mr_ida);
 	ida_destroy(&sdev->ah_ida);
+	ida_destroy(&sdev->mw_ida);
 	scenic_rdma_free_fill_tbl(sdev);
 	mutex_destroy(&sdev->fill_lock);
 	mutex_destroy(&sdev->reg_lock);

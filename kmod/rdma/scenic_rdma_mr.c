@@ -22,7 +22,8 @@
 #define SCENIC_MR_IB_ACCESS	(IB_ACCESS_LOCAL_WRITE |		\
 				 IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_READ |		\
-				 IB_ACCESS_REMOTE_ATOMIC)
+				 IB_ACCESS_REMOTE_ATOMIC |		\
+				 IB_ACCESS_MW_BIND)
 
 static u8 scenic_mr_access(int access)
 {
@@ -36,6 +37,8 @@ static u8 scenic_mr_access(int access)
 		a |= SCENIC_ACCESS_REMOTE_READ;
 	if (access & IB_ACCESS_REMOTE_ATOMIC)
 		a |= SCENIC_ACCESS_REMOTE_ATOMIC;
+	if (access & IB_ACCESS_MW_BIND)
+		a |= SCENIC_ACCESS_MW_BIND;
 	return a;
 }
 
@@ -144,6 +147,10 @@ static int scenic_mr_check(struct ib_pd *ibpd, u64 start, u64 length,
 		ibdev_dbg(ibpd->device, "reg_mr: access flags 0x%x not supported\n",
 			  access & ~SCENIC_MR_IB_ACCESS);
 		atomic64_inc(&sdev->sw.bad_requests);
+		return -EOPNOTSUPP;
+	}
+	if ((access & IB_ACCESS_MW_BIND) && !sdev->max_mw) {
+		ibdev_dbg(ibpd->device, "reg_mr: MW_BIND without memory windows (RDMA.FEATURES.mw)\n");
 		return -EOPNOTSUPP;
 	}
 	if (!length || length > SCENIC_RDMA_MAX_MR_SIZE ||

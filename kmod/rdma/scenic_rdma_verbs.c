@@ -107,6 +107,10 @@ int scenic_rdma_query_device(struct ib_device *ibdev,
 	attr->max_qp_wr = SCENIC_RDMA_MAX_WR;
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_RC_RNR_NAK_GEN;
+	if (sdev->max_mw)
+		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	attr->max_mw = sdev->max_mw;
 	/* QP1's SGEs: DMA addresses under pd->local_dma_lkey */
 	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
 	attr->max_send_sge = sdev->max_sq_sge;

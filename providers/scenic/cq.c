@@ -453,7 +453,12 @@ static uint32_t cq_ex_read_byte_len(struct ibv_cq_ex *c)
 
 static __be32 cq_ex_read_imm_data(struct ibv_cq_ex *c)
 {
-	return cq_ex_to_scenic_cq(c)->cur_wc.imm_data;
+	const struct ibv_wc *wc = &cq_ex_to_scenic_cq(c)->cur_wc;
+
+	/* ibv_wc_read_invalidated_rkey() reads the key through here, big endian */
+	if (wc->wc_flags & IBV_WC_WITH_INV)
+		return htobe32(wc->invalidated_rkey);
+	return wc->imm_data;
 }
 
 static uint32_t cq_ex_read_qp_num(struct ibv_cq_ex *c)

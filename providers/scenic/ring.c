@@ -19,7 +19,12 @@ static enum ibv_wc_opcode wqe_op_to_wc(enum scenic_wqe_opcode op)
 	switch (op) {
 	case SCENIC_WQE_OP_SEND:
 	case SCENIC_WQE_OP_SEND_IMM:
+	case SCENIC_WQE_OP_SEND_INV:
 		return IBV_WC_SEND;
+	case SCENIC_WQE_OP_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
+	case SCENIC_WQE_OP_BIND_MW:
+		return IBV_WC_BIND_MW;
 	case SCENIC_WQE_OP_WRITE:
 	case SCENIC_WQE_OP_WRITE_IMM:
 		return IBV_WC_RDMA_WRITE;
@@ -98,6 +103,42 @@ void scenic_wqe_set_atomic(struct scenic_sq_wqe *wqe, uint32_t rkey,
 void scenic_wqe_set_imm(struct scenic_sq_wqe *wqe, __be32 imm_data)
 {
 	wqe->imm_data_be = imm_data;	/* already in wire order */
+}
+
+/* SEND_INV and LOCAL_INV: the rkey to invalidate */
+void scenic_wqe_set_inv(struct scenic_sq_wqe *wqe, uint32_t rkey)
+{
+	wqe->rkey = htole32(rkey);
+}
+
+int scenic_wqe_set_bind(struct scenic_sq_wqe *wqe, struct ibv_mw *mw,
+			uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct scenic_bind_mw_wqe *b = (struct scenic_bind_mw_wqe *)wqe;
+	unsigned int access = info->mw_access_flags;
+	uint8_t a = 0;
+
+	/* a window grants remote rights only: LOCAL_WRITE means nothing there (as rxe) */
+	if (!mw || (info->length && !info->mr) ||
+	    (access & ~(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ZERO_BASED |
+			IBV_ACCESS_LOCAL_WRITE)))
+		return EINVAL;
+	if (access & IBV_ACCESS_ZERO_BASED)
+		return EOPNOTSUPP;	/* windows are addressed by the MR's iova */
+	if (access & IBV_ACCESS_REMOTE_WRITE)
+		a |= SCENIC_ACCESS_REMOTE_WRITE;
+	if (access & IBV_ACCESS_REMOTE_READ)
+		a |= SCENIC_ACCESS_REMOTE_READ;
+	if (access & IBV_ACCESS_REMOTE_ATOMIC)
+		a |= SCENIC_ACCESS_REMOTE_ATOMIC;
+	b->new_rkey = htole32(rkey);
+	b->va = htole64(info->addr);
+	b->length = htole64(info->length);
+	b->mr_lkey = htole32(info->mr ? info->mr->lkey : 0);
+	b->access = a;
+	b->mw_type = mw->type == IBV_MW_TYPE_1 ? 1 : 2;
+	return 0;
 }
 
 int scenic_wqe_set_sges(struct scenic_sq_wqe *wqe, const struct ibv_sge *sg,
@@ -187,6 +228,15 @@ static int wr_opcode_to_wqe(enum ibv_wr_opcode op, enum scenic_wqe_opcode *out)
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		*out = SCENIC_WQE_OP_ATOMIC_FAA;
 		return 0;
+	case IBV_WR_SEND_WITH_INV:
+		*out = SCENIC_WQE_OP_SEND_INV;
+		return 0;
+	case IBV_WR_LOCAL_INV:
+		*out = SCENIC_WQE_OP_LOCAL_INV;
+		return 0;
+	case IBV_WR_BIND_MW:
+		*out = SCENIC_WQE_OP_BIND_MW;
+		return 0;
 	default:
 		return EINVAL;
 	}
@@ -229,6 +279,20 @@ int scenic_sq_post_wr(struct scenic_sq *sq, const struct ibv_send_wr *wr)
 				      wr->wr.atomic.compare_add,
 				      wr->wr.atomic.swap);
 		break;
+	case SCENIC_WQE_OP_SEND_INV:
+		scenic_wqe_set_inv(wqe, wr->invalidate_rkey);
+		break;
+	case SCENIC_WQE_OP_LOCAL_INV:
+		scenic_wqe_set_inv(wqe, wr->invalidate_rkey);
+		scenic_sq_commit(sq);	/* no data */
+		return 0;
+	case SCENIC_WQE_OP_BIND_MW:
+		err = scenic_wqe_set_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+					  &wr->bind_mw.bind_info);
+		if (err)
+			return err;
+		scenic_sq_commit(sq);
+		return 0;
 	default:
 		break;
 	}
@@ -366,6 +430,9 @@ void scenic_cqe_to_recv_wc(const struct scenic_cqe *cqe, uint64_t wr_id,
 	if (cqe->flags & SCENIC_CQE_F_IMM) {
 		wc->wc_flags |= IBV_WC_WITH_IMM;
 		wc->imm_data = cqe->imm_data_be;
+	} else if (cqe->flags & SCENIC_CQE_F_INV) {
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = be32toh(cqe->imm_data_be);
 	}
 }
 

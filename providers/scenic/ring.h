@@ -98,6 +98,9 @@ void scenic_wqe_set_atomic(struct scenic_sq_wqe *wqe, uint32_t rkey,
 			   uint64_t remote_addr, uint64_t compare_add,
 			   uint64_t swap);
 void scenic_wqe_set_imm(struct scenic_sq_wqe *wqe, __be32 imm_data);
+void scenic_wqe_set_inv(struct scenic_sq_wqe *wqe, uint32_t rkey);
+int scenic_wqe_set_bind(struct scenic_sq_wqe *wqe, struct ibv_mw *mw,
+			uint32_t rkey, const struct ibv_mw_bind_info *info);
 /* Gather list; EINVAL above max_sge, on a total above 2^31, or for atomics not one 8-byte SGE. */
 int scenic_wqe_set_sges(struct scenic_sq_wqe *wqe, const struct ibv_sge *sg,
 			size_t num_sge, uint32_t max_sge);

@@ -62,13 +62,16 @@ static void scenic_close(struct ibv_context *ibvctx)
 }
 
 static const struct verbs_context_ops scenic_verbs = {
+	.alloc_mw = scenic_alloc_mw,
 	.alloc_pd = scenic_alloc_pd,
+	.bind_mw = scenic_bind_mw,
 	.create_ah = scenic_create_ah,
 	.destroy_ah = scenic_destroy_ah,
 	.create_cq = scenic_create_cq,
 	.create_cq_ex = scenic_create_cq_ex,
 	.create_qp = scenic_create_qp,
 	.create_qp_ex = scenic_create_qp_ex,
+	.dealloc_mw = scenic_dealloc_mw,
 	.dealloc_pd = scenic_dealloc_pd,
 	.dereg_mr = scenic_dereg_mr,
 	.destroy_cq = scenic_destroy_cq,

@@ -33,6 +33,8 @@ static inline enum ibv_wc_status scenic_wc_status_to_ibv(unsigned int code)
 		return IBV_WC_RETRY_EXC_ERR;
 	case SCENIC_CQE_STATUS_RNR_RETRY_EXC:
 		return IBV_WC_RNR_RETRY_EXC_ERR;
+	case SCENIC_CQE_STATUS_MW_BIND:
+		return IBV_WC_MW_BIND_ERR;
 	default:
 		return IBV_WC_GENERAL_ERR;
 	}

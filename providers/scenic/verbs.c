@@ -186,6 +186,71 @@ int scenic_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/*
+ * Memory windows (docs/verbs-completeness.md 5.1): the kernel allocates the
+ * card's MW table entry; binding is an SQ WQE the card checks.
+ */
+struct ibv_mw *scenic_alloc_mw(struct ibv_pd *ibvpd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int err;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_alloc_mw(ibvpd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		free(mw);
+		errno = err;
+		return NULL;
+	}
+	return mw;
+}
+
+int scenic_dealloc_mw(struct ibv_mw *mw)
+{
+	int err;
+
+	err = ibv_cmd_dealloc_mw(mw);
+	if (err)
+		return err;
+	free(mw);
+	return 0;
+}
+
+/*
+ * ibv_bind_mw (type 1): a BIND_MW WQE with the next tag of the window's
+ * rkey; the new key is the window's once the WQE is posted (IBA: the bind
+ * completes in SQ order, later WQEs see it).
+ */
+int scenic_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		   struct ibv_mw_bind *mw_bind)
+{
+	const struct ibv_mw_bind_info *info = &mw_bind->bind_info;
+	struct ibv_send_wr wr = {}, *bad;
+	int err;
+
+	if (!mw || mw->type != IBV_MW_TYPE_1 || mw->pd != qp->pd ||
+	    (info->length && (!info->mr || info->mr->pd != qp->pd)))
+		return EINVAL;
+	wr.wr_id = mw_bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = *info;
+	err = scenic_post_send(qp, &wr, &bad);
+	if (err)
+		return err;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
+}
+
 /* --- scenicdv --- */
 
 struct ibv_qp *scenicdv_create_qp_ex(struct ibv_context *ibvctx,

@@ -18,6 +18,10 @@ struct ibv_mr *scenic_reg_dmabuf_mr(struct ibv_pd *ibvpd, uint64_t offset,
 				    size_t len, uint64_t iova, int fd,
 				    int access);
 int scenic_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *scenic_alloc_mw(struct ibv_pd *ibvpd, enum ibv_mw_type type);
+int scenic_dealloc_mw(struct ibv_mw *mw);
+int scenic_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		   struct ibv_mw_bind *mw_bind);
 
 struct ibv_cq *scenic_create_cq(struct ibv_context *ibvctx, int ncqe,
 				struct ibv_comp_channel *channel, int vec);

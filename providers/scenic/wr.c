@@ -14,7 +14,8 @@ uint64_t scenic_supported_send_ops(void)
 	return IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 	       IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 	       IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-	       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_BIND_MW |
+	       IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV;
 }
 
 static void wr_fail(struct scenic_qp *qp, int err)
@@ -122,6 +123,35 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *q, uint32_t rkey,
 
 	if (wqe)
 		scenic_wqe_set_atomic(wqe, rkey, raddr, add, 0);
+}
+
+static void wr_send_inv(struct ibv_qp_ex *q, uint32_t invalidate_rkey)
+{
+	struct scenic_sq_wqe *wqe = wr_begin(q, SCENIC_WQE_OP_SEND_INV);
+
+	if (wqe)
+		scenic_wqe_set_inv(wqe, invalidate_rkey);
+}
+
+/* LOCAL_INV and BIND_MW carry no data: complete at once */
+static void wr_local_inv(struct ibv_qp_ex *q, uint32_t invalidate_rkey)
+{
+	struct scenic_sq_wqe *wqe = wr_begin(q, SCENIC_WQE_OP_LOCAL_INV);
+
+	if (wqe) {
+		scenic_wqe_set_inv(wqe, invalidate_rkey);
+		wr_finish(qp_ex_to_scenic_qp(q), 0);
+	}
+}
+
+static void wr_bind_mw(struct ibv_qp_ex *q, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *info)
+{
+	struct scenic_sq_wqe *wqe = wr_begin(q, SCENIC_WQE_OP_BIND_MW);
+
+	if (wqe)
+		wr_finish(qp_ex_to_scenic_qp(q),
+			  scenic_wqe_set_bind(wqe, mw, rkey, info));
 }
 
 /* UD: the datagram's address, before its data (a WQE without one fails on the card) */
@@ -240,4 +270,10 @@ void scenic_qp_fill_wr_ops(struct scenic_qp *qp, uint64_t ops)
 		q->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		q->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		q->wr_send_inv = wr_send_inv;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		q->wr_local_inv = wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		q->wr_bind_mw = wr_bind_mw;
 }

@@ -147,7 +147,7 @@ static void test_errors_and_full(void)
 	int i, err = 0;
 
 	check(scenic_sq_post_wr(&sq, &wr) == EINVAL, "5 SGEs on a 4-SGE QP: EINVAL");
-	wr = wr_of(IBV_WR_SEND_WITH_INV, 0, sg, 1, 0);
+	wr = wr_of(IBV_WR_TSO, 0, sg, 1, 0);
 	check(scenic_sq_post_wr(&sq, &wr) == EINVAL, "unsupported opcode: EINVAL");
 	wr = wr_of(IBV_WR_RDMA_READ, 0, sg, 1, 0);
 	for (i = 0; i < SQ_CNT && !err; i++)
@@ -357,8 +357,62 @@ static void test_rq_stride(void)
 	      "RQ stride 1: 8 SGEs do not fit its 128-byte slot: EINVAL");
 }
 
+/* Memory windows: SEND_INV, LOCAL_INV and BIND_MW WQEs, and the receive of a SEND_INV */
+static void test_mw_wqes(void)
+{
+	struct ibv_sge sg = { 0x1000, 64, 1 };
+	struct scenic_sq sq = new_sq(false);
+	struct ibv_send_wr wr = wr_of(IBV_WR_SEND_WITH_INV, 1, &sg, 1, IBV_SEND_SIGNALED);
+	struct ibv_mr mr = { .lkey = 0x1234 };
+	struct ibv_mw mw = { .rkey = 0x80000311, .type = IBV_MW_TYPE_2 };
+	const struct scenic_bind_mw_wqe *b;
+	struct scenic_sq_wqe *w;
+	struct scenic_cqe cqe = { 0 };
+	struct ibv_wc wc;
+
+	wr.invalidate_rkey = 0x80000310;
+	w = scenic_sq_slot(&sq, 0);
+	check(!scenic_sq_post_wr(&sq, &wr) && w->opcode == SCENIC_WQE_OP_SEND_INV &&
+	      le32toh(w->rkey) == 0x80000310 && le32toh(w->length) == 64 &&
+	      sq.swqe[0].wc_opcode == IBV_WC_SEND, "SEND_WITH_INV: opcode, rkey, data, WC opcode");
+	wr = wr_of(IBV_WR_LOCAL_INV, 2, NULL, 0, IBV_SEND_SIGNALED);
+	wr.invalidate_rkey = 0x80000311;
+	w = scenic_sq_slot(&sq, 1);
+	check(!scenic_sq_post_wr(&sq, &wr) && w->opcode == SCENIC_WQE_OP_LOCAL_INV &&
+	      le32toh(w->rkey) == 0x80000311 && w->length == 0 &&
+	      sq.swqe[1].wc_opcode == IBV_WC_LOCAL_INV, "LOCAL_INV: opcode, rkey, no data");
+	wr = wr_of(IBV_WR_BIND_MW, 3, NULL, 0, IBV_SEND_SIGNALED);
+	wr.bind_mw.mw = &mw;
+	wr.bind_mw.rkey = 0x80000312;
+	wr.bind_mw.bind_info.mr = &mr;
+	wr.bind_mw.bind_info.addr = 0x7000;
+	wr.bind_mw.bind_info.length = 0x2000;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE;
+	b = (const struct scenic_bind_mw_wqe *)scenic_sq_slot(&sq, 2);
+	check(!scenic_sq_post_wr(&sq, &wr) && b->opcode == SCENIC_WQE_OP_BIND_MW &&
+	      le32toh(b->new_rkey) == 0x80000312 && le64toh(b->va) == 0x7000 &&
+	      le64toh(b->length) == 0x2000 && le32toh(b->mr_lkey) == 0x1234 &&
+	      b->access == SCENIC_ACCESS_REMOTE_READ && b->mw_type == 2 &&
+	      sq.swqe[2].wc_opcode == IBV_WC_BIND_MW,
+	      "BIND_MW: the bind WQE's fields (LOCAL_WRITE dropped), WC opcode");
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_ZERO_BASED;
+	check(scenic_sq_post_wr(&sq, &wr) == EOPNOTSUPP && sq.pi == 3,
+	      "BIND_MW zero-based: EOPNOTSUPP, nothing posted");
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_MW_BIND;
+	check(scenic_sq_post_wr(&sq, &wr) == EINVAL && sq.pi == 3,
+	      "BIND_MW with a non-window right: EINVAL");
+
+	cqe.opcode = SCENIC_CQE_OP_RECV;
+	cqe.flags = SCENIC_CQE_F_OWNER | SCENIC_CQE_F_INV;
+	cqe.imm_data_be = htobe32(0x80000312);
+	scenic_cqe_to_recv_wc(&cqe, 9, &wc);
+	check((wc.wc_flags & IBV_WC_WITH_INV) && !(wc.wc_flags & IBV_WC_WITH_IMM) &&
+	      wc.invalidated_rkey == 0x80000312, "RQ CQE with F_INV: IBV_WC_WITH_INV and the key");
+}
+
 int main(void)
 {
+	test_mw_wqes();
 	test_send_wqe();
 	test_rdma_atomic_wqe();
 	test_inline();

@@ -73,6 +73,9 @@ constexpr unsigned kUserPages = 16;
 constexpr uint64_t kVa = 0x7f12'3400'0000;
 constexpr uint32_t kPd = 7;
 constexpr uint32_t kKey = (1u << 8) | 0x5a;
+// Memory windows on the MR above (type 1, type 2): their rkeys reach the data path too.
+constexpr uint32_t kMwKey1 = ((rdma::kMwIndexBit | 1u) << 8) | 0x11;
+constexpr uint32_t kMwKey2 = ((rdma::kMwIndexBit | 2u) << 8) | 0x21;
 constexpr uint32_t kPeerKey = 0x77000 | 0x33;  // the peer's rkey, for the card's requests
 constexpr uint32_t kSqPsn = 0x100, kRqPsn = 0x200;
 constexpr uint32_t kPmtu = 1024;
@@ -319,9 +322,12 @@ class Harness {
             cmd(kOpModifyQp, {kUdQpn, kAttrState | kAttrSqPsn, kQpsRts, 0, kSqPsn});
         }
         const uint32_t all = rdma::kAccessLocalWrite | rdma::kAccessRemoteWrite |
-                             rdma::kAccessRemoteRead | rdma::kAccessRemoteAtomic;
+                             rdma::kAccessRemoteRead | rdma::kAccessRemoteAtomic |
+                             rdma::kAccessMwBind;
         const uint64_t len = uint64_t{kUserPages} * 4096;
         cmd(kOpRegMr, {kKey, kPd, lo(kVa), hi(kVa), lo(len), hi(len), all});
+        cmd(kOpAllocMw, {kMwKey1, kPd, 1});
+        cmd(kOpAllocMw, {kMwKey2 - 1, kPd, 2});         // a bind with kMwKey2 makes it valid
         for (unsigned p = 0; p < kUserPages; p += 2) {  // half now, half through TLB misses
             fill(kVa + uint64_t{p} * 4096);
         }
@@ -616,8 +622,9 @@ class Harness {
     uint32_t key(uint8_t sel) {
         switch (sel & 3) {
             case 0:
-            case 1:
                 return kKey;
+            case 1:
+                return (sel & 4) ? kMwKey1 : (sel & 8) ? kMwKey2 : kKey;
             case 2:
                 return kKey + 0x100;
             default:
@@ -628,15 +635,21 @@ class Harness {
     void post_send() {
         const unsigned i = in_.get<uint8_t>() & 1;
         scenic_sq_wqe w{};
-        w.opcode = in_.get<uint8_t>() % 8;
+        w.opcode = in_.get<uint8_t>() % 10;  // SEND .. SEND_INV, LOCAL_INV, BIND_MW
         w.flags = in_.get<uint8_t>() & 0x0f;
         const uint8_t nsge = in_.get<uint8_t>();
         w.imm_data_be = in_.get<uint32_t>();
         const uint8_t rsel = in_.get<uint8_t>();
-        w.rkey = (rsel & 1) ? in_.get<uint32_t>() : kPeerKey;
+        w.rkey = (rsel & 1) ? in_.get<uint32_t>() : (rsel & 4) ? key(rsel >> 3) : kPeerKey;
         w.remote_addr = (rsel & 2) ? in_.get<uint64_t>() : kVa + in_.get<uint16_t>();
         w.compare_add = in_.get<uint64_t>();
         w.swap = in_.get<uint64_t>();
+        if (w.opcode == SCENIC_WQE_OP_BIND_MW && (rsel & 0x80) != 0) {
+            // struct scenic_bind_mw_wqe over the same bytes: a plausible length, our MR, and
+            // the access / type byte pair from the input.
+            w.compare_add &= 0xffff;
+            w.swap = (w.swap & 0xffff'ffff'0000'0000) | kKey;
+        }
         uint32_t len = 0;
         if ((w.flags & SCENIC_WQE_F_INLINE) != 0) {
             w.num_sge = 0;

@@ -85,7 +85,9 @@ inline constexpr uint32_t kCmdTable[] = {static_cast<uint32_t>(admin::AqOpcode::
                                          static_cast<uint32_t>(admin::AqOpcode::kCreateSrq),
                                          static_cast<uint32_t>(admin::AqOpcode::kModifySrq),
                                          static_cast<uint32_t>(admin::AqOpcode::kQuerySrq),
-                                         static_cast<uint32_t>(admin::AqOpcode::kDestroySrq)};
+                                         static_cast<uint32_t>(admin::AqOpcode::kDestroySrq),
+                                         static_cast<uint32_t>(admin::AqOpcode::kAllocMw),
+                                         static_cast<uint32_t>(admin::AqOpcode::kDeallocMw)};
 // The selector byte that picks `op` from kCmdTable.
 constexpr uint8_t cmd_selector(uint32_t op) {
     for (size_t i = 0; i < std::size(kCmdTable); ++i) {

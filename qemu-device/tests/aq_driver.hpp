@@ -235,6 +235,8 @@ inline constexpr uint32_t kOpQueryQpCc = static_cast<uint32_t>(admin::AqOpcode::
 inline constexpr uint32_t kOpRegMr = static_cast<uint32_t>(admin::AqOpcode::kRegMr);
 inline constexpr uint32_t kOpDeregMr = static_cast<uint32_t>(admin::AqOpcode::kDeregMr);
 inline constexpr uint32_t kOpTlbFill = static_cast<uint32_t>(admin::AqOpcode::kTlbFill);
+inline constexpr uint32_t kOpAllocMw = static_cast<uint32_t>(admin::AqOpcode::kAllocMw);
+inline constexpr uint32_t kOpDeallocMw = static_cast<uint32_t>(admin::AqOpcode::kDeallocMw);
 // TLB_FILL with an indirect table (a0 key, a1/a2 iova, a3 count, a4/a5 table address).
 inline constexpr uint32_t kOpTlbFillPages = 0x100 | kOpTlbFill;
 inline constexpr uint32_t kTlbFillMax = 512;  // pages of an indirect TLB_FILL
@@ -318,8 +320,16 @@ inline Sqe encode_cmd(uint32_t op, const std::vector<uint32_t>& args) {
         case admin::AqOpcode::kDestroyQp:
         case admin::AqOpcode::kQueryQpCc:
         case admin::AqOpcode::kDeregMr:
+        case admin::AqOpcode::kDeallocMw:
             d::store<uint32_t>(s, 8, a[0]);  // cqn / qpn / key: the first payload word of all
             break;
+        case admin::AqOpcode::kAllocMw: {
+            const auto& f = admin::kAqAllocMwFields;
+            put32(f, "key", a[0]);
+            put32(f, "pdn", a[1]);
+            put8(f, "type", a[2]);
+            break;
+        }
         case admin::AqOpcode::kCreateQp: {
             const auto& f = admin::kAqCreateQpFields;
             put32(f, "qpn", a[0]);

@@ -57,7 +57,8 @@ TEST(CardCodes, KernelTranslations) {
          {7, IB_WC_REM_ACCESS_ERR},
          {8, IB_WC_REM_OP_ERR},
          {9, IB_WC_RETRY_EXC_ERR},
-         {10, IB_WC_RNR_RETRY_EXC_ERR}},
+         {10, IB_WC_RNR_RETRY_EXC_ERR},
+         {11, IB_WC_MW_BIND_ERR}},
         [](unsigned c) { return scenic_wc_status_to_ib(c); }, IB_WC_GENERAL_ERR);
     const std::map<unsigned, ib_qp_state> qps = {
         {0, IB_QPS_RESET}, {1, IB_QPS_INIT}, {2, IB_QPS_RTR}, {3, IB_QPS_RTS},

@@ -190,7 +190,7 @@ TEST(FormatLayout, TypedViewsAndTables) {
 
     std::map<uint8_t, std::string> ops;
     for (const auto& c : admin::kCommands) ops[c.opcode] = std::string(c.name);
-    EXPECT_EQ(ops.size(), 28u);
+    EXPECT_EQ(ops.size(), 30u);
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_CREATE_SRQ), "create_srq");
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_DESTROY_SRQ), "destroy_srq");
     // The contract's offsets (docs/verbs-completeness.md 9.1): CREATE_QP's srqn at 0x2e.
@@ -198,6 +198,8 @@ TEST(FormatLayout, TypedViewsAndTables) {
     EXPECT_EQ(SCENIC_AQ_OP_CREATE_SRQ, 0x28);
     EXPECT_EQ(SCENIC_AQ_OP_DESTROY_SRQ, 0x2b);
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_SCU_STEER_ADD), "scu_steer_add");
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_ALLOC_MW), "alloc_mw");
+    EXPECT_EQ(ops.at(SCENIC_AQ_OP_DEALLOC_MW), "dealloc_mw");
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_CREATE_AH), "create_ah");
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_DESTROY_AH), "destroy_ah");
     // The AV of CREATE_AH at 0x10 has the bytes of struct scenic_av (uapi/scenic_rdma.h).
@@ -252,7 +254,7 @@ TEST(CardCodes, EveryValueTranslated) {
         {0, IBV_WC_SUCCESS},         {1, IBV_WC_LOC_LEN_ERR},        {2, IBV_WC_LOC_QP_OP_ERR},
         {3, IBV_WC_LOC_PROT_ERR},    {4, IBV_WC_WR_FLUSH_ERR},       {5, IBV_WC_BAD_RESP_ERR},
         {6, IBV_WC_REM_INV_REQ_ERR}, {7, IBV_WC_REM_ACCESS_ERR},     {8, IBV_WC_REM_OP_ERR},
-        {9, IBV_WC_RETRY_EXC_ERR},   {10, IBV_WC_RNR_RETRY_EXC_ERR},
+        {9, IBV_WC_RETRY_EXC_ERR},   {10, IBV_WC_RNR_RETRY_EXC_ERR}, {11, IBV_WC_MW_BIND_ERR},
     };
     check_codes<ibv_wc_status>(
         {SCENIC_CQE_STATUS_VALUES(SCENIC_VALUE)}, wc,

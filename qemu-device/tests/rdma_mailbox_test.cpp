@@ -101,8 +101,8 @@ TEST(RdmaMailbox, MrAndTlbCommands) {
     Node n(1);
     const uint32_t key = (7u << 8) | 3;
     EXPECT_EQ(n.cmd(kOpRegMr, {4096u << 8, 1, 0, 0, 4096, 0, 0}), uint32_t{kStBadIndex});
-    EXPECT_EQ(n.cmd(kOpRegMr, {key, 1, 0x1000, 0, 8192, 0, 0x10}),
-              uint32_t{kStMalformed});  // an unknown access bit
+    EXPECT_EQ(n.cmd(kOpRegMr, {key, 1, 0x1000, 0, 8192, 0, 0x20}),
+              uint32_t{kStMalformed});  // an unknown access bit (0x10 is mw_bind)
     EXPECT_EQ(n.last_syndrome, 0x20);
     EXPECT_EQ(n.cmd(kOpRegMr, {key, 1, 0xfffff000, 0xffffffff, 0x2000, 0, 1}),
               uint32_t{kStBadArg});  // wraps

@@ -223,7 +223,7 @@ struct verbs_context_ops {
 			 uint32_t flags, struct ibv_sge *sg_list,
 			 uint32_t num_sges);
 	void *alloc_dm;
-	void *alloc_mw;
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	void *alloc_null_mr;
 	void *alloc_parent_domain;
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
@@ -231,7 +231,8 @@ struct verbs_context_ops {
 	void *async_event;
 	void *attach_counters_point_flow;
 	void *attach_mcast;
-	void *bind_mw;
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
 	void *close_xrcd;
 	void (*cq_event)(struct ibv_cq *cq);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
@@ -251,7 +252,7 @@ struct verbs_context_ops {
 	void *create_srq;
 	void *create_srq_ex;
 	void *create_wq;
-	void *dealloc_mw;
+	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	void *dealloc_td;
 	int (*dereg_mr)(struct verbs_mr *vmr);
@@ -371,6 +372,11 @@ int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 			  uint64_t iova, int fd, int access,
 			  struct verbs_mr *vmr);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size,
+		     struct ib_uverbs_alloc_mw_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,

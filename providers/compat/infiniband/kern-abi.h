@@ -108,6 +108,8 @@ SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_ALLOC_PD, ibv_alloc_pd,
 		   ib_uverbs_alloc_pd, ib_uverbs_alloc_pd_resp);
 SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_REG_MR, ibv_reg_mr, ib_uverbs_reg_mr,
 		   ib_uverbs_reg_mr_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_ALLOC_MW, ibv_alloc_mw,
+		   ib_uverbs_alloc_mw, ib_uverbs_alloc_mw_resp);
 SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_CQ, ibv_create_cq,
 		   ib_uverbs_create_cq, ib_uverbs_create_cq_resp);
 SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_QP, ibv_create_qp,

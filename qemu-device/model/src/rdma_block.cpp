@@ -46,6 +46,8 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return r::kMaxAhDefault;
         case r::kMaxSrq:
             return r::kMaxSrqDefault;
+        case r::kMaxMw:
+            return r::kMaxMwDefault;
         case r::kCtrl:
             return enabled_ ? r::kCtrlEnable.mask : 0;
         case r::kFeatures:

@@ -100,6 +100,12 @@ CmdResult Engine::command(Entry entry, std::span<uint8_t, kAqResultBytes> result
         case admin::AqOpcode::kTlbFill:
             r = tlb_fill(entry);
             break;
+        case admin::AqOpcode::kAllocMw:
+            r = alloc_mw(entry);
+            break;
+        case admin::AqOpcode::kDeallocMw:
+            r = dealloc_mw(entry);
+            break;
         case admin::AqOpcode::kCreateAh:
             r = ud_.create_ah(entry);
             break;
@@ -459,7 +465,41 @@ CmdResult Engine::dereg_mr(Entry entry) {
     if ((v.key() >> 8) >= kMaxMr) {
         return refuse(AqStatus::kBadIndex, f, "key");
     }
-    return mem_.remove(v.key()) ? CmdResult{} : refuse(AqStatus::kNotFound, f, "key");
+    switch (mem_.remove(v.key())) {
+        case Memory::RemoveStatus::kOk:
+            return {};
+        case Memory::RemoveStatus::kBusy:
+            return refuse(AqStatus::kBusy, f, "key");  // memory windows are bound to it
+        case Memory::RemoveStatus::kNotFound:
+            break;
+    }
+    return refuse(AqStatus::kNotFound, f, "key");
+}
+
+CmdResult Engine::alloc_mw(Entry entry) {
+    const admin::AqAllocMw<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqAllocMwFields;
+    const uint32_t index = v.key() >> 8;
+    if ((index & kMwIndexBit) == 0 || (index & ~kMwIndexBit) >= kMaxMw) {
+        return refuse(AqStatus::kBadIndex, f, "key");
+    }
+    if (v.type() != 1 && v.type() != 2) {
+        return refuse(AqStatus::kBadArg, f, "type");
+    }
+    return mem_.alloc_mw(v.key(), v.pdn(), v.type()) ? CmdResult{}
+                                                     : refuse(AqStatus::kBusy, f, "key");
+}
+
+CmdResult Engine::dealloc_mw(Entry entry) {
+    const admin::AqDeallocMw<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqDeallocMwFields;
+    const uint32_t index = v.key() >> 8;
+    if ((index & kMwIndexBit) == 0 || (index & ~kMwIndexBit) >= kMaxMw) {
+        return refuse(AqStatus::kBadIndex, f, "key");
+    }
+    // The model checks and moves each packet in one call: no access through the window is in
+    // flight between commands (the drain rule of docs/verbs-completeness.md 5.3).
+    return mem_.dealloc_mw(v.key()) ? CmdResult{} : refuse(AqStatus::kNotFound, f, "key");
 }
 
 // Pages [iova, iova + count pages) of an MR: up to 12 in the entry, or up to 512 in a table of

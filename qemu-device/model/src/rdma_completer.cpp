@@ -27,6 +27,7 @@ void Completer::complete_ok(Qp& qp) {
             break;
         case SCENIC_WQE_OP_SEND:
         case SCENIC_WQE_OP_SEND_IMM:
+        case SCENIC_WQE_OP_SEND_INV:
             e_.scu_completed(qp, Engine::ScuOp::kRemoteSend);
             break;
         default:
@@ -34,6 +35,13 @@ void Completer::complete_ok(Qp& qp) {
     }
     qp.req.pending.pop_front();
     e_.complete_send_ok(qp);
+    // WQEs that send nothing (BIND_MW, LOCAL_INV) right behind it are done with it: a READ or
+    // atomic completes after its progress() ran, and nothing else would come for them.
+    auto& r = qp.req;
+    while (!r.pending.empty() && r.pending.front().npsn == 0 && r.pending.front().local_err == 0) {
+        r.pending.pop_front();
+        e_.complete_send_ok(qp);
+    }
 }
 
 void Completer::progress(Qp& qp) {
@@ -73,6 +81,11 @@ void Completer::fail_head(Qp& qp, uint8_t status, uint8_t syndrome) {
 
 void Completer::complete_local_errors(Qp& qp) {
     const auto& r = qp.req;
+    // WQEs that send nothing (BIND_MW, LOCAL_INV: done when fetched) complete once every WQE
+    // before them has: in SQ order, as the status-page counter requires.
+    if (!r.pending.empty() && r.pending.front().npsn == 0 && r.pending.front().local_err == 0) {
+        complete_ok(qp);  // and those right behind it
+    }
     if (!r.pending.empty() && r.pending.front().local_err != 0) {
         fail_head(qp, r.pending.front().local_err, r.pending.front().syndrome);
     }

@@ -33,6 +33,10 @@ uint8_t cqe_opcode(uint8_t wqe_opcode) {
             return SCENIC_CQE_OP_ATOMIC_CAS;
         case SCENIC_WQE_OP_ATOMIC_FAA:
             return SCENIC_CQE_OP_ATOMIC_FAA;
+        case SCENIC_WQE_OP_BIND_MW:
+            return SCENIC_CQE_OP_BIND_MW;
+        case SCENIC_WQE_OP_LOCAL_INV:
+            return SCENIC_CQE_OP_LOCAL_INV;
         default:
             return SCENIC_CQE_OP_SEND;
     }

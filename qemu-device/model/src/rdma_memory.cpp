@@ -23,28 +23,52 @@ bool Memory::add(const Mr& mr) {
     return true;
 }
 
-bool Memory::remove(uint32_t key) {
-    if (!find(key)) {
-        return false;
+Memory::RemoveStatus Memory::remove(uint32_t key) {
+    const Mr* mr = find(key);
+    if (!mr) {
+        return RemoveStatus::kNotFound;
+    }
+    if (mr->mw_binds != 0) {
+        return RemoveStatus::kBusy;  // a window still reaches it
     }
     mrs_[key >> 8].reset();
     tlb_.invalidate(key);
-    return true;
+    return RemoveStatus::kOk;
 }
 
 void Memory::reset() {
     for (auto& m : mrs_) {
         m.reset();
     }
+    for (auto& w : mws_) {
+        w.reset();
+    }
 }
 
-bool Memory::allowed(uint32_t key, uint32_t pdn, uint64_t va, uint64_t len, uint32_t access) const {
-    if (len == 0) {
-        return true;
+bool Memory::allowed(uint32_t key, uint32_t pdn, uint64_t va, uint64_t len, uint32_t access,
+                     uint32_t qpn) const {
+    return len == 0 || resolve(key, pdn, va, len, access, qpn) != nullptr;
+}
+
+const Mr* Memory::resolve(uint32_t key, uint32_t pdn, uint64_t va, uint64_t len, uint32_t access,
+                          uint32_t qpn) const {
+    auto in = [va, len](uint64_t base, uint64_t size) {
+        return va >= base && len <= size && va - base <= size - len;
+    };
+    if (!is_mw_key(key)) {
+        const Mr* mr = find(key);
+        return mr && mr->pdn == pdn && (mr->access & access) == access && in(mr->iova, mr->length)
+                   ? mr
+                   : nullptr;
     }
-    const Mr* mr = find(key);
-    return mr && mr->pdn == pdn && (mr->access & access) == access && va >= mr->iova &&
-           len <= mr->length && va - mr->iova <= mr->length - len;
+    // A window is an rkey: local access (lkeys, access without a remote bit) never uses one.
+    const Mw* w = find_mw(key);
+    if ((access & kAccessRemote) == 0 || (access & ~kAccessRemote) != 0 || !w || !w->valid ||
+        w->pdn != pdn || (w->type == 2 && w->qpn != qpn) || (w->access & access) != access ||
+        !in(w->va, w->length)) {
+        return nullptr;
+    }
+    return find(w->mr_key);  // bound MRs cannot be deregistered; checked all the same
 }
 
 MemStatus Memory::translate(const Mr& mr, uint64_t va, uint64_t len) {
@@ -117,28 +141,30 @@ MemStatus Memory::dma_out(std::span<const uint8_t> src) {
 }
 
 MemStatus Memory::read(uint32_t key, uint32_t pdn, uint32_t access, uint64_t va,
-                       std::span<uint8_t> dst) {
+                       std::span<uint8_t> dst, uint32_t qpn) {
     if (dst.empty()) {
         return MemStatus::kOk;
     }
-    if (!allowed(key, pdn, va, dst.size(), access)) {
+    const Mr* mr = resolve(key, pdn, va, dst.size(), access, qpn);
+    if (!mr) {
         return MemStatus::kProt;
     }
     segs_.clear();
-    const MemStatus st = translate(*find(key), va, dst.size());
+    const MemStatus st = translate(*mr, va, dst.size());
     return st == MemStatus::kOk ? dma_in(dst) : st;
 }
 
 MemStatus Memory::write(uint32_t key, uint32_t pdn, uint32_t access, uint64_t va,
-                        std::span<const uint8_t> src) {
+                        std::span<const uint8_t> src, uint32_t qpn) {
     if (src.empty()) {
         return MemStatus::kOk;
     }
-    if (!allowed(key, pdn, va, src.size(), access)) {
+    const Mr* mr = resolve(key, pdn, va, src.size(), access, qpn);
+    if (!mr) {
         return MemStatus::kProt;
     }
     segs_.clear();
-    const MemStatus st = translate(*find(key), va, src.size());
+    const MemStatus st = translate(*mr, va, src.size());
     return st == MemStatus::kOk ? dma_out(src) : st;
 }
 

@@ -22,8 +22,12 @@ uint32_t packets(uint32_t length, uint32_t pmtu) {
 
 // Opcode of packet k of n of a SEND / WRITE.
 Opcode data_opcode(uint8_t op, uint32_t k, uint32_t n) {
-    const bool send = op == SCENIC_WQE_OP_SEND || op == SCENIC_WQE_OP_SEND_IMM;
+    const bool inv = op == SCENIC_WQE_OP_SEND_INV;
+    const bool send = op == SCENIC_WQE_OP_SEND || op == SCENIC_WQE_OP_SEND_IMM || inv;
     const bool imm = op == SCENIC_WQE_OP_SEND_IMM || op == SCENIC_WQE_OP_WRITE_IMM;
+    if (inv && k + 1 == n) {
+        return n == 1 ? Opcode::kSendOnlyInv : Opcode::kSendLastInv;
+    }
     if (n == 1) {
         return send ? (imm ? Opcode::kSendOnlyImm : Opcode::kSendOnly)
                     : (imm ? Opcode::kWriteOnlyImm : Opcode::kWriteOnly);
@@ -303,6 +307,32 @@ bool Requester::fetch(Qp& qp) {
     w.remote_addr = raw.remote_addr;
     w.compare_add = raw.compare_add;
     w.swap = raw.swap;
+    if (w.opcode == SCENIC_WQE_OP_BIND_MW || w.opcode == SCENIC_WQE_OP_LOCAL_INV) {
+        // Memory-window WQEs send nothing: done here, in SQ order; with FENCE only once the
+        // READs / atomics before them completed (fetched again when one does).
+        if ((w.flags & SCENIC_WQE_F_FENCE) &&
+            std::ranges::any_of(r.pending, [](const SendWqe& p) { return p.needs_response(); })) {
+            return false;
+        }
+        uint8_t st = kWcSuccess;
+        if (w.opcode == SCENIC_WQE_OP_BIND_MW) {
+            scenic_bind_mw_wqe b{};
+            std::memcpy(&b, hdr.data(), sizeof(b));
+            const MwBind bind{b.new_rkey, b.va, b.length, b.mr_lkey, b.access, b.mw_type};
+            st = e_.mem().bind_mw(bind, qp.pdn, qp.qpn);
+        } else if (!e_.mem().invalidate_mw(raw.rkey, qp.pdn)) {
+            st = kWcLocQpOpErr;
+        }
+        if (st != kWcSuccess) {
+            return refuse(st);
+        }
+        w.npsn = 0;
+        w.first_psn = r.next_psn;
+        ++r.sq_next;
+        r.pending.push_back(std::move(w));
+        e_.completer().complete_local_errors(qp);
+        return true;
+    }
     if (w.needs_response()) {
         const auto outstanding = static_cast<uint32_t>(
             std::ranges::count_if(r.pending, [](const SendWqe& p) { return p.needs_response(); }));
@@ -311,7 +341,7 @@ bool Requester::fetch(Qp& qp) {
         }
     }
     const bool inl = (w.flags & SCENIC_WQE_F_INLINE) != 0;
-    if (w.opcode > SCENIC_WQE_OP_ATOMIC_FAA || raw.num_sge > SCENIC_SQ_MAX_SGE ||
+    if (w.opcode > SCENIC_WQE_OP_SEND_INV || raw.num_sge > SCENIC_SQ_MAX_SGE ||
         (inl && (w.needs_response() || w.length > SCENIC_MAX_INLINE))) {
         return refuse(kWcLocQpOpErr);
     }
@@ -451,6 +481,9 @@ bool Requester::transmit_one(Qp& qp) {
         if (info.has(roce::kHdrImmDt)) {
             t.imm = roce::ImmDt{w->imm};
         }
+        if (info.has(roce::kHdrIeth)) {
+            t.ieth = roce::Ieth{w->rkey};
+        }
         t.bth.se = info.last && (w->flags & SCENIC_WQE_F_SOLICITED) != 0;
         // A window smaller than the ACK interval (after loss) asks on every packet: one lost
         // ACK then costs nothing, instead of holding the full window until the ACK timeout.
@@ -487,7 +520,9 @@ bool Requester::transmit_one(Qp& qp) {
         // Through the QP's SCU slot, between payload fetch and packetization (docs/scu.md 3).
         scu::Meta m;
         m.qpn = qp.qpn;
-        m.op = static_cast<uint8_t>(w->opcode);  // SEND .. WRITE_IMM: the metadata's op codes
+        // SEND .. WRITE_IMM: the metadata's op codes (a SEND_INV's payload is a SEND's)
+        m.op = w->opcode == SCENIC_WQE_OP_SEND_INV ? static_cast<uint8_t>(SCENIC_WQE_OP_SEND)
+                                                   : w->opcode;
         m.offset = static_cast<uint32_t>(off);
         m.psn = r.tx_psn;
         m.msg_first = k == 0;

@@ -173,8 +173,9 @@ void Responder::remember(Qp& qp, const RdResource& r) {
 void Responder::replay_read(Qp& qp, const RdResource& r, uint32_t psn) {
     auto& s = qp.resp;
     // The memory may have been deregistered since: a replay is never an error of the QP.
-    if (r.length != 0 && ((qp.access & kAccessRemoteRead) == 0 ||
-                          !e_.mem().allowed(r.key, qp.pdn, r.va, r.length, kAccessRemoteRead))) {
+    if (r.length != 0 &&
+        ((qp.access & kAccessRemoteRead) == 0 ||
+         !e_.mem().allowed(r.key, qp.pdn, r.va, r.length, kAccessRemoteRead, qp.qpn))) {
         ++e_.counters().dup_ignored;
         return;
     }
@@ -340,6 +341,10 @@ void Responder::recv_cqe(Qp& qp, uint8_t status, uint8_t opcode, uint32_t byte_l
     if (pkt && pkt->transport.bth.se) {
         cqe.flags |= SCENIC_CQE_F_SOLICITED;
     }
+    if (pkt && pkt->transport.ieth) {
+        cqe.imm_data_be = __builtin_bswap32(pkt->transport.ieth->rkey);
+        cqe.flags |= SCENIC_CQE_F_INV;
+    }
     if (qp.srq) {
         cqe.flags |= SCENIC_CQE_F_SRQ;
     } else {
@@ -374,6 +379,16 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
         nak(qp, NakCode::kInvalidRequest, 0);
         return false;
     }
+    // SEND_INV (IETH on the last packet): only a valid type 2 window of the QP's PD may be
+    // named; anything else is an invalid request (IBA class J, as rxe), the WQE kept for the
+    // retransmission. The window is invalidated once the data is placed.
+    if (pkt.transport.ieth) {
+        const Mw* w = e_.mem().find_mw(pkt.transport.ieth->rkey);
+        if (!w || w->type != 2 || !w->valid || w->pdn != qp.pdn) {
+            nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
+            return false;
+        }
+    }
     std::span<const uint8_t> data = pkt.payload;
     bool skip = false;
     if (!scu_rx(qp, pkt, s.recv_off, data, skip)) {
@@ -396,6 +411,9 @@ bool Responder::do_send(Qp& qp, const roce::ParsedPacket& pkt) {
     s.msg = info.last ? ResponderState::Msg::kNone : ResponderState::Msg::kSend;
     if (info.last) {
         ++s.msn;
+        if (pkt.transport.ieth) {
+            (void)e_.mem().invalidate_mw(pkt.transport.ieth->rkey, qp.pdn);  // checked above
+        }
         recv_cqe(qp, kWcSuccess, SCENIC_CQE_OP_RECV, s.recv_off, &pkt);
         e_.scu_completed(qp, Engine::ScuOp::kRecvSend);
     }
@@ -472,9 +490,9 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
     const auto len = static_cast<uint32_t>(pkt.payload.size());
     if (info.first) {
         const roce::Reth& reth = *pkt.transport.reth;
-        if (reth.dma_length != 0 &&
-            ((qp.access & kAccessRemoteWrite) == 0 ||
-             !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length, kAccessRemoteWrite))) {
+        if (reth.dma_length != 0 && ((qp.access & kAccessRemoteWrite) == 0 ||
+                                     !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length,
+                                                       kAccessRemoteWrite, qp.qpn))) {
             nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
             return false;
         }
@@ -500,7 +518,7 @@ bool Responder::do_write(Qp& qp, const roce::ParsedPacket& pkt) {
         return false;
     }
     if (!skip && !remote_access_ok(qp, e_.mem().write(s.write_key, qp.pdn, kAccessRemoteWrite,
-                                                      s.write_va, data))) {
+                                                      s.write_va, data, qp.qpn))) {
         return false;
     }
     s.write_va += len;
@@ -525,9 +543,9 @@ bool Responder::do_read(Qp& qp, const roce::ParsedPacket& pkt) {
         nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
         return false;
     }
-    if (reth.dma_length != 0 &&
-        ((qp.access & kAccessRemoteRead) == 0 ||
-         !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length, kAccessRemoteRead))) {
+    if (reth.dma_length != 0 && ((qp.access & kAccessRemoteRead) == 0 ||
+                                 !e_.mem().allowed(reth.rkey, qp.pdn, reth.va, reth.dma_length,
+                                                   kAccessRemoteRead, qp.qpn))) {
         nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
         return false;
     }
@@ -570,7 +588,7 @@ bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
         return false;
     }
     if ((qp.access & kAccessRemoteAtomic) == 0 ||
-        !e_.mem().allowed(ae.rkey, qp.pdn, ae.va, 8, kAccessRemoteAtomic)) {
+        !e_.mem().allowed(ae.rkey, qp.pdn, ae.va, 8, kAccessRemoteAtomic, qp.qpn)) {
         nak(qp, NakCode::kRemoteAccessError, kQpErrAccess);
         return false;
     }
@@ -578,7 +596,8 @@ bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
         return false;
     }
     std::array<uint8_t, 8> raw{};
-    MemStatus st = e_.mem().read(ae.rkey, qp.pdn, kAccessRemoteAtomic, ae.va, std::span(raw));
+    MemStatus st =
+        e_.mem().read(ae.rkey, qp.pdn, kAccessRemoteAtomic, ae.va, std::span(raw), qp.qpn);
     uint64_t orig = 0;
     if (st == MemStatus::kOk) {
         std::memcpy(&orig, raw.data(), raw.size());
@@ -587,7 +606,7 @@ bool Responder::do_atomic(Qp& qp, const roce::ParsedPacket& pkt) {
         if (next != orig) {
             std::memcpy(raw.data(), &next, raw.size());
             st = e_.mem().write(ae.rkey, qp.pdn, kAccessRemoteAtomic, ae.va,
-                                std::span<const uint8_t>(raw));
+                                std::span<const uint8_t>(raw), qp.qpn);
         }
     }
     if (!remote_access_ok(qp, st)) {
@@ -745,7 +764,8 @@ bool Responder::send_job(Qp& qp, RespJob& job) {
     const bool first = job.sent == 0;
     const bool last = len == job.length - job.sent;
     payload_.resize(len);
-    switch (e_.mem().read(job.key, qp.pdn, kAccessRemoteRead, job.va + job.sent, payload_)) {
+    switch (
+        e_.mem().read(job.key, qp.pdn, kAccessRemoteRead, job.va + job.sent, payload_, qp.qpn)) {
         case MemStatus::kOk:
             break;
         case MemStatus::kMiss:

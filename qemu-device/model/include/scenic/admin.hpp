@@ -98,6 +98,7 @@ enum class CqeStatus : uint8_t {
     kRemOp = 0x08,
     kRetryExc = 0x09,
     kRnrRetryExc = 0x0a,
+    kMwBind = 0x0b,
 };
 
 // QP state: MODIFY_QP.state, QUERY_QP.state, scenic_qp_status.state. IBA's order, the card's
@@ -159,6 +160,7 @@ enum class Access : uint8_t {
     kRemoteWrite = 0x02,
     kRemoteRead = 0x04,
     kRemoteAtomic = 0x08,
+    kMwBind = 0x10,
 };
 
 // MODIFY_QP.attr_mask: a value is read only when its bit is set.
@@ -226,6 +228,8 @@ enum class AqOpcode : uint8_t {
     kRegMr = 0x20,
     kDeregMr = 0x21,
     kTlbFill = 0x22,
+    kAllocMw = 0x23,
+    kDeallocMw = 0x24,
     kCreateSrq = 0x28,
     kModifySrq = 0x29,
     kQuerySrq = 0x2a,
@@ -2153,9 +2157,11 @@ class AqRegMr {
     constexpr void set_length(uint64_t v) const requires(!std::is_const_v<Byte>) {
         detail::set<uint64_t>(b_, 24, uint64_t{0xffffffffffffffff}, 0, v);
     }
-    constexpr uint8_t access() const { return detail::get<uint8_t, Byte>(b_, 32, uint8_t{0xf}, 0); }
+    constexpr uint8_t access() const {
+        return detail::get<uint8_t, Byte>(b_, 32, uint8_t{0x1f}, 0);
+    }
     constexpr void set_access(uint8_t v) const requires(!std::is_const_v<Byte>) {
-        detail::set<uint8_t>(b_, 32, uint8_t{0xf}, 0, v);
+        detail::set<uint8_t>(b_, 32, uint8_t{0x1f}, 0, v);
     }
 
   private:
@@ -2212,7 +2218,7 @@ inline constexpr std::array<FieldDef, 8> kAqRegMrFields{{
      [](std::span<uint8_t> e, std::size_t, uint64_t v) {
          AqRegMr<>(e.first<128>()).set_length(static_cast<uint64_t>(v));
      }},
-    {"access", "access", 32, 1, 1, 0xf, 0,
+    {"access", "access", 32, 1, 1, 0x1f, 0,
      [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
          return AqRegMr<const uint8_t>(e.first<128>()).access();
      },
@@ -2221,7 +2227,8 @@ inline constexpr std::array<FieldDef, 8> kAqRegMrFields{{
      }},
 }};
 
-// DEREG_MR request: the MR and all its TLB entries are gone when the completion is written.
+// DEREG_MR request: the MR and all its TLB entries are gone when the completion is written; BUSY
+// while memory windows are bound to it (FEATURES.mw).
 template <typename Byte = uint8_t>
 class AqDeregMr {
   public:
@@ -2413,6 +2420,160 @@ inline constexpr std::array<FieldDef, 9> kAqTlbFillFields{{
      },
      [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
          AqTlbFill<>(e.first<128>()).set_page(i, static_cast<uint64_t>(v));
+     }},
+}};
+
+// ALLOC_MW request (FEATURES.mw): type 1 starts bound with length 0 (nothing reachable), type 2
+// starts invalid (free to bind).
+template <typename Byte = uint8_t>
+class AqAllocMw {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_alloc_mw";
+    constexpr explicit AqAllocMw(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t key() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_key(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint32_t pdn() const {
+        return detail::get<uint32_t, Byte>(b_, 12, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_pdn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 12, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint8_t type() const { return detail::get<uint8_t, Byte>(b_, 16, uint8_t{0xff}, 0); }
+    constexpr void set_type(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 16, uint8_t{0xff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 6> kAqAllocMwFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqAllocMw<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqAllocMw<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqAllocMw<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqAllocMw<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqAllocMw<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqAllocMw<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"key", "key", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqAllocMw<const uint8_t>(e.first<128>()).key();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqAllocMw<>(e.first<128>()).set_key(static_cast<uint32_t>(v));
+     }},
+    {"pdn", "pdn", 12, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqAllocMw<const uint8_t>(e.first<128>()).pdn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqAllocMw<>(e.first<128>()).set_pdn(static_cast<uint32_t>(v));
+     }},
+    {"type", "type", 16, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqAllocMw<const uint8_t>(e.first<128>()).type();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqAllocMw<>(e.first<128>()).set_type(static_cast<uint8_t>(v));
+     }},
+}};
+
+// DEALLOC_MW request: the window is invalid and free, its MR's bind count released, when the
+// completion is written.
+template <typename Byte = uint8_t>
+class AqDeallocMw {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_dealloc_mw";
+    constexpr explicit AqDeallocMw(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t key() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_key(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 4> kAqDeallocMwFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDeallocMw<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDeallocMw<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDeallocMw<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDeallocMw<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDeallocMw<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDeallocMw<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"key", "key", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqDeallocMw<const uint8_t>(e.first<128>()).key();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqDeallocMw<>(e.first<128>()).set_key(static_cast<uint32_t>(v));
      }},
 }};
 
@@ -5787,7 +5948,7 @@ inline constexpr std::array<FieldDef, 3> kCeqeFields{{
      }},
 }};
 
-inline constexpr std::array<StructDef, 55> kStructs{{
+inline constexpr std::array<StructDef, 57> kStructs{{
     {"aq_sqe_hdr", 8, kAqSqeHdrFields},
     {"aq_cqe_hdr", 8, kAqCqeHdrFields},
     {"aq_sqe", 128, kAqSqeFields},
@@ -5808,6 +5969,8 @@ inline constexpr std::array<StructDef, 55> kStructs{{
     {"aq_reg_mr", 128, kAqRegMrFields},
     {"aq_dereg_mr", 128, kAqDeregMrFields},
     {"aq_tlb_fill", 128, kAqTlbFillFields},
+    {"aq_alloc_mw", 128, kAqAllocMwFields},
+    {"aq_dealloc_mw", 128, kAqDeallocMwFields},
     {"aq_create_ah", 128, kAqCreateAhFields},
     {"aq_destroy_ah", 128, kAqDestroyAhFields},
     {"aq_create_srq", 128, kAqCreateSrqFields},
@@ -5845,7 +6008,7 @@ inline constexpr std::array<StructDef, 55> kStructs{{
     {"ceqe", 8, kCeqeFields},
 }};
 
-inline constexpr std::array<CommandDef, 28> kCommands{{
+inline constexpr std::array<CommandDef, 30> kCommands{{
     {0x01, "nop", "aq_nop", "acq_nop"},
     {0x10, "create_cq", "aq_create_cq", "aq_cqe"},
     {0x11, "destroy_cq", "aq_destroy_cq", "aq_cqe"},
@@ -5858,6 +6021,8 @@ inline constexpr std::array<CommandDef, 28> kCommands{{
     {0x20, "reg_mr", "aq_reg_mr", "aq_cqe"},
     {0x21, "dereg_mr", "aq_dereg_mr", "aq_cqe"},
     {0x22, "tlb_fill", "aq_tlb_fill", "aq_cqe"},
+    {0x23, "alloc_mw", "aq_alloc_mw", "aq_cqe"},
+    {0x24, "dealloc_mw", "aq_dealloc_mw", "aq_cqe"},
     {0x28, "create_srq", "aq_create_srq", "aq_cqe"},
     {0x29, "modify_srq", "aq_modify_srq", "aq_cqe"},
     {0x2a, "query_srq", "aq_query_srq", "acq_query_srq"},

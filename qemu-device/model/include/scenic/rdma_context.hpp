@@ -23,6 +23,9 @@ inline constexpr uint32_t kMaxMr = regs::rdma::kMaxMrDefault;
 inline constexpr uint32_t kTlbEntries = regs::rdma::kTlbEntriesDefault;
 inline constexpr uint32_t kMaxAh = regs::rdma::kMaxAhDefault;
 inline constexpr uint32_t kMaxSrq = regs::rdma::kMaxSrqDefault;
+inline constexpr uint32_t kMaxMw = regs::rdma::kMaxMwDefault;
+// Bit 23 of a key's 24-bit index: the key is a memory window's (rkey only).
+inline constexpr uint32_t kMwIndexBit = 0x800000;
 inline constexpr uint64_t kPageSize = uint64_t{1} << SCENIC_RDMA_PAGE_SHIFT;
 // Access bits of MRs and QPs as the data path checks them: the card's ACCESS_* codes (REG_MR,
 // MODIFY_QP).
@@ -30,6 +33,9 @@ inline constexpr uint32_t kAccessLocalWrite = static_cast<uint32_t>(admin::Acces
 inline constexpr uint32_t kAccessRemoteWrite = static_cast<uint32_t>(admin::Access::kRemoteWrite);
 inline constexpr uint32_t kAccessRemoteRead = static_cast<uint32_t>(admin::Access::kRemoteRead);
 inline constexpr uint32_t kAccessRemoteAtomic = static_cast<uint32_t>(admin::Access::kRemoteAtomic);
+inline constexpr uint32_t kAccessMwBind = static_cast<uint32_t>(admin::Access::kMwBind);
+inline constexpr uint32_t kAccessRemote =
+    kAccessRemoteWrite | kAccessRemoteRead | kAccessRemoteAtomic;
 
 inline constexpr unsigned kMaxWqRingLog2 = 15;         // SQ / RQ: up to 32768 WQEs
 inline constexpr unsigned kMaxCqRingLog2 = 16;         // CQ: up to 65536 CQEs
@@ -100,6 +106,7 @@ enum WcStatus : uint8_t {
     kWcRemOpErr = static_cast<uint8_t>(admin::CqeStatus::kRemOp),
     kWcRetryExcErr = static_cast<uint8_t>(admin::CqeStatus::kRetryExc),
     kWcRnrRetryExcErr = static_cast<uint8_t>(admin::CqeStatus::kRnrRetryExc),
+    kWcMwBindErr = static_cast<uint8_t>(admin::CqeStatus::kMwBind),
 };
 
 // Why the card moved a QP to ERR (AEQ QP_ERROR.code, QUERY_QP.last_err; 0: no event).
@@ -193,7 +200,32 @@ struct Mr {
     uint32_t pdn = 0;
     uint64_t iova = 0;
     uint64_t length = 0;
-    uint32_t access = 0;  // kAccess*
+    uint32_t access = 0;    // kAccess*
+    uint32_t mw_binds = 0;  // windows bound to it: DEREG_MR is refused while not 0
+};
+
+// A memory window (docs/verbs-completeness.md 5.1). Type 1 is usable from ALLOC_MW on (length 0
+// until bound); type 2 only between a bind and its invalidation.
+struct Mw {
+    uint32_t key = 0;  // current rkey: (kMwIndexBit | index) << 8 | tag
+    uint32_t pdn = 0;
+    uint8_t type = 0;  // 1 or 2
+    bool valid = false;
+    uint32_t mr_key = 0;  // bound MR, 0: none
+    uint64_t va = 0;
+    uint64_t length = 0;
+    uint32_t access = 0;  // remote kAccess* bits
+    uint32_t qpn = 0;     // type 2: the QP it was bound through (remote access only there)
+};
+
+// BIND_MW WQE (struct scenic_bind_mw_wqe), as the requester decoded it.
+struct MwBind {
+    uint32_t new_rkey = 0;
+    uint64_t va = 0;
+    uint64_t length = 0;
+    uint32_t mr_lkey = 0;
+    uint32_t access = 0;
+    uint8_t type = 0;
 };
 
 struct Cq {

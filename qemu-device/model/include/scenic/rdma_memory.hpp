@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Memory protection and access of the RDMA engine: the MR table (key, PD, iova range, access),
+// the memory-window table (rdma_mw.cpp),
 // lkey / rkey checks, translation through the on-card TLB and the DMA itself. Every access to
 // registered memory goes through here: the range is checked and translated completely before the
 // first byte moves, so a refused access writes nothing.
@@ -32,19 +33,32 @@ class Memory {
     [[nodiscard]] Mr* find_index(uint32_t index) const;
     // MR table (commands); the caller validates the arguments.
     bool add(const Mr& mr);
-    bool remove(uint32_t key);
+    enum class RemoveStatus : uint8_t { kOk, kNotFound, kBusy };
+    RemoveStatus remove(uint32_t key);
     void reset();
 
-    // Checks that [va, va + len) of MR `key` may be accessed by PD pdn with `access` bits.
+    // Memory windows (rdma_mw.cpp). Keys with kMwIndexBit name the MW table.
+    [[nodiscard]] static bool is_mw_key(uint32_t key) { return ((key >> 8) & kMwIndexBit) != 0; }
+    [[nodiscard]] const Mw* find_mw(uint32_t key) const;  // whole key, or nullptr
+    bool alloc_mw(uint32_t key, uint32_t pdn, uint8_t type);
+    bool dealloc_mw(uint32_t key);  // any tag of the index
+    // BIND_MW through a QP of PD pdn: kWcSuccess or kWcMwBindErr (nothing changed then).
+    uint8_t bind_mw(const MwBind& b, uint32_t pdn, uint32_t qpn);
+    // LOCAL_INV / SEND_INV: a valid type 2 MW of PD pdn becomes invalid; false otherwise.
+    bool invalidate_mw(uint32_t rkey, uint32_t pdn);
+
+    // Checks that [va, va + len) of `key` may be accessed by PD pdn with `access` bits. An MW
+    // key passes only for remote access (some kAccessRemote bit), with the window's range and
+    // rights, and, for type 2, through the QP `qpn` it was bound through.
     // Zero-length accesses are always allowed (IBA: no key check for 0 bytes).
     [[nodiscard]] bool allowed(uint32_t key, uint32_t pdn, uint64_t va, uint64_t len,
-                               uint32_t access) const;
+                               uint32_t access, uint32_t qpn = 0) const;
 
     // Remote access: check, translate, then DMA.
-    MemStatus read(uint32_t key, uint32_t pdn, uint32_t access, uint64_t va,
-                   std::span<uint8_t> dst);
+    MemStatus read(uint32_t key, uint32_t pdn, uint32_t access, uint64_t va, std::span<uint8_t> dst,
+                   uint32_t qpn = 0);
     MemStatus write(uint32_t key, uint32_t pdn, uint32_t access, uint64_t va,
-                    std::span<const uint8_t> src);
+                    std::span<const uint8_t> src, uint32_t qpn = 0);
 
     // Local access through a scatter / gather list, starting `offset` bytes into it.
     MemStatus gather(std::span<const Sge> sgl, uint32_t pdn, uint64_t offset,
@@ -61,6 +75,10 @@ class Memory {
         uint64_t dma;
         size_t len;
     };
+    // The MR an access through `key` reaches once every check passed, or nullptr.
+    [[nodiscard]] const Mr* resolve(uint32_t key, uint32_t pdn, uint64_t va, uint64_t len,
+                                    uint32_t access, uint32_t qpn) const;
+    [[nodiscard]] Mw* mw_slot(uint32_t key) const;  // by index only
     // Appends the DMA segments of [va, va + len) of the MR (contiguous pages merged).
     MemStatus translate(const Mr& mr, uint64_t va, uint64_t len);
     MemStatus map_sgl(std::span<const Sge> sgl, uint32_t pdn, uint32_t access, uint64_t offset,
@@ -72,6 +90,7 @@ class Memory {
     Tlb& tlb_;
     Counters& cnt_;
     std::vector<std::unique_ptr<Mr>> mrs_ = std::vector<std::unique_ptr<Mr>>(kMaxMr);
+    std::vector<std::unique_ptr<Mw>> mws_ = std::vector<std::unique_ptr<Mw>>(kMaxMw);
     std::vector<Seg> segs_;  // scratch, reused
     bool probing_ = false;   // prepare_scatter: hits are counted by the access after it
 };

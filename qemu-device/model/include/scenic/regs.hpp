@@ -381,14 +381,17 @@ inline constexpr uint32_t kCtrl = 0x1c;  // rw
 inline constexpr uint32_t kCtrlDefault = 0x00000000;
 inline constexpr FieldDef kCtrlEnable{0, 0x00000001};
 inline constexpr uint32_t kFeatures = 0x20;  // ro
-inline constexpr uint32_t kFeaturesDefault = 0x00000105;
+inline constexpr uint32_t kFeaturesDefault = 0x0000010d;
 inline constexpr FieldDef kFeaturesRqStride{8, 0x00000100};
+inline constexpr FieldDef kFeaturesMw{3, 0x00000008};
 inline constexpr FieldDef kFeaturesUd{0, 0x00000001};
 inline constexpr FieldDef kFeaturesSrq{2, 0x00000004};
 inline constexpr uint32_t kMaxSrq = 0x24;  // ro
 inline constexpr uint32_t kMaxSrqDefault = 0x00000100;
 inline constexpr uint32_t kMaxAh = 0x28;  // ro
 inline constexpr uint32_t kMaxAhDefault = 0x00001000;
+inline constexpr uint32_t kMaxMw = 0x2c;  // ro
+inline constexpr uint32_t kMaxMwDefault = 0x00001000;
 inline constexpr uint32_t kCeqBaseLo = 0xc0;  // rw
 inline constexpr uint32_t kCeqBaseLoDefault = 0x00000000;
 inline constexpr uint32_t kCeqBaseHi = 0xc4;  // rw
@@ -508,9 +511,10 @@ inline constexpr RegDef kRegTable[] = {
     {0x014, 0x00001000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x018, 0x00001000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x01c, 0x00000000, 0x00000000, 0x00000001, 0x00000000, 0x00000000, 0x00000000},
-    {0x020, 0x00000105, 0x00000105, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x020, 0x0000010d, 0x0000010d, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x024, 0x00000100, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x028, 0x00001000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x02c, 0x00001000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x0c0, 0x00000000, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000},
     {0x0c4, 0x00000000, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000},
     {0x0c8, 0x00000000, 0x00000000, 0x80011f0f, 0x00000000, 0x00000000, 0x00000000},

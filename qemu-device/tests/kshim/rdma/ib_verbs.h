@@ -19,6 +19,7 @@ enum ib_wc_status {
 	IB_WC_REM_OP_ERR,
 	IB_WC_RETRY_EXC_ERR,
 	IB_WC_RNR_RETRY_EXC_ERR,
+	IB_WC_MW_BIND_ERR,
 	IB_WC_GENERAL_ERR,
 };
 
