@@ -340,21 +340,40 @@ TEST(HashPartitionKind, RefusedWriteStopsThePartition) {
     EXPECT_EQ(s.csr_read(HP::kDroppedRows), 4u);
 }
 
-TEST(HashPartitionKind, TlbMissHoldsRxUntilMemReady) {
+// A chunk's write misses the TLB: the next chunk keeps filling (double buffering); RX is held
+// only when that one cannot take another packet either, and resumes on mem_ready().
+TEST(HashPartitionKind, TlbMissHoldsRxOnlyWhenBothChunksAreFull) {
     MemPort port;
     HP s(port);
-    configure(s, port, 16, 0, 8, 1, 256 * 1024);
-    const auto rows = make_rows(4096, 16, 8);
+    configure(s, port, 16, 0, 8, 1, 512 * 1024);
+    const auto rows = make_rows(8192 + 1024, 16, 8);  // two chunks and 16 KiB
     port.retry_next = 1;
-    push(s, 1, 0, rows, true, true);  // the 64 KiB chunk misses
-    EXPECT_FALSE(s.ready(Dir::kRx));
+    uint32_t off = 0;
+    for (; off < 65536 + 1024 * 40; off += 1024) {  // the first chunk misses; 40 KiB more
+        push(s, 1, off, std::span(rows).subspan(off, 1024), off == 0, false);
+    }
+    EXPECT_TRUE(s.ready(Dir::kRx));
+    EXPECT_EQ(part_csr(s, 0, HP::kPartBytes), 0u);
+    for (; s.ready(Dir::kRx); off += 1024) {
+        ASSERT_LT(off, rows.size());
+        push(s, 1, off, std::span(rows).subspan(off, 1024), false, false);
+    }
+    // held with at most kStage bytes staged, never more
+    EXPECT_LE(part_csr(s, 0, HP::kPartStaged), HP::kStage);
+    EXPECT_GT(part_csr(s, 0, HP::kPartStaged) + HP::kMaxPacket, HP::kStage);
     EXPECT_TRUE(s.ready(Dir::kTx));
     EXPECT_FALSE(s.idle());
-    EXPECT_EQ(part_csr(s, 0, HP::kPartBytes), 0u);
-    s.mem_ready();
+    s.mem_ready();  // the first chunk goes; the second is not full yet
     EXPECT_TRUE(s.ready(Dir::kRx));
+    EXPECT_TRUE(s.idle());
     EXPECT_EQ(port.wakes, 1u);
     EXPECT_EQ(part_csr(s, 0, HP::kPartBytes), 65536u);
+    EXPECT_EQ(part_csr(s, 0, HP::kPartStaged), off - 65536u);
+    for (; off < rows.size(); off += 1024) {
+        push(s, 1, off, std::span(rows).subspan(off, 1024), false, off + 1024 == rows.size());
+    }
+    s.csr_write(HP::kFlush, 1, 0xff);
+    EXPECT_EQ(part_csr(s, 0, HP::kPartBytes), rows.size());
     EXPECT_TRUE(std::equal(rows.begin(), rows.end(), port.mem[0x100].second.begin()));
 }
 
@@ -511,6 +530,37 @@ TEST_F(HashPartitionCards, UnboundSlotIsRefused) {
     write_rows(300, 16, 5);
     EXPECT_EQ(csr(HP::kStatus) & 0xffff0000ULL, 0xf0000ULL);
     EXPECT_EQ(p.b.dev.scu().slots().counters(kSlot).mem_wr_bytes, 0u);
+}
+
+// The output buffers start with no translation in the card's TLB: each chunk's first write
+// misses, the driver (the rig's auto_fill) answers the TLB-miss event, and the TLB_FILL makes
+// the slot retry (SlotManager::mem_ready); every row still lands once.
+TEST_F(HashPartitionCards, ChunkWritesThatMissTheTlbAreRetriedAfterTheFill) {
+    const uint64_t va = Node::kVa + 5 * 1024 * 1024;
+    const uint32_t cold = p.b.reg_mr(va, 4 * kOutSz, kAll, false);
+    set_csr(HP::kRowBytes, 16);
+    set_csr(HP::kKeyOffset, 0);
+    set_csr(HP::kKeyBytes, 8);
+    set_csr(HP::kParts, 4);
+    for (unsigned q = 0; q < 4; ++q) {
+        const uint32_t base = HP::kPart0 + HP::kPartStride * q;
+        set_csr(base + HP::kOutKey, cold);
+        set_csr(base + HP::kOutIova, va + q * kOutSz);
+        set_csr(base + HP::kOutSize, kOutSz);
+    }
+    set_csr(HP::kCtrl, HP::kCtrlEnable);
+    const uint64_t misses = p.b.dev.rdma().engine().counters().tlb_misses;
+    const auto rows = write_rows(20000, 16, 21);
+    expect_no_error_cqes();
+    EXPECT_GT(p.b.dev.rdma().engine().counters().tlb_misses, misses);
+    const auto want = ref_split(rows, 16, 0, 8, 4);
+    for (unsigned q = 0; q < 4; ++q) {
+        EXPECT_EQ(p.b.read_va(va + q * kOutSz, want[q].size()), want[q]) << "partition " << q;
+    }
+    EXPECT_EQ(csr(HP::kRows), 20000u);
+    EXPECT_EQ(csr(HP::kStatus), 0u);
+    EXPECT_EQ(csr(HP::kMemStatus), 0u);
+    EXPECT_EQ(p.b.dev.scu().slots().counters(kSlot).mem_wr_bytes, 20000u * 16);
 }
 
 TEST_F(HashPartitionCards, RetransmittedPacketsArePartitionedOnce) {

@@ -129,9 +129,14 @@ bool completed(ibv_cq* cq) {
             return false;
         }
         if (n == 1) {
+            if (wc.status != IBV_WC_SUCCESS) {
+                std::fprintf(stderr, "completion: %s (vendor error %u)\n",
+                             ibv_wc_status_str(wc.status), wc.vendor_err);
+            }
             return wc.status == IBV_WC_SUCCESS;
         }
     }
+    std::fprintf(stderr, "no completion in 120 s\n");
     return false;
 }
 

@@ -31,6 +31,18 @@ void HashPartition::start() {
     }
 }
 
+bool HashPartition::ready(Dir d) const {
+    if (d == Dir::kTx) {
+        return true;
+    }
+    for (unsigned p = 0; p < kMaxParts; ++p) {
+        if ((pending_ & (1U << p)) != 0 && part_[p].staged.size() + kMaxPacket > kStage) {
+            return false;  // no room for another packet behind the write that waits
+        }
+    }
+    return true;
+}
+
 bool HashPartition::config_ok() const {
     return row_bytes_ >= 1 && row_bytes_ <= kMaxRow && key_bytes_ >= 1 && key_bytes_ <= 8 &&
            key_offset_ + key_bytes_ <= row_bytes_ && parts_ >= 1 && parts_ <= kMaxParts &&
@@ -120,7 +132,8 @@ void HashPartition::place(std::span<const uint8_t> row) {
     q.staged.insert(q.staged.end(), row.begin(), row.end());
     ++q.rows;
     ++rows_;
-    if (q.staged.size() >= kChunk && (pending_ & (1U << p)) == 0) {
+    while (q.staged.size() >= kChunk && (pending_ & (1U << p)) == 0 &&
+           (status_ & (uint64_t{1} << (kStFault0 + p))) == 0) {
         write_out(p, kChunk);
     }
 }
@@ -160,11 +173,15 @@ void HashPartition::mem_ready() {
         }
         pending_ &= ~(1U << p);
         write_out(p, pending_len_[p]);
+        // the next chunk may have filled meanwhile
+        while (part_[p].staged.size() >= kChunk && (pending_ & (1U << p)) == 0) {
+            write_out(p, kChunk);
+        }
         if ((flush_want_ & (1U << p)) != 0) {
             flush_part(p);
         }
     }
-    if (was != 0 && pending_ == 0) {
+    if (was != 0 && ready(Dir::kRx)) {
         port().wake(Dir::kRx);
     }
 }

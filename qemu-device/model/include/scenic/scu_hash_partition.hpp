@@ -21,8 +21,13 @@ class HashPartition final : public Scu {
   public:
     static constexpr uint16_t kVersion = 1;
     static constexpr unsigned kMaxParts = 16;
-    static constexpr uint32_t kMaxRow = 256;          // bytes; the RTL's row assembly register
-    static constexpr uint32_t kChunk = 64 * 1024;     // bytes per memory-port write
+    static constexpr uint32_t kMaxRow = 256;       // bytes; the RTL's row assembly register
+    static constexpr uint32_t kChunk = 64 * 1024;  // bytes per memory-port write
+    // Staging per partition: two chunks, one being written while the next fills, so a TLB miss
+    // on a chunk's write holds s_rx only when the next chunk is full too (a packet's bytes,
+    // kMaxPacket at most, could all go to one partition).
+    static constexpr uint32_t kStage = 2 * kChunk;
+    static constexpr uint32_t kMaxPacket = 9216;
     static constexpr uint32_t kHashMul = 0x9e3779b1;  // Knuth's multiplicative constant
     // CSR indices (hw-rtl/scu/hash_partition/scu.toml).
     static constexpr uint32_t kId = 0;
@@ -62,7 +67,7 @@ class HashPartition final : public Scu {
     explicit HashPartition(SlotPort& port) : Scu(port) { reset(); }
 
     void reset() override;
-    [[nodiscard]] bool ready(Dir d) const override { return d == Dir::kTx || pending_ == 0; }
+    [[nodiscard]] bool ready(Dir d) const override;
     void push(Dir d, const Meta& m, std::span<const uint8_t> data) override;
     uint64_t csr_read(uint32_t index) override;
     void csr_write(uint32_t index, uint64_t value, uint8_t byte_mask) override;
