@@ -15,6 +15,7 @@
 #include "containment_card.hpp"
 #include "scenic/model.h"
 #include "scenic/scu_aes_ctr.hpp"
+#include "scenic/scu_hash_partition.hpp"
 #include "scenic/scu_passthrough.hpp"
 #include "scenic/scu_xor.hpp"
 #include "scu_rig.hpp"
@@ -282,7 +283,7 @@ TEST_F(ScuPlatform, QueryCapsWritesTheKindCatalogue) {
     const admin::AcqScuQueryCaps<const uint8_t> r(std::span<const uint8_t, kAqCqeBytes>{res});
     EXPECT_EQ(r.num_slots(), 16u);
     EXPECT_EQ(r.irq_lines(), 4u);
-    EXPECT_EQ(r.kinds(), 3u);  // the passthrough, aes-ctr and the XOR test kind
+    EXPECT_EQ(r.kinds(), 4u);  // the passthrough, aes-ctr, hash-partition and the XOR test kind
     EXPECT_EQ(r.iface_version(), regs::scu::kIfaceVersionDefault);
     EXPECT_EQ(r.max_image(), regs::scu::kMaxImageDefault);
     EXPECT_EQ(r.reconfig_us(), regs::scu::kReconfigUsDefault);
@@ -305,8 +306,17 @@ TEST_F(ScuPlatform, QueryCapsWritesTheKindCatalogue) {
         name += static_cast<char>(a.name(i));
     }
     EXPECT_EQ(name, "aes128-ctr");
-    const admin::ScuCapsKind<const uint8_t> x(
+    const admin::ScuCapsKind<const uint8_t> h(
         std::span<const uint8_t, 48>(&c.host.mem[kCapsPage - FakeHost::kBase + 96], 48));
+    EXPECT_EQ(h.kind(), scu::kKindHashPartition);
+    EXPECT_EQ(h.kind_version(), 1u);
+    name.clear();
+    for (size_t i = 0; i < 32 && h.name(i) != 0; ++i) {
+        name += static_cast<char>(h.name(i));
+    }
+    EXPECT_EQ(name, "hash-partition");
+    const admin::ScuCapsKind<const uint8_t> x(
+        std::span<const uint8_t, 48>(&c.host.mem[kCapsPage - FakeHost::kBase + 144], 48));
     EXPECT_EQ(x.kind(), scu::kKindXorTest);
     EXPECT_EQ(x.kind_version(), 1u);
     name.clear();
@@ -315,7 +325,7 @@ TEST_F(ScuPlatform, QueryCapsWritesTheKindCatalogue) {
     }
     EXPECT_EQ(name, "xor-test");
     // The rest is zeroed.
-    EXPECT_TRUE(std::all_of(&c.host.mem[kCapsPage - FakeHost::kBase + 144],
+    EXPECT_TRUE(std::all_of(&c.host.mem[kCapsPage - FakeHost::kBase + 192],
                             &c.host.mem[kCapsPage - FakeHost::kBase + 4096],
                             [](uint8_t b) { return b == 0; }));
 

@@ -252,6 +252,7 @@ PYBIND11_MODULE(scenic, m) {
                 return std::make_shared<scenic::Qp>(t.create_qp(a));
             },
             py::arg("max_send_wr") = 64, py::arg("max_recv_wr") = 64)
+        .def("bind_pd", &scenic::ScenicThread::bind_pd)
         .def("counters", [](const scenic::ScenicThread& t) { return counters_dict(t.counters()); })
         .def("info", &scenic::ScenicThread::info)
         .def_property_readonly("slot", &scenic::ScenicThread::slot)

@@ -191,6 +191,8 @@ MemoryRegion ScenicThread::reg(void* addr, size_t bytes, int access) {
     return MemoryRegion(std::move(v), mr);
 }
 
+void ScenicThread::bind_pd() { verbs()->bind_scu(fd()); }
+
 Qp ScenicThread::create_qp(const QpAttr& a) {
     auto v = verbs();
     ibv_cq* cq = ibv_create_cq(v->context(), a.cq_entries, nullptr, nullptr, 0);

@@ -17,18 +17,16 @@ namespace {
 
 using CreateQpEx = ibv_qp* (*)(ibv_context*, ibv_qp_init_attr_ex*, scenicdv_qp_init_attr*,
                                uint32_t);
+using BindScuPd = int (*)(ibv_pd*, int);
 
 // The provider's soname (providers/Makefile): libibverbs has it loaded once a scenic device was
 // opened, so RTLD_NOLOAD finds that copy (a second copy would not recognise the context).
-CreateQpEx find_create_qp() {
+void* find_provider_symbol(const char* name) {
     void* h = dlopen("libscenic.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (h == nullptr) {
         h = dlopen("libscenic.so.1", RTLD_NOW);
     }
-    if (h == nullptr) {
-        return nullptr;
-    }
-    return reinterpret_cast<CreateQpEx>(dlsym(h, "scenicdv_create_qp_ex"));
+    return h == nullptr ? nullptr : dlsym(h, name);
 }
 
 }  // namespace
@@ -65,7 +63,8 @@ Verbs::~Verbs() {
 }
 
 ibv_qp* Verbs::create_qp(ibv_qp_init_attr_ex& attr, unsigned slot) {
-    static const CreateQpEx create = find_create_qp();
+    static const auto create =
+        reinterpret_cast<CreateQpEx>(find_provider_symbol("scenicdv_create_qp_ex"));
     if (create == nullptr) {
         throw ScenicError(ENOSYS, "create_qp",
                           "scenicdv_create_qp_ex not found: the SCENIC provider (libscenic.so.1) "
@@ -80,6 +79,20 @@ ibv_qp* Verbs::create_qp(ibv_qp_init_attr_ex& attr, unsigned slot) {
                           "scenicdv_create_qp_ex on slot " + std::to_string(slot));
     }
     return qp;
+}
+
+void Verbs::bind_scu(int scu_fd) {
+    static const auto bind =
+        reinterpret_cast<BindScuPd>(find_provider_symbol("scenicdv_bind_scu_pd"));
+    if (bind == nullptr) {
+        throw ScenicError(ENOSYS, "bind_pd",
+                          "scenicdv_bind_scu_pd not found: the SCENIC provider (libscenic.so.1) "
+                          "is older than SCENIC_1.1 or not installed");
+    }
+    const int err = bind(pd_, scu_fd);
+    if (err != 0) {
+        throw ScenicError(err, "bind_pd", "scenicdv_bind_scu_pd on " + name_);
+    }
 }
 
 MemoryRegion::MemoryRegion(std::shared_ptr<Verbs> v, ibv_mr* mr) : verbs_(std::move(v)), mr_(mr) {}

@@ -20,6 +20,8 @@ class Verbs {
     [[nodiscard]] ibv_pd* pd() const { return pd_; }
     // scenicdv_create_qp_ex with scu_index = slot; throws ScenicError.
     ibv_qp* create_qp(ibv_qp_init_attr_ex& attr, unsigned slot);
+    // scenicdv_bind_scu_pd: the slot owned through scu_fd reaches this PD's MRs; throws.
+    void bind_scu(int scu_fd);
 
   private:
     std::string name_;

@@ -64,6 +64,7 @@ Device::Device(const Config& config, Host& host)
         [this](unsigned slot, const scu::Meta& m, std::span<const uint8_t> in,
                std::vector<uint8_t>& out) { return scu_.slots().pass(slot, m, in, out); });
     scu_.set_resume([this](unsigned slot) { rdma_.engine().scu_resumed(slot); });
+    rdma_.engine().set_tlb_filled([this] { scu_.slots().mem_ready(); });
     eth_.set_roce_sink([this](std::span<const uint8_t> frame) { return rdma_.receive(frame); });
     // Fallback frames through the SCU steering table (docs/scu.md 3) and back.
     eth_.set_steer([this](scu::Dir d, std::span<const uint8_t> frame) {

@@ -575,6 +575,9 @@ CmdResult Engine::fill_translations(uint32_t key, uint64_t page, std::span<const
             resp_.tlb_resume(*q);
         }
     }
+    if (tlb_filled_) {
+        tlb_filled_();
+    }
     return {};
 }
 

@@ -2,6 +2,7 @@
 #include "scenic/scu_registry.hpp"
 
 #include "scenic/scu_aes_ctr.hpp"
+#include "scenic/scu_hash_partition.hpp"
 #include "scenic/scu_passthrough.hpp"
 #include "scenic/scu_xor.hpp"
 
@@ -18,6 +19,9 @@ Registry Registry::builtin() {
     r.add(
         kKindAesCtr, AesCtr::kVersion, [](SlotPort& p) { return std::make_unique<AesCtr>(p); },
         "aes128-ctr");
+    r.add(
+        kKindHashPartition, HashPartition::kVersion,
+        [](SlotPort& p) { return std::make_unique<HashPartition>(p); }, "hash-partition");
     return r;
 }
 

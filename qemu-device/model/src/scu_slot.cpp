@@ -213,6 +213,12 @@ bool Slot::reset_scu() {
     return true;
 }
 
+void Slot::mem_ready() {
+    if (state_ == ScuSlotState::kRunning || state_ == ScuSlotState::kDraining) {
+        scu_->mem_ready();
+    }
+}
+
 MemStatus Slot::check(uint32_t key, uint64_t iova, uint64_t len, bool write) {
     if (!pdn_) {
         return MemStatus::kKeyPd;

@@ -139,6 +139,12 @@ bool SlotManager::steer_frame(Dir d, std::span<const uint8_t> frame) {
     return true;
 }
 
+void SlotManager::mem_ready() {
+    for (auto& s : slots_) {
+        s->mem_ready();
+    }
+}
+
 std::optional<SlotInfo> SlotManager::query(unsigned slot) {
     if (slot >= slots_.size()) {
         return std::nullopt;

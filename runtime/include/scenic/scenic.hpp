@@ -209,6 +209,9 @@ class ScenicThread {
     Buffer alloc(size_t bytes);
     MemoryRegion reg(void* addr, size_t bytes, int access);
     Qp create_qp(const QpAttr& attr = {});
+    // Binds the slot's memory port to pd() (docs/scu.md 4.5): the SCU then reads and writes
+    // the MRs registered here (alloc, reg), nothing else. Undone when the thread closes.
+    void bind_pd();
     [[nodiscard]] Counters counters() const;
     [[nodiscard]] SlotInfo info() const;
     [[nodiscard]] ibv_context* context() const;

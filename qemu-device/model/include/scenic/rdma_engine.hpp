@@ -154,6 +154,8 @@ class Engine {
     using ScuPassFn = std::function<scu::Pass(unsigned slot, const scu::Meta&,
                                               std::span<const uint8_t>, std::vector<uint8_t>&)>;
     void set_scu_pass(ScuPassFn f) { scu_pass_ = std::move(f); }
+    // After a TLB_FILL: the SCU slots' memory ports retry what missed (docs/scu.md 2.3).
+    void set_tlb_filled(std::function<void()> f) { tlb_filled_ = std::move(f); }
     scu::Pass scu_pass(const Qp& qp, const scu::Meta& m, std::span<const uint8_t>& payload);
     // A requester or READ responder the slot held (its scu_wait set): run again by
     // scu_resumed() of its slot.
@@ -240,6 +242,7 @@ class Engine {
     std::vector<std::unique_ptr<Qp>> retired_;  // destroyed, freed by collect()
     ScuCompletion scu_completion_;
     ScuPassFn scu_pass_;
+    std::function<void()> tlb_filled_;
     std::array<std::vector<uint8_t>, scu::kDirs> scu_out_;
     std::vector<uint32_t> scu_waiting_;  // QPNs held by their slot, each at most once
     uint64_t next_generation_ = 1;

@@ -159,6 +159,9 @@ class Slot final : public SlotPort {
     void set_irq_mask(uint32_t mask);
     // SCU_RESET: the SCU's rst pulse (CSRs to reset values); false while reconfiguring.
     bool reset_scu();
+    // The card's TLB took new translations: an SCU whose memory request missed (kRetry)
+    // tries again (Scu::mem_ready), while it runs or drains.
+    void mem_ready();
 
     [[nodiscard]] const SlotCounters& counters() const { return cnt_; }
     // One more completion of op (docs/scu.md 4.4 order); returns the new count.

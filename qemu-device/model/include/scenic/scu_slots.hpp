@@ -66,6 +66,8 @@ class SlotManager {
     // A completion of a QP on the slot (the RDMA engine): counted, and with a status page set,
     // that counter's 8 bytes written at once. Slots past NUM_SLOTS are ignored.
     void count_completion(unsigned slot, CompletionOp op);
+    // The RDMA engine filled TLB entries: every slot's SCU may retry a missed memory request.
+    void mem_ready();
     // SCU_QUERY_CAPS's page: the kind catalogue; returns the entries written (DMA error: nullopt).
     static constexpr size_t kCapsMaxKinds = 4096 / 48;
     std::optional<unsigned> write_caps(uint64_t addr);
