@@ -49,6 +49,7 @@ pkgs=(
 	libnl-3-dev libnl-route-3-dev libudev-dev libsystemd-dev python3-docutils cython3 pandoc
 	libibverbs-dev
 	pybind11-dev python3-dev python3-numpy # the Python module scenic (runtime/python)
+	python3-matplotlib # the PNGs of tools/bench (scu-partition)
 	# RTL
 	verilator yosys
 	# packages (packaging/): Debian and RPM builds, lintian, the DKMS check
