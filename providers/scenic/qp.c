@@ -168,9 +168,10 @@ static int check_qp_attr(struct scenic_context *ctx,
 	uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 			 IBV_QP_INIT_ATTR_CREATE_FLAGS;
 
-	if (attr->qp_type != IBV_QPT_RC &&
+	/* UC WQEs are RC's; the kernel refuses UC when the card has no FEATURES.uc */
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
 	    (attr->qp_type != IBV_QPT_UD || !ctx->ud)) {
-		verbs_err(&ctx->ibvctx, "only RC%s QPs are supported\n",
+		verbs_err(&ctx->ibvctx, "only RC, UC%s QPs are supported\n",
 			  ctx->ud ? " and UD" : "");
 		return EOPNOTSUPP;
 	}

@@ -280,8 +280,9 @@ inline constexpr uint32_t kCtrl = 0x1c;  // rw
 inline constexpr uint32_t kCtrlDefault = 0x00000000;
 inline constexpr FieldDef kCtrlEnable{0, 0x00000001};
 inline constexpr uint32_t kFeatures = 0x20;  // ro
-inline constexpr uint32_t kFeaturesDefault = 0x00000101;
+inline constexpr uint32_t kFeaturesDefault = 0x00000111;
 inline constexpr FieldDef kFeaturesRqStride{8, 0x00000100};
+inline constexpr FieldDef kFeaturesUc{4, 0x00000010};
 inline constexpr FieldDef kFeaturesUd{0, 0x00000001};
 inline constexpr uint32_t kMaxAh = 0x28;  // ro
 inline constexpr uint32_t kMaxAhDefault = 0x00001000;
