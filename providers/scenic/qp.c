@@ -237,8 +237,8 @@ struct ibv_qp *scenic_create_qp_common(struct ibv_context *ibvctx,
 	sq_bytes = qp->sq.wqe_cnt * SCENIC_SQ_WQE_BYTES;
 	rq_bytes = qp->rq.wqe_cnt * (SCENIC_RQ_WQE_BYTES << qp->rq.stride);
 	qp->sq.ud = attr_ex->qp_type == IBV_QPT_UD;
-	if (qp->sq.ud)
-		scu_index = 0;	/* datagrams bypass the SCUs */
+	if (attr_ex->qp_type != IBV_QPT_RC)
+		scu_index = 0;	/* only RC messages pass the SCUs */
 	cmd.drv.comp_mask = SCENIC_CREATE_QP_CMD_COMP_MASK_SCU;
 	if (ctx->qp_one_map)
 		cmd.drv.comp_mask |= SCENIC_CREATE_QP_CMD_COMP_MASK_ONE_MAP;
