@@ -113,12 +113,14 @@ enum scenic_qp_type {
 	/* Reliable connected (every driver before FEATURES.ud writes 0). */
 	SCENIC_QP_TYPE_RC = 0x00,
 	SCENIC_QP_TYPE_UD = 0x01,	/* Unreliable datagram; needs FEATURES.ud. */
+	SCENIC_QP_TYPE_UC = 0x02,	/* Unreliable connected; needs FEATURES.uc. */
 };
 
 /* X(ENUMERATOR, "name") for every value of enum scenic_qp_type */
 #define SCENIC_QP_TYPE_VALUES(X) \
 	X(SCENIC_QP_TYPE_RC, "rc") \
-	X(SCENIC_QP_TYPE_UD, "ud")
+	X(SCENIC_QP_TYPE_UD, "ud") \
+	X(SCENIC_QP_TYPE_UC, "uc")
 
 /* Why a QP went to ERR: AEQ QP_ERROR.code, QUERY_QP.last_err (0 there: no error). */
 enum scenic_qp_err {

@@ -440,11 +440,13 @@ package scenic_regs_pkg;
   localparam int unsigned RDMA_CTRL_ENABLE_LSB = 0;
   localparam int unsigned RDMA_CTRL_ENABLE_MSB = 0;
   localparam logic [11:0] RDMA_FEATURES = 12'h020;
-  localparam logic [31:0] RDMA_FEATURES_DEFAULT = 32'h0000010d;
+  localparam logic [31:0] RDMA_FEATURES_DEFAULT = 32'h0000011d;
   localparam int unsigned RDMA_FEATURES_RQ_STRIDE_LSB = 8;
   localparam int unsigned RDMA_FEATURES_RQ_STRIDE_MSB = 8;
   localparam int unsigned RDMA_FEATURES_MW_LSB = 3;
   localparam int unsigned RDMA_FEATURES_MW_MSB = 3;
+  localparam int unsigned RDMA_FEATURES_UC_LSB = 4;
+  localparam int unsigned RDMA_FEATURES_UC_MSB = 4;
   localparam int unsigned RDMA_FEATURES_UD_LSB = 0;
   localparam int unsigned RDMA_FEATURES_UD_MSB = 0;
   localparam int unsigned RDMA_FEATURES_SRQ_LSB = 2;
@@ -593,7 +595,7 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00001000, 32'h00001000,
-      32'h00000100, 32'h0000010d, 32'h00000000, 32'h00001000, 32'h00001000, 32'h00000200,
+      32'h00000100, 32'h0000011d, 32'h00000000, 32'h00001000, 32'h00001000, 32'h00000200,
       32'h00000200, 32'h00003000, 32'h00020001, 32'h5c1c0003
   };
   localparam logic [2047:0] RDMA_REGS_RO = {
@@ -606,7 +608,7 @@ package scenic_regs_pkg;
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'h0000ffff,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'hffffffff, 32'hffffffff,
-      32'hffffffff, 32'h0000010d, 32'h00000000, 32'hffffffff, 32'hffffffff, 32'hffffffff,
+      32'hffffffff, 32'h0000011d, 32'h00000000, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff
   };
   localparam logic [2047:0] RDMA_REGS_RW = {

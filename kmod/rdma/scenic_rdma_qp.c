@@ -44,9 +44,11 @@ static int scenic_rdma_qp_check_init(struct scenic_rdma_dev *sdev,
 	struct ib_device *ibdev = &sdev->ibdev;
 
 	if (init->qp_type != IB_QPT_RC &&
-	    (init->qp_type != IB_QPT_UD || !sdev->max_ah)) {
-		ibdev_dbg(ibdev, "create_qp: QP type %d not supported (RC%s)\n",
-			  init->qp_type, sdev->max_ah ? ", UD" : " only");
+	    (init->qp_type != IB_QPT_UD || !sdev->max_ah) &&
+	    (init->qp_type != IB_QPT_UC ||
+	     !(sdev->features & SCENIC_RDMA_FEATURES_UC_MASK))) {
+		ibdev_dbg(ibdev, "create_qp: QP type %d not supported by this card (RDMA.FEATURES 0x%x)\n",
+			  init->qp_type, sdev->features);
 		return -EOPNOTSUPP;
 	}
 	if (init->create_flags) {
@@ -351,8 +353,8 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	err = scenic_rdma_qp_check_cmd(sdev, &cmd, init, qp);
 	if (err)
 		goto bad;
-	if (init->qp_type == IB_QPT_UD && qp->scu) {
-		ibdev_dbg(ibqp->device, "create_qp: UD datagrams bypass the SCUs (SCU %u asked)\n",
+	if (init->qp_type != IB_QPT_RC && qp->scu) {
+		ibdev_dbg(ibqp->device, "create_qp: only RC messages pass the SCUs (SCU %u asked)\n",
 			  qp->scu);
 		err = -EINVAL;
 		goto bad;
@@ -391,8 +393,12 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	create.rq_log2 = FIELD_PREP(SCENIC_AQ_CREATE_QP_RQ_LOG2_MASK,
 				    ilog2(qp->rq_entries));
 	create.scu = qp->scu;
-	create.type = init->qp_type == IB_QPT_UD ? SCENIC_QP_TYPE_UD :
-						   SCENIC_QP_TYPE_RC;
+	if (init->qp_type == IB_QPT_UD)
+		create.type = SCENIC_QP_TYPE_UD;
+	else if (init->qp_type == IB_QPT_UC)
+		create.type = SCENIC_QP_TYPE_UC;
+	else
+		create.type = SCENIC_QP_TYPE_RC;
 	create.flags = FIELD_PREP(SCENIC_AQ_CREATE_QP_RQ_STRIDE_MASK,
 				  qp->rq_stride);
 	create.send_cqn = cpu_to_le32(to_scq(init->send_cq)->cqn);

@@ -168,9 +168,10 @@ static int check_qp_attr(struct scenic_context *ctx,
 	uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 			 IBV_QP_INIT_ATTR_CREATE_FLAGS;
 
-	if (attr->qp_type != IBV_QPT_RC &&
+	/* UC WQEs are RC's; the kernel refuses UC when the card has no FEATURES.uc */
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
 	    (attr->qp_type != IBV_QPT_UD || !ctx->ud)) {
-		verbs_err(&ctx->ibvctx, "only RC%s QPs are supported\n",
+		verbs_err(&ctx->ibvctx, "only RC, UC%s QPs are supported\n",
 			  ctx->ud ? " and UD" : "");
 		return EOPNOTSUPP;
 	}
@@ -236,8 +237,8 @@ struct ibv_qp *scenic_create_qp_common(struct ibv_context *ibvctx,
 	sq_bytes = qp->sq.wqe_cnt * SCENIC_SQ_WQE_BYTES;
 	rq_bytes = qp->rq.wqe_cnt * (SCENIC_RQ_WQE_BYTES << qp->rq.stride);
 	qp->sq.ud = attr_ex->qp_type == IBV_QPT_UD;
-	if (qp->sq.ud)
-		scu_index = 0;	/* datagrams bypass the SCUs */
+	if (attr_ex->qp_type != IBV_QPT_RC)
+		scu_index = 0;	/* only RC messages pass the SCUs */
 	cmd.drv.comp_mask = SCENIC_CREATE_QP_CMD_COMP_MASK_SCU;
 	if (ctx->qp_one_map)
 		cmd.drv.comp_mask |= SCENIC_CREATE_QP_CMD_COMP_MASK_ONE_MAP;

@@ -62,6 +62,8 @@ constexpr uint32_t kQpn[2] = {2, 3};
 // A UD QP (sharing QP 3's rings: a hostile driver may do that too) and its Q_Key.
 constexpr uint32_t kUdQpn = 4;
 constexpr uint32_t kUdQkey = 0x1234;
+// A UC QP (sharing QP 2's rings) connected to QP 2's peer.
+constexpr uint32_t kUcQpn = 5;
 constexpr uint32_t kPeerQpn[2] = {0x11, 0x12};
 constexpr uint64_t kSq[2] = {0x4000, 0x8000};
 constexpr uint64_t kRq[2] = {0x6000, 0xa000};
@@ -260,20 +262,21 @@ class Harness {
         const uint64_t dma = va_to_bus(va);
         cmd(kOpTlbFill, {kKey, lo(va), hi(va), lo(dma), hi(dma)});
     }
-    void connect(unsigned i) {
+    void connect(unsigned i) { connect(kQpn[i], kPeerQpn[i]); }
+    void connect(uint32_t qpn, uint32_t peer) {
         auto set = [&](uint32_t mask, std::initializer_list<uint32_t> v) {
-            std::vector<uint32_t> a{kQpn[i], mask};
+            std::vector<uint32_t> a{qpn, mask};
             a.insert(a.end(), v);
             return cmd(kOpModifyQp, a);
         };
         set(kAttrState, {kQpsInit});
         std::array<uint32_t, 20> v{};
-        v[0] = kQpn[i];
+        v[0] = qpn;
         v[1] = kAttrState | kAttrDestQpn | kAttrRqPsn | kAttrPathMtu | kAttrTimeout |
                kAttrRetryCnt | kAttrRnrRetry | kAttrMinRnrTimer | kAttrAccess | kAttrMaxRdAtomic |
                kAttrMaxDestRdAtomic | kAttrAv;
         v[2] = kQpsRtr;
-        v[3] = kPeerQpn[i];
+        v[3] = peer;
         v[5] = kRqPsn;
         v[6] = kPmtu;
         v[7] = 10u | 7u << 8 | 7u << 16 | 1u << 24;
@@ -320,6 +323,13 @@ class Harness {
             cmd(kOpModifyQp, v);
             cmd(kOpModifyQp, {kUdQpn, kAttrState | kAttrPathMtu, kQpsRtr, 0, 0, 0, kPmtu});
             cmd(kOpModifyQp, {kUdQpn, kAttrState | kAttrSqPsn, kQpsRts, 0, kSqPsn});
+        }
+        {
+            const uint64_t status = bus(kStatus[0]) + 2048;
+            cmd(kOpCreateQp, {kUcQpn, lo(bus(kSq[0])), hi(bus(kSq[0])), kSqLog2, lo(bus(kRq[0])),
+                              hi(bus(kRq[0])), kRqLog2, 0, 1, kPd, 0, lo(status), hi(status), 0, 0,
+                              0, static_cast<uint32_t>(admin::QpType::kUc)});
+            connect(kUcQpn, kPeerQpn[0]);
         }
         const uint32_t all = rdma::kAccessLocalWrite | rdma::kAccessRemoteWrite |
                              rdma::kAccessRemoteRead | rdma::kAccessRemoteAtomic |
@@ -731,16 +741,18 @@ class Harness {
     }
     // A frame with every header the opcode needs, fields from the input.
     void frame() {
-        // RC opcodes first (the corpus indexes them), then the selective-repeat ones, then UD.
+        // RC opcodes first (the corpus indexes them), then the selective-repeat ones, UD, UC.
         const auto rc = roce::rc_opcodes();
         const auto sr = roce::sr_opcodes();
         const auto ud = roce::ud_opcodes();
+        const auto uc = roce::uc_opcodes();
         const uint8_t osel = in_.get<uint8_t>();
-        const size_t oi = osel % (rc.size() + sr.size() + ud.size());
-        const roce::OpcodeInfo& info = oi < rc.size() ? rc[oi]
-                                       : oi < rc.size() + sr.size()
-                                           ? sr[oi - rc.size()]
-                                           : ud[oi - rc.size() - sr.size()];
+        const size_t oi = osel % (rc.size() + sr.size() + ud.size() + uc.size());
+        const size_t n3 = rc.size() + sr.size() + ud.size();
+        const roce::OpcodeInfo& info = oi < rc.size()               ? rc[oi]
+                                       : oi < rc.size() + sr.size() ? sr[oi - rc.size()]
+                                       : oi < n3                    ? ud[oi - rc.size() - sr.size()]
+                                                                    : uc[oi - n3];
         const uint8_t f = in_.get<uint8_t>();
         const unsigned i = f & 1;
         roce::Transport t;
@@ -750,7 +762,8 @@ class Harness {
         t.bth.becn = (f & 8) != 0;
         t.bth.dest_qp = (f & 0x10)                 ? in_.get<uint32_t>() & 0xffffff
                         : info.has(roce::kHdrDeth) ? kUdQpn
-                                                   : kQpn[i];
+                        : roce::is_uc(static_cast<uint8_t>(info.opcode)) ? kUcQpn
+                                                                         : kQpn[i];
         const int16_t dpsn = in_.get<int16_t>();
         const uint32_t base = info.request ? kRqPsn + rx_msgs_[i] : kSqPsn;
         t.bth.psn = (f & 0x20) ? in_.get<uint32_t>() & 0xffffff : (base + dpsn) & 0xffffff;

@@ -382,7 +382,7 @@ TEST_F(Ud, ModifyQpAttributesPerTransport) {
         return p.a.cmd(kOpCreateQp, {11, 0, 0, 4, 0, 0, 4, 0, 1, Node::kPd, scu, Node::lo(sp),
                                      Node::hi(sp), 0, 0, 0, type});
     };
-    EXPECT_EQ(create(0, 2), kStBadArg);
+    EXPECT_EQ(create(0, 3), kStBadArg);  // 2 is UC (rdma_uc_test.cpp)
     EXPECT_EQ(p.a.last_syndrome, field_offset(admin::kAqCreateQpFields, "type"));
     EXPECT_EQ(create(1, kUd), kStBadArg);
     EXPECT_EQ(p.a.last_syndrome, field_offset(admin::kAqCreateQpFields, "scu"));

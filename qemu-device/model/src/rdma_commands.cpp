@@ -217,11 +217,11 @@ CmdResult Engine::create_qp(Entry entry) {
     if (v.rq_stride() > SCENIC_RQ_MAX_STRIDE) {
         return refuse(AqStatus::kBadArg, f, "rq_stride");
     }
-    if (v.type() > kQpTypeUd) {
+    if (v.type() > kQpTypeUc) {
         return refuse(AqStatus::kBadArg, f, "type");
     }
-    if (v.type() == kQpTypeUd && v.scu() != 0) {
-        return refuse(AqStatus::kBadArg, f, "scu");  // datagrams bypass the SCU slots
+    if (v.type() != kQpTypeRc && v.scu() != 0) {
+        return refuse(AqStatus::kBadArg, f, "scu");  // only RC messages pass the SCU slots
     }
     if (v.status_page_addr() == 0 || !aligned(v.status_page_addr(), 8)) {
         return refuse(AqStatus::kBadArg, f, "status_page_addr");
@@ -425,8 +425,8 @@ CmdResult Engine::modify_qp(Entry entry) {
             set_state(*q, to);
             if (to == kQpsRts && from == kQpsRtr) {
                 req_.start(*q);
-                if (!q->is_ud()) {
-                    sr_.start(*q);  // the selective-repeat handshake is per connection
+                if (q->is_rc()) {
+                    sr_.start(*q);  // the selective-repeat handshake is per RC connection
                 }
             }
             if (to == kQpsRts) {

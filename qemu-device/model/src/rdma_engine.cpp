@@ -60,7 +60,8 @@ Engine::Engine(const Config& config, Host& host, EventQueue& events, EventRing& 
       sr_(*this),
       arb_(*this),
       loop_(config, events, cnt_, [this](std::span<const uint8_t> f) { receive(f); }),
-      ud_(*this) {}
+      ud_(*this),
+      uc_(*this) {}
 
 Engine::~Engine() = default;
 
@@ -426,6 +427,12 @@ bool Engine::receive(std::span<const uint8_t> frame) {
         ++cnt_.rx_drop_pkey;  // a partition violation is dropped silently, never NAKed
         return true;
     }
+    // Header validation (IBA 9.6.1.1): a packet of another transport than the QP's (a UC
+    // opcode to an RC QP, an RC request or ACK to a UC QP) is dropped silently.
+    if (roce::is_uc(pkt.transport.bth.opcode) != q->is_uc() || q->is_ud()) {
+        ++cnt_.rx_drop_qp;
+        return true;
+    }
     if (pkt.info->request) {
         if (!q->can_receive()) {
             ++cnt_.rx_drop_qp;
@@ -436,7 +443,9 @@ bool Engine::receive(std::span<const uint8_t> frame) {
             ++cnt_.ecn_ce_rcvd;
             cc_.congestion_experienced(*q);  // and the request is processed as any other
         }
-        if (roce::is_sr_vendor(pkt.transport.bth.opcode)) {
+        if (q->is_uc()) {
+            uc_.receive(*q, pkt);
+        } else if (roce::is_sr_vendor(pkt.transport.bth.opcode)) {
             if (const auto rc = sr_.receive(*q, pkt)) {
                 resp_.receive(*q, *rc);
             }

@@ -14,14 +14,12 @@ using roce::Opcode;
 using roce::psn_add;
 using roce::psn_diff;
 
-namespace {
-
-uint32_t packets(uint32_t length, uint32_t pmtu) {
+uint32_t message_packets(uint32_t length, uint32_t pmtu) {
     return length == 0 ? 1 : static_cast<uint32_t>((uint64_t{length} + pmtu - 1) / pmtu);
 }
 
-// Opcode of packet k of n of a SEND / WRITE.
-Opcode data_opcode(uint8_t op, uint32_t k, uint32_t n) {
+// Opcode of packet k of n of a SEND / WRITE (RC and UC; SEND_INV only reaches here on RC).
+Opcode message_opcode(uint8_t op, uint32_t k, uint32_t n) {
     const bool inv = op == SCENIC_WQE_OP_SEND_INV;
     const bool send = op == SCENIC_WQE_OP_SEND || op == SCENIC_WQE_OP_SEND_IMM || inv;
     const bool imm = op == SCENIC_WQE_OP_SEND_IMM || op == SCENIC_WQE_OP_WRITE_IMM;
@@ -41,6 +39,8 @@ Opcode data_opcode(uint8_t op, uint32_t k, uint32_t n) {
     return send ? (imm ? Opcode::kSendLastImm : Opcode::kSendLast)
                 : (imm ? Opcode::kWriteLastImm : Opcode::kWriteLast);
 }
+
+namespace {
 
 uint32_t rd_atomic_limit(const Qp& qp) { return std::max<uint32_t>(1, qp.max_rd_atomic); }
 
@@ -104,8 +104,8 @@ void Requester::kick(Qp& qp) { run(qp); }
 
 void Requester::check_drained(Qp& qp) {
     auto& r = qp.req;
-    if (qp.state != kQpsSqd || r.drained_event) {
-        return;
+    if (qp.state != kQpsSqd || r.drained_event || r.uc_pkt != 0) {
+        return;  // (UC: a message begun is finished first)
     }
     // The oldest WQE not completed is the only one that can have begun and not finished.
     if (!r.pending.empty() && r.pending.front().npsn != 0 &&
@@ -130,8 +130,10 @@ void Requester::schedule(Qp& qp) {
 void Requester::run(Qp& qp) {
     // Budget used up: continue after the vCPUs and the wire had a turn. Stopped: tell the
     // provider whether it may skip the SQ doorbell; WQEs it posted just before run now.
-    // A UD QP's SQ is the datagram block's (no PSN window, no ACKs).
-    const bool stopped = qp.is_ud() ? e_.datagram().send(qp) : run_until_blocked(qp);
+    // A UD QP's SQ is the datagram block's, a UC QP's the UC block's (no PSN window, no ACKs).
+    const bool stopped = qp.is_ud()   ? e_.datagram().send(qp)
+                         : qp.is_uc() ? e_.uc().send(qp)
+                                      : run_until_blocked(qp);
     if (stopped) {
         ask_for_ack(qp);
     }
@@ -379,7 +381,7 @@ bool Requester::fetch(Qp& qp) {
             return refuse(kWcLocProtErr);
         }
     }
-    w.npsn = w.is_atomic() ? 1 : packets(w.length, qp.pmtu);
+    w.npsn = w.is_atomic() ? 1 : message_packets(w.length, qp.pmtu);
     w.first_psn = r.next_psn;
     SelectiveRepeat::begin(qp, w);
     r.next_psn = psn_add(r.next_psn, w.npsn);
@@ -471,7 +473,7 @@ bool Requester::transmit_one(Qp& qp) {
         t.atomic_eth = roce::AtomicEth{w->remote_addr, w->rkey, cas ? w->swap : w->compare_add,
                                        cas ? w->compare_add : 0};
     } else {
-        const Opcode op = data_opcode(w->opcode, k, w->npsn);
+        const Opcode op = message_opcode(w->opcode, k, w->npsn);
         const auto& info = *roce::rc_opcode_info(op);
         t.bth.opcode = static_cast<uint8_t>(op);
         const auto len = static_cast<uint32_t>(std::min<uint64_t>(qp.pmtu, w->length - off));

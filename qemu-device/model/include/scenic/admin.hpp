@@ -117,6 +117,7 @@ enum class QpState : uint8_t {
 enum class QpType : uint8_t {
     kRc = 0x00,
     kUd = 0x01,
+    kUc = 0x02,
 };
 
 // Why a QP went to ERR: AEQ QP_ERROR.code, QUERY_QP.last_err (0 there: no error).

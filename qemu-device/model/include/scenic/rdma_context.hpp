@@ -129,6 +129,7 @@ enum QpErrCode : uint32_t {
 // QP transports: CREATE_QP.type.
 inline constexpr uint8_t kQpTypeRc = static_cast<uint8_t>(admin::QpType::kRc);
 inline constexpr uint8_t kQpTypeUd = static_cast<uint8_t>(admin::QpType::kUd);
+inline constexpr uint8_t kQpTypeUc = static_cast<uint8_t>(admin::QpType::kUc);
 
 // QP states: the card's values (admin::QpState), in the status page and the commands.
 inline constexpr uint32_t kQpsReset = static_cast<uint32_t>(admin::QpState::kReset);
@@ -185,6 +186,9 @@ struct Counters {
     uint32_t dup_ignored = 0;   // duplicate READ / atomic the responder does not remember
     uint32_t resp_q_drops = 0;  // responder output refused: its queue was full
     uint32_t rnr_nak_merged = 0;  // RNR NAK not queued: one was already waiting to leave
+    // UC messages the responder dropped (PSN gap, no receive WQE, too long, rkey, TLB miss):
+    // UC never NAKs (rdma_uc)
+    uint32_t uc_rx_msg_drops = 0;
     // Selective repeat (docs/selective-repeat.md 8.4): registers 0x1c0.. (the rest of 8.4 comes
     // with the SACK engine)
     uint32_t sr_hello_sent = 0;
@@ -373,6 +377,7 @@ struct RequesterState {
     uint8_t sr_window_log2 = 0;  // negotiated (ON)
     uint8_t sr_max_ranges = 0;
     uint32_t next_rsn = 0;  // RSN of the next SEND / WRITE_IMM message (counted from RESET)
+    uint32_t uc_pkt = 0;    // UC: packets of the WQE at sq_next already sent (rdma_uc)
 
     // The oldest SQ index the card still holds: a new producer index may not pass it by more
     // than the ring's size.
@@ -402,6 +407,7 @@ struct ResponderState {
     uint64_t write_va = 0;
     uint32_t write_left = 0;
     uint32_t write_total = 0;
+    bool uc_dropping = false;  // UC: the rest of a dropped message is discarded (rdma_uc)
     std::deque<RespJob> outq;
     bool run_scheduled = false;
     bool tlb_wait = false;  // a READ response waits for a TLB fill (outq stalled)
@@ -502,6 +508,8 @@ struct Qp {
     }
     [[nodiscard]] uint32_t rq_max_sge() const { return SCENIC_RQ_STRIDE_SGES(rq_stride); }
     [[nodiscard]] bool is_ud() const { return type == kQpTypeUd; }
+    [[nodiscard]] bool is_uc() const { return type == kQpTypeUc; }
+    [[nodiscard]] bool is_rc() const { return type == kQpTypeRc; }
     [[nodiscard]] bool can_send() const { return state == kQpsRts || state == kQpsSqd; }
     [[nodiscard]] bool can_receive() const {
         return state == kQpsRtr || state == kQpsRts || state == kQpsSqd || state == kQpsSqe;

@@ -11,6 +11,7 @@
 //   Loopback   frames to the card's own MAC / GIDs turn around to the RX path (rdma_loopback)
 //   Datagram   UD QPs: AH table, UD sends and receives (rdma_ud)
 //   SRQs       shared receive queues: table, commands, doorbells, limit (rdma_srq.cpp)
+//   UcTransport UC QPs: SEND / WRITE without ACKs, message drops on gaps (rdma_uc)
 // This file: the QP table, admin commands (rdma_commands.cpp), doorbells, RX dispatch, QP state
 // changes with flush, and frame transmission.
 #pragma once
@@ -39,6 +40,7 @@
 #include "scenic/rdma_sr.hpp"
 #include "scenic/rdma_tlb.hpp"
 #include "scenic/rdma_tx_arbiter.hpp"
+#include "scenic/rdma_uc.hpp"
 #include "scenic/rdma_ud.hpp"
 #include "scenic/roce/packet.hpp"
 #include "scenic/scu.hpp"
@@ -96,6 +98,7 @@ class Engine {
     Responder& responder() { return resp_; }
     Congestion& congestion() { return cc_; }
     Datagram& datagram() { return ud_; }
+    UcTransport& uc() { return uc_; }
     SelectiveRepeat& sr() { return sr_; }
     [[nodiscard]] const Config& config() const { return config_; }
     TxArbiter& arbiter() { return arb_; }
@@ -237,6 +240,7 @@ class Engine {
     TxArbiter arb_;
     Loopback loop_;
     Datagram ud_;
+    UcTransport uc_;
     std::vector<std::unique_ptr<Qp>> qps_ = std::vector<std::unique_ptr<Qp>>(kMaxQp);
     std::vector<std::unique_ptr<Srq>> srqs_ = std::vector<std::unique_ptr<Srq>>(kMaxSrq);
     std::vector<std::unique_ptr<Qp>> retired_;  // destroyed, freed by collect()

@@ -11,10 +11,16 @@
 #include <cstdint>
 
 #include "scenic/rdma_context.hpp"
+#include "scenic/roce/opcode.hpp"
 
 namespace scenic::rdma {
 
 class Engine;
+
+// Packets of a message of `length` bytes at path MTU `pmtu` (a zero-length message is one).
+[[nodiscard]] uint32_t message_packets(uint32_t length, uint32_t pmtu);
+// RC opcode of packet k of n of a SEND / WRITE WQE (SCENIC_WQE_OP_*); UC adds roce::kUcBase.
+[[nodiscard]] roce::Opcode message_opcode(uint8_t wqe_op, uint32_t k, uint32_t n);
 
 class Requester {
   public:
@@ -39,6 +45,7 @@ class Requester {
 
     // Pauses the SQ on a missing translation until the next fill (or kTlbRetryNs).
     void wait_for_tlb(Qp& qp);
+    void pace(Qp& qp, uint64_t ns);  // DCQCN pacer: resume after ns
 
   private:
     void run(Qp& qp);
@@ -51,7 +58,6 @@ class Requester {
     void ask_for_ack(Qp& qp);
     void on_ack_timeout(Qp& qp);
     void schedule(Qp& qp);
-    void pace(Qp& qp, uint64_t ns);  // DCQCN pacer: resume after ns
     [[nodiscard]] uint64_t timeout_ns(const Qp& qp) const;
 
     Engine& e_;

@@ -39,6 +39,9 @@ class Responder {
     // The receive WQE at rq_ci (its SGEs in qp.resp.rwqe_*; rwqe_nsge kRwqeBad when it is
     // malformed): false when the RQ is empty. Shared with the datagram block.
     bool take_rwqe(Qp& qp);
+    // The receive CQE of the WQE at rq_ci (which it consumes). Shared with the UC block.
+    void recv_cqe(Qp& qp, uint8_t status, uint8_t opcode, uint32_t byte_len,
+                  const roce::ParsedPacket* pkt);
 
   private:
     // An incoming request packet's payload through the QP's SCU slot (docs/scu.md 3), after
@@ -69,8 +72,6 @@ class Responder {
     // packet is RNR-NAKed (TLB miss) or NAKed (protection, DMA).
     bool remote_access_ok(Qp& qp, MemStatus st);
     void tlb_miss_rnr(Qp& qp);
-    void recv_cqe(Qp& qp, uint8_t status, uint8_t opcode, uint32_t byte_len,
-                  const roce::ParsedPacket* pkt);
     void ack(Qp& qp, uint32_t psn);
     void rnr_nak(Qp& qp);
     void nak(Qp& qp, roce::NakCode code, uint32_t ev);

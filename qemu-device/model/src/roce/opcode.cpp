@@ -91,6 +91,32 @@ constexpr std::array kUdTable = {
                C::kUdSend, true, true, true},
 };
 
+// UC (IBA 9.2.1): an RC SEND / WRITE entry under its UC opcode (RC opcode + 0x20).
+constexpr OpcodeInfo uc_data(Opcode rc, std::string_view name) {
+    OpcodeInfo i{};
+    for (const OpcodeInfo& e : kTable) {
+        if (e.opcode == rc) i = e;
+    }
+    i.opcode = static_cast<Opcode>(kUcBase + static_cast<uint8_t>(rc));
+    i.name = name;
+    return i;
+}
+
+constexpr std::array kUcTable = {
+    uc_data(kSendFirst, "UC_SEND_FIRST"),
+    uc_data(kSendMiddle, "UC_SEND_MIDDLE"),
+    uc_data(kSendLast, "UC_SEND_LAST"),
+    uc_data(kSendLastImm, "UC_SEND_LAST_WITH_IMMEDIATE"),
+    uc_data(kSendOnly, "UC_SEND_ONLY"),
+    uc_data(kSendOnlyImm, "UC_SEND_ONLY_WITH_IMMEDIATE"),
+    uc_data(kWriteFirst, "UC_RDMA_WRITE_FIRST"),
+    uc_data(kWriteMiddle, "UC_RDMA_WRITE_MIDDLE"),
+    uc_data(kWriteLast, "UC_RDMA_WRITE_LAST"),
+    uc_data(kWriteLastImm, "UC_RDMA_WRITE_LAST_WITH_IMMEDIATE"),
+    uc_data(kWriteOnly, "UC_RDMA_WRITE_ONLY"),
+    uc_data(kWriteOnlyImm, "UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE"),
+};
+
 }  // namespace
 
 size_t OpcodeInfo::ext_size() const {
@@ -124,6 +150,9 @@ const OpcodeInfo* opcode_info(uint8_t opcode, OpcodeSet set) {
         }
         return nullptr;
     }
+    if (is_uc(opcode)) {
+        return opcode <= kUcLast ? &kUcTable[opcode - kUcBase] : nullptr;
+    }
     if (!is_sr_vendor(opcode)) return rc_opcode_info(opcode);
     if (set != OpcodeSet::kRcAndSr) return nullptr;
     for (const OpcodeInfo& i : kSrTable) {
@@ -135,5 +164,7 @@ const OpcodeInfo* opcode_info(uint8_t opcode, OpcodeSet set) {
 std::span<const OpcodeInfo> sr_opcodes() { return kSrTable; }
 
 std::span<const OpcodeInfo> ud_opcodes() { return kUdTable; }
+
+std::span<const OpcodeInfo> uc_opcodes() { return kUcTable; }
 
 }  // namespace scenic::roce

@@ -107,5 +107,11 @@ const OpcodeInfo* opcode_info(uint8_t opcode, OpcodeSet set);
 std::span<const OpcodeInfo> sr_opcodes();  // the SR vendor opcodes, for tests and tools
 std::span<const OpcodeInfo> ud_opcodes();  // SEND_ONLY / SEND_ONLY_WITH_IMMEDIATE of UD
 [[nodiscard]] constexpr bool is_ud(uint8_t opcode) { return (opcode & 0xe0) == 0x60; }
+// UC (transport 001, IBA 9.2.1): the RC SEND and RDMA WRITE opcodes 0x00..0x0b with bit 5 set,
+// the same headers; no READ, atomics or ACKs. opcode_info() knows them in every OpcodeSet.
+inline constexpr uint8_t kUcBase = 0x20;
+inline constexpr uint8_t kUcLast = 0x2b;
+[[nodiscard]] constexpr bool is_uc(uint8_t opcode) { return (opcode & 0xe0) == kUcBase; }
+std::span<const OpcodeInfo> uc_opcodes();  // UC SEND / RDMA WRITE, for tests and tools
 
 }  // namespace scenic::roce
