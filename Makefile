@@ -38,10 +38,11 @@ model: $(CMAKE_BUILD)/build.ninja
 	cmake --build $(CMAKE_BUILD)
 
 # The SCU runtime alone (runtime/README.md): libscenic-runtime, scenicctl, the Python module,
-# their tests and build/scu/<name>.scuimg. `make model` builds them too (one CMake project).
+# their tests, the examples and build/scu/<name>.scuimg. `make model` builds them too (one CMake
+# project).
 runtime: $(CMAKE_BUILD)/build.ninja
 	cmake --build $(CMAKE_BUILD) --target scenic_runtime scenicctl scenic_runtime_test scu_images \
-		scenic_python
+		scenic_python scenic_example_aes_ctr scenic_example_hash_partition
 
 scu-images: $(CMAKE_BUILD)/build.ninja
 	cmake --build $(CMAKE_BUILD) --target scu_images
