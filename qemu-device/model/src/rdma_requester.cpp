@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <span>
 
 #include "scenic/rdma_engine.hpp"
 #include "scenic/roce/psn.hpp"
@@ -38,6 +39,30 @@ Opcode message_opcode(uint8_t op, uint32_t k, uint32_t n) {
     }
     return send ? (imm ? Opcode::kSendLastImm : Opcode::kSendLast)
                 : (imm ? Opcode::kWriteLastImm : Opcode::kWriteLast);
+}
+
+uint8_t read_send_sges(Engine& e, const Qp& qp, uint64_t slot, const scenic_sq_wqe& raw,
+                       std::array<Sge, SCENIC_SQ_MAX_SGE>& sge) {
+    const unsigned nsge = raw.num_sge;
+    std::array<uint8_t, SCENIC_SQ_MAX_SGE * sizeof(scenic_sge)> sg{};
+    const auto sg_bytes = std::span(sg).first(nsge * sizeof(scenic_sge));
+    if (!sg_bytes.empty() && !e.host().dma_read(slot + 64, sg_bytes)) {
+        ++e.counters().dma_errors;
+        return kWcLocQpOpErr;
+    }
+    uint64_t total = 0;
+    bool prot = false;
+    for (unsigned i = 0; i < nsge; ++i) {
+        scenic_sge s{};
+        std::memcpy(&s, sg.data() + i * sizeof(scenic_sge), sizeof(s));
+        sge[i] = {s.addr, s.length, s.lkey};
+        total += s.length;
+        prot = prot || !e.mem().allowed(s.lkey, qp.pdn, s.addr, s.length, 0);
+    }
+    if (total != raw.length) {
+        return kWcLocLenErr;
+    }
+    return prot ? kWcLocProtErr : 0;
 }
 
 namespace {

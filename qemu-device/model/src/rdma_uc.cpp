@@ -91,28 +91,8 @@ bool UcTransport::send_packet(Qp& qp) {
     unsigned nsge = 0;
     if (!inl) {
         nsge = raw.num_sge;
-        std::array<uint8_t, SCENIC_SQ_MAX_SGE * sizeof(scenic_sge)> sg{};
-        const auto sg_bytes = std::span(sg).first(nsge * sizeof(scenic_sge));
-        if (!sg_bytes.empty() && !e_.host().dma_read(slot + 64, sg_bytes)) {
-            ++e_.counters().dma_errors;
-            refuse(qp, raw.opcode, kWcLocQpOpErr);
-            return true;
-        }
-        uint64_t total = 0;
-        bool prot = false;
-        for (unsigned i = 0; i < nsge; ++i) {
-            scenic_sge s{};
-            std::memcpy(&s, sg.data() + i * sizeof(scenic_sge), sizeof(s));
-            sge[i] = {s.addr, s.length, s.lkey};
-            total += s.length;
-            prot = prot || !e_.mem().allowed(s.lkey, qp.pdn, s.addr, s.length, 0);
-        }
-        if (total != raw.length) {
-            refuse(qp, raw.opcode, kWcLocLenErr);
-            return true;
-        }
-        if (prot) {
-            refuse(qp, raw.opcode, kWcLocProtErr);
+        if (const uint8_t st = read_send_sges(e_, qp, slot, raw, sge); st != 0) {
+            refuse(qp, raw.opcode, st);
             return true;
         }
     }

@@ -8,6 +8,7 @@
 // timeout, the RNR wait and the TLB-miss pause of a QP's SQ.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "scenic/rdma_context.hpp"
@@ -21,6 +22,13 @@ class Engine;
 [[nodiscard]] uint32_t message_packets(uint32_t length, uint32_t pmtu);
 // RC opcode of packet k of n of a SEND / WRITE WQE (SCENIC_WQE_OP_*); UC adds roce::kUcBase.
 [[nodiscard]] roce::Opcode message_opcode(uint8_t wqe_op, uint32_t k, uint32_t n);
+
+// The SGEs of the UD / UC send WQE `raw` in SQ slot `slot` into `sge`: read from host memory,
+// summed against raw.length and checked against the QP's PD. 0 when they are good, else the WC
+// status to refuse the WQE with (a failed read also counts in dma_errors).
+[[nodiscard]] uint8_t read_send_sges(Engine& e, const Qp& qp, uint64_t slot,
+                                     const scenic_sq_wqe& raw,
+                                     std::array<Sge, SCENIC_SQ_MAX_SGE>& sge);
 
 class Requester {
   public:
