@@ -364,6 +364,7 @@ enum scenic_aq_opcode {
 	SCENIC_AQ_OP_DESTROY_CQ = 0x11,	/* Destroy a completion queue. */
 	/* A CQ's flags and producer index (event resynchronisation). */
 	SCENIC_AQ_OP_QUERY_CQ = 0x12,
+	SCENIC_AQ_OP_RESIZE_CQ = 0x13,	/* Move a CQ to a new ring (FEATURES.resize_cq). */
 	SCENIC_AQ_OP_CREATE_QP = 0x18,	/* Create an RC QP in RESET. */
 	/* Change a QP's attributes and state (IBA RC transition rules). */
 	SCENIC_AQ_OP_MODIFY_QP = 0x19,
@@ -410,6 +411,7 @@ enum scenic_aq_opcode {
 	X(SCENIC_AQ_OP_CREATE_CQ, "create_cq") \
 	X(SCENIC_AQ_OP_DESTROY_CQ, "destroy_cq") \
 	X(SCENIC_AQ_OP_QUERY_CQ, "query_cq") \
+	X(SCENIC_AQ_OP_RESIZE_CQ, "resize_cq") \
 	X(SCENIC_AQ_OP_CREATE_QP, "create_qp") \
 	X(SCENIC_AQ_OP_MODIFY_QP, "modify_qp") \
 	X(SCENIC_AQ_OP_QUERY_QP, "query_qp") \
@@ -583,6 +585,26 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_acq_query_cq) == 32);
 #define SCENIC_ACQ_QUERY_CQ_ARMED_SHIFT 1
 #define SCENIC_ACQ_QUERY_CQ_SOLICITED_ONLY_MASK 0x4U
 #define SCENIC_ACQ_QUERY_CQ_SOLICITED_ONLY_SHIFT 2
+
+/*
+ * RESIZE_CQ request (FEATURES.resize_cq): a RESIZE CQE ends the old ring at its producer index,
+ * later CQEs go to the new ring from index 0, phase 1. BAD_ARG if the new ring is smaller than
+ * the CQEs not yet consumed (pi - ci, IBA) or lies in the card's BARs; BUSY if the old ring is
+ * full (no slot for the RESIZE CQE); BAD_STATE if the CQ overran.
+ */
+struct scenic_aq_resize_cq {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 cqn;	/* 0x08 */
+	__u8 log2_entries;	/* 0x0c */
+	__u8 reserved_0x0d[3];
+	__le64 ring_addr;	/* 0x10 */
+	__le64 dbrec_addr;	/* 0x18 */
+	__u8 reserved_0x20[96];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_resize_cq) == 128);
+#define SCENIC_AQ_RESIZE_CQ_LOG2_ENTRIES_MASK 0x1fU
+#define SCENIC_AQ_RESIZE_CQ_LOG2_ENTRIES_SHIFT 0
 
 /* CREATE_QP request; the QP starts in RESET. */
 struct scenic_aq_create_qp {
@@ -1249,6 +1271,7 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(SCENIC_AQ_OP_CREATE_CQ, create_cq, aq_create_cq, aq_cqe) \
 	X(SCENIC_AQ_OP_DESTROY_CQ, destroy_cq, aq_destroy_cq, aq_cqe) \
 	X(SCENIC_AQ_OP_QUERY_CQ, query_cq, aq_query_cq, acq_query_cq) \
+	X(SCENIC_AQ_OP_RESIZE_CQ, resize_cq, aq_resize_cq, aq_cqe) \
 	X(SCENIC_AQ_OP_CREATE_QP, create_qp, aq_create_qp, aq_cqe) \
 	X(SCENIC_AQ_OP_MODIFY_QP, modify_qp, aq_modify_qp, aq_cqe) \
 	X(SCENIC_AQ_OP_QUERY_QP, query_qp, aq_query_qp, acq_query_qp) \
@@ -1351,6 +1374,14 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(acq_query_cq, flags, armed, 0x08, 4, SCENIC_ACQ_QUERY_CQ_ARMED_MASK) \
 	X(acq_query_cq, flags, solicited_only, 0x08, 4, SCENIC_ACQ_QUERY_CQ_SOLICITED_ONLY_MASK) \
 	X(acq_query_cq, producer_index, producer_index, 0x0c, 4, 0xffffffffU) \
+	X(aq_resize_cq, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_resize_cq, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_resize_cq, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_resize_cq, cqn, cqn, 0x08, 4, 0xffffffffU) \
+	X(aq_resize_cq, log2_entries, log2_entries, 0x0c, 1, \
+	  SCENIC_AQ_RESIZE_CQ_LOG2_ENTRIES_MASK) \
+	X(aq_resize_cq, ring_addr, ring_addr, 0x10, 8, 0xffffffffffffffffULL) \
+	X(aq_resize_cq, dbrec_addr, dbrec_addr, 0x18, 8, 0xffffffffffffffffULL) \
 	X(aq_create_qp, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
 	X(aq_create_qp, hdr.opcode, opcode, 0x02, 1, 0xffU) \
 	X(aq_create_qp, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \

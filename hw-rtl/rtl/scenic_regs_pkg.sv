@@ -440,7 +440,7 @@ package scenic_regs_pkg;
   localparam int unsigned RDMA_CTRL_ENABLE_LSB = 0;
   localparam int unsigned RDMA_CTRL_ENABLE_MSB = 0;
   localparam logic [11:0] RDMA_FEATURES = 12'h020;
-  localparam logic [31:0] RDMA_FEATURES_DEFAULT = 32'h0000011d;
+  localparam logic [31:0] RDMA_FEATURES_DEFAULT = 32'h0000013d;
   localparam int unsigned RDMA_FEATURES_RQ_STRIDE_LSB = 8;
   localparam int unsigned RDMA_FEATURES_RQ_STRIDE_MSB = 8;
   localparam int unsigned RDMA_FEATURES_MW_LSB = 3;
@@ -449,6 +449,8 @@ package scenic_regs_pkg;
   localparam int unsigned RDMA_FEATURES_UC_MSB = 4;
   localparam int unsigned RDMA_FEATURES_UD_LSB = 0;
   localparam int unsigned RDMA_FEATURES_UD_MSB = 0;
+  localparam int unsigned RDMA_FEATURES_RESIZE_CQ_LSB = 5;
+  localparam int unsigned RDMA_FEATURES_RESIZE_CQ_MSB = 5;
   localparam int unsigned RDMA_FEATURES_SRQ_LSB = 2;
   localparam int unsigned RDMA_FEATURES_SRQ_MSB = 2;
   localparam logic [11:0] RDMA_MAX_SRQ = 12'h024;
@@ -595,7 +597,7 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00001000, 32'h00001000,
-      32'h00000100, 32'h0000011d, 32'h00000000, 32'h00001000, 32'h00001000, 32'h00000200,
+      32'h00000100, 32'h0000013d, 32'h00000000, 32'h00001000, 32'h00001000, 32'h00000200,
       32'h00000200, 32'h00003000, 32'h00020001, 32'h5c1c0003
   };
   localparam logic [2047:0] RDMA_REGS_RO = {
@@ -608,7 +610,7 @@ package scenic_regs_pkg;
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'h0000ffff,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'hffffffff, 32'hffffffff,
-      32'hffffffff, 32'h0000011d, 32'h00000000, 32'hffffffff, 32'hffffffff, 32'hffffffff,
+      32'hffffffff, 32'h0000013d, 32'h00000000, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff
   };
   localparam logic [2047:0] RDMA_REGS_RW = {
@@ -812,6 +814,7 @@ package scenic_regs_pkg;
   localparam logic [7:0] AQ_OP_CREATE_CQ = 8'h10;
   localparam logic [7:0] AQ_OP_DESTROY_CQ = 8'h11;
   localparam logic [7:0] AQ_OP_QUERY_CQ = 8'h12;
+  localparam logic [7:0] AQ_OP_RESIZE_CQ = 8'h13;
   localparam logic [7:0] AQ_OP_CREATE_QP = 8'h18;
   localparam logic [7:0] AQ_OP_MODIFY_QP = 8'h19;
   localparam logic [7:0] AQ_OP_QUERY_QP = 8'h1a;
@@ -913,6 +916,17 @@ package scenic_regs_pkg;
   localparam int unsigned ACQ_QUERY_CQ_SOLICITED_ONLY_MSB = 2;
   localparam int unsigned ACQ_QUERY_CQ_PRODUCER_INDEX_OFF = 12;
   localparam int unsigned ACQ_QUERY_CQ_PRODUCER_INDEX_BYTES = 4;
+  localparam int unsigned AQ_RESIZE_CQ_SIZE = 128;
+  localparam int unsigned AQ_RESIZE_CQ_CQN_OFF = 8;
+  localparam int unsigned AQ_RESIZE_CQ_CQN_BYTES = 4;
+  localparam int unsigned AQ_RESIZE_CQ_LOG2_ENTRIES_OFF = 12;
+  localparam int unsigned AQ_RESIZE_CQ_LOG2_ENTRIES_BYTES = 1;
+  localparam int unsigned AQ_RESIZE_CQ_LOG2_ENTRIES_LSB = 0;
+  localparam int unsigned AQ_RESIZE_CQ_LOG2_ENTRIES_MSB = 4;
+  localparam int unsigned AQ_RESIZE_CQ_RING_ADDR_OFF = 16;
+  localparam int unsigned AQ_RESIZE_CQ_RING_ADDR_BYTES = 8;
+  localparam int unsigned AQ_RESIZE_CQ_DBREC_ADDR_OFF = 24;
+  localparam int unsigned AQ_RESIZE_CQ_DBREC_ADDR_BYTES = 8;
   localparam int unsigned AQ_CREATE_QP_SIZE = 128;
   localparam int unsigned AQ_CREATE_QP_QPN_OFF = 8;
   localparam int unsigned AQ_CREATE_QP_QPN_BYTES = 4;

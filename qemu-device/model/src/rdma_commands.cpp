@@ -73,6 +73,9 @@ CmdResult Engine::command(Entry entry, std::span<uint8_t, kAqResultBytes> result
         case admin::AqOpcode::kDestroyCq:
             r = destroy_cq(entry);
             break;
+        case admin::AqOpcode::kResizeCq:
+            r = resize_cq(entry);
+            break;
         case admin::AqOpcode::kQueryCq:
             r = query_cq(entry, c);
             break;
@@ -169,6 +172,46 @@ CmdResult Engine::destroy_cq(Entry entry) {
     }
     cqs_.destroy(v.cqn());
     return {};
+}
+
+// RESIZE_CQ (docs/verbs-completeness.md 5.2): the card ends the old ring with a RESIZE CQE and
+// continues in the new one, so no CQE is copied by software and none is lost.
+CmdResult Engine::resize_cq(Entry entry) {
+    const admin::AqResizeCq<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqResizeCqFields;
+    if (v.cqn() >= kMaxCq) {
+        return refuse(AqStatus::kBadIndex, f, "cqn");
+    }
+    if (v.log2_entries() > kMaxCqRingLog2) {
+        return refuse(AqStatus::kBadArg, f, "log2_entries");
+    }
+    const uint64_t bytes = uint64_t{SCENIC_CQE_BYTES} << v.log2_entries();
+    // A ring in the card's own BARs would have the card write into itself.
+    if (v.ring_addr() == 0 || !aligned(v.ring_addr(), SCENIC_CQE_BYTES) ||
+        v.ring_addr() + bytes < v.ring_addr() || overlaps_card_bars(host_, v.ring_addr(), bytes)) {
+        return refuse(AqStatus::kBadArg, f, "ring_addr");
+    }
+    if (!aligned(v.dbrec_addr(), 8) ||
+        (v.dbrec_addr() != 0 &&
+         overlaps_card_bars(host_, v.dbrec_addr(), sizeof(scenic_cq_dbrec)))) {
+        return refuse(AqStatus::kBadArg, f, "dbrec_addr");
+    }
+    using S = CqWriter::ResizeStatus;
+    switch (cqs_.resize(v.cqn(), v.ring_addr(), v.log2_entries(), v.dbrec_addr())) {
+        case S::kOk:
+            return {};
+        case S::kNotFound:
+            return refuse(AqStatus::kNotFound, f, "cqn");
+        case S::kInError:
+            return refuse(AqStatus::kBadState, f, "cqn");
+        case S::kTooSmall:
+            return refuse(AqStatus::kBadArg, f, "log2_entries");
+        case S::kOldFull:
+            return refuse(AqStatus::kBusy, f, "cqn");  // no slot for the RESIZE CQE yet
+        case S::kDmaError:
+            break;
+    }
+    return refuse(AqStatus::kDmaError, f, "cqn");
 }
 
 CmdResult Engine::query_cq(Entry entry, Cqe cqe) {

@@ -173,6 +173,7 @@ class Engine {
     CmdResult command_qp(uint32_t qpn, Qp*& q) const;
     CmdResult create_cq(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult destroy_cq(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult resize_cq(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult query_cq(std::span<const uint8_t, kAqSqeBytes> e, std::span<uint8_t, 32> cqe);
     CmdResult create_qp(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult modify_qp(std::span<const uint8_t, kAqSqeBytes> e);
