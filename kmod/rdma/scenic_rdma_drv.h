@@ -279,6 +279,7 @@ struct scenic_rdma_cq {
 	struct scenic_dma_buf dbrec;	/* struct scenic_cq_dbrec */
 	struct rdma_user_mmap_entry *db_entry;
 	unsigned long ev_flags;	/* SCENIC_RDMA_CQ_EV_*, atomic bit ops */
+	struct mutex resize_lock;	/* ring, dbrec, entries against resize_cq */
 };
 
 /*
@@ -482,6 +483,8 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 			  struct ib_udata *udata);
 #endif
 int scenic_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+/* scenic_rdma_cq_resize.c */
+int scenic_rdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int scenic_rdma_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int scenic_rdma_req_notify_cq(struct ib_cq *ibcq,
 			      enum ib_cq_notify_flags flags);

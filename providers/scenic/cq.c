@@ -2,9 +2,10 @@
 /*
  * Completion queues: create (ring mapped read-only, doorbell page mapped),
  * destroy, poll_cq (CQ ring plus the send-completion counters of the QPs that
- * complete here), req_notify_cq, and the ibv_cq_ex polling interface. A CQE
- * finds its QP in a table indexed by QPN; the counter scan reads only QPs
- * that send here and takes a QP's lock only when its counter moved.
+ * complete here; a RESIZE CQE moves it to the next ring: cq_resize.c),
+ * req_notify_cq, and the ibv_cq_ex polling interface. A CQE finds its QP in
+ * a table indexed by QPN; the counter scan reads only QPs that send here and
+ * takes a QP's lock only when its counter moved.
  */
 #include <endian.h>
 #include <errno.h>
@@ -89,7 +90,7 @@ static void cq_update_ci(struct scenic_cq *cq)
 
 	if (cq->dbrec)
 		scenic_dbrec_write32(&cq->dbrec->ci, htole32(ci));
-	else
+	else if (!cq->resizing)	/* the doorbell counts the new ring already */
 		cq_write_db(cq, SCENIC_DB_CQ_CI, ci);
 }
 
@@ -222,6 +223,15 @@ static int poll_locked(struct scenic_cq *cq, int nwc, struct ibv_wc *wc)
 
 	/* receive completions and errors, in ring order */
 	while (n < nwc && (cqe = scenic_cq_peek(&cq->ring))) {
+		if (cqe->opcode == SCENIC_CQE_OP_RESIZE) {
+			int r = scenic_cq_cross_resize(cq);
+
+			if (r < 0)
+				return n ? n : r;
+			if (r)	/* a new ring at 0, its record at 0 */
+				ci_start = 0;
+			continue;
+		}
 		n += poll_one_cqe(cq, cqe, wc + n, nwc - n, &consumed);
 		if (!consumed)
 			break;
@@ -284,7 +294,8 @@ int scenic_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
 	uint32_t val;
 
 	pthread_spin_lock(&cq->lock);
-	val = cq->ring.ci & SCENIC_DB_CQ_CI_MASK;
+	/* after a resize the card counts from 0 in the ring not yet reached */
+	val = cq->resizing ? 0 : cq->ring.ci & SCENIC_DB_CQ_CI_MASK;
 	if (solicited_only)
 		val |= SCENIC_DB_CQ_ARM_SOLICITED;
 	cq_write_db(cq, SCENIC_DB_CQ_ARM, val);
@@ -304,6 +315,7 @@ int scenic_destroy_cq(struct ibv_cq *ibvcq)
 	if (err)
 		return err;
 	cq_unmap(cq, ctx->pg_sz);
+	scenic_cq_unmap_next(cq, ctx->pg_sz);
 	pthread_spin_destroy(&cq->lock);
 	free(cq->by_qpn);
 	free(cq->sq_qps);
@@ -409,13 +421,15 @@ static int cq_ex_start_poll(struct ibv_cq_ex *ibvcqx,
 			    struct ibv_poll_cq_attr *attr)
 {
 	struct scenic_cq *cq = cq_ex_to_scenic_cq(ibvcqx);
+	int n;
 
 	if (attr->comp_mask)
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
-	if (poll_locked(cq, 1, &cq->cur_wc) != 1) {
+	n = poll_locked(cq, 1, &cq->cur_wc);
+	if (n != 1) {
 		pthread_spin_unlock(&cq->lock);
-		return ENOENT;
+		return n < 0 ? -n : ENOENT;
 	}
 	cq_ex_load(cq);
 	return 0;
@@ -424,9 +438,10 @@ static int cq_ex_start_poll(struct ibv_cq_ex *ibvcqx,
 static int cq_ex_next_poll(struct ibv_cq_ex *ibvcqx)
 {
 	struct scenic_cq *cq = cq_ex_to_scenic_cq(ibvcqx);
+	int n = poll_locked(cq, 1, &cq->cur_wc);
 
-	if (poll_locked(cq, 1, &cq->cur_wc) != 1)
-		return ENOENT;
+	if (n != 1)
+		return n < 0 ? -n : ENOENT;
 	cq_ex_load(cq);
 	return 0;
 }

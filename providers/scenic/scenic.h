@@ -67,6 +67,16 @@ struct scenic_cq {
 	unsigned int poll_next;	/* first QP of the next send-completion scan */
 	/* ibv_cq_ex polling: the WC that start_poll/next_poll produced */
 	struct ibv_wc cur_wc;
+	/* resize_cq done, RESIZE CQE not polled yet: the ring that follows */
+	bool resizing;
+	bool resize_lost;	/* the new ring could not be mapped: poll fails */
+	struct {
+		void *ring_map;
+		size_t ring_map_size;
+		struct scenic_cq_dbrec *dbrec;
+		uint32_t log2_cnt;
+		uint32_t pg_sz;		/* of the dbrec mappings */
+	} next;
 };
 
 struct scenic_qp {
@@ -148,6 +158,14 @@ bool is_scenic_dev(struct ibv_device *device);
 /* cq.c: QPs register with their CQs so that poll_cq sees their counters. */
 int scenic_cq_attach_qp(struct scenic_cq *cq, struct scenic_qp *qp);
 void scenic_cq_detach_qp(struct scenic_cq *cq, struct scenic_qp *qp);
+/*
+ * cq_resize.c: the RESIZE CQE is at the ring's head (cq->lock held): switch
+ * to the next ring (1), skip a RESIZE CQE nobody asked for (0), or -EIO if
+ * the next ring was never mapped.
+ */
+int scenic_cq_cross_resize(struct scenic_cq *cq);
+/* Unmaps a next ring a destroyed CQ never reached. */
+void scenic_cq_unmap_next(struct scenic_cq *cq, uint32_t pg_sz);
 /* QPNs a CQ's table covers: the card's are below max_qp (512). */
 #define SCENIC_CQ_MAX_QPN (1u << 16)
 

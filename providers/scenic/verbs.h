@@ -29,6 +29,8 @@ struct ibv_cq_ex *scenic_create_cq_ex(struct ibv_context *ibvctx,
 				      struct ibv_cq_init_attr_ex *attr_ex);
 int scenic_destroy_cq(struct ibv_cq *ibvcq);
 int scenic_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc);
+/* cq_resize.c */
+int scenic_resize_cq(struct ibv_cq *ibvcq, int cqe);
 int scenic_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
 
 struct ibv_qp *scenic_create_qp(struct ibv_pd *ibvpd,

@@ -309,7 +309,7 @@ struct verbs_context_ops {
 				 uint64_t hca_va, int access);
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
 	void *rereg_mr;
-	void *resize_cq;
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	void *set_ece;
 	void *unimport_dm;
 	void *unimport_mr;
@@ -388,6 +388,9 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
+		      struct ibv_resize_cq *cmd, size_t cmd_size,
+		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_qp_init_attr_ex *attr_ex,
