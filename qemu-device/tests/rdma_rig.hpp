@@ -42,6 +42,9 @@ class RdmaHost final : public Host {
 
     bool dma_read(uint64_t addr, std::span<uint8_t> dst) override {
         ++dmas;
+        if (on_dma) {
+            on_dma(addr, dst.size(), false);
+        }
         if (!ok(addr, dst.size())) {
             ++dma_faults;
             return false;
@@ -51,6 +54,9 @@ class RdmaHost final : public Host {
     }
     bool dma_write(uint64_t addr, std::span<const uint8_t> src) override {
         ++dmas;
+        if (on_dma) {
+            on_dma(addr, src.size(), true);
+        }
         if (!ok(addr, src.size())) {
             ++dma_faults;
             return false;
@@ -76,6 +82,7 @@ class RdmaHost final : public Host {
 
     std::vector<uint8_t> mem;
     std::vector<Window> bars;  // the card's BARs as bar_windows() reports them (default none)
+    std::function<void(uint64_t addr, size_t len, bool write)> on_dma;  // sees every DMA
     std::vector<unsigned> irqs;
     std::vector<std::vector<uint8_t>> wire;
     std::function<void(std::span<const uint8_t>)> on_send;  // as the card sends (wire: later)

@@ -100,6 +100,9 @@ CmdResult Engine::command(Entry entry, std::span<uint8_t, kAqResultBytes> result
         case admin::AqOpcode::kDeregMr:
             r = dereg_mr(entry);
             break;
+        case admin::AqOpcode::kReregMr:
+            r = rereg_mr(entry);
+            break;
         case admin::AqOpcode::kTlbFill:
             r = tlb_fill(entry);
             break;
@@ -517,6 +520,67 @@ CmdResult Engine::dereg_mr(Entry entry) {
             break;
     }
     return refuse(AqStatus::kNotFound, f, "key");
+}
+
+// REREG_MR (docs/verbs-completeness.md 5.3): the MR changes in place under the same key. The
+// model checks and moves each packet in one call, so no access that resolved the key before the
+// command moves data after it (the drain rule); anything that waits for a translation resolves
+// the key again, under the new values.
+CmdResult Engine::rereg_mr(Entry entry) {
+    const admin::AqReregMr<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqReregMrFields;
+    if ((v.key() >> 8) >= kMaxMr) {
+        return refuse(AqStatus::kBadIndex, f, "key");
+    }
+    const bool trans = v.translation() != 0;
+    const bool pd = v.pd() != 0;
+    const bool acc = v.access_change() != 0;
+    if (!trans && !pd && !acc) {
+        return refuse(AqStatus::kBadArg, f, "translation");  // nothing to change
+    }
+    // Fields the mask does not name are reserved.
+    if (!trans && v.iova() != 0) {
+        return refuse(AqStatus::kMalformed, f, "iova");
+    }
+    if (!trans && v.length() != 0) {
+        return refuse(AqStatus::kMalformed, f, "length");
+    }
+    if (!pd && v.pdn() != 0) {
+        return refuse(AqStatus::kMalformed, f, "pdn");
+    }
+    if (!acc && v.access() != 0) {
+        return refuse(AqStatus::kMalformed, f, "access");
+    }
+    if (trans && v.iova() + v.length() < v.iova()) {
+        return refuse(AqStatus::kBadArg, f, "length");
+    }
+    Mr* mr = mem_.find_index(v.key() >> 8);
+    if (!mr || mr->key != v.key()) {
+        return refuse(AqStatus::kNotFound, f, "key");
+    }
+    if (mr->mw_binds != 0) {
+        return refuse(AqStatus::kBusy, f, "key");  // windows reach it through the old values
+    }
+    if (trans) {
+        mr->iova = v.iova();
+        mr->length = v.length();
+        tlb_.invalidate(mr->key);  // no old page is reachable any more
+    }
+    if (pd) {
+        mr->pdn = v.pdn();
+    }
+    if (acc) {
+        mr->access = v.access();
+    }
+    // Whatever waited for a translation resolves the key again: a miss under the new
+    // translation, or a protection error.
+    for (auto& q : qps_) {
+        if (q) {
+            req_.tlb_resume(*q);
+            resp_.tlb_resume(*q);
+        }
+    }
+    return {};
 }
 
 CmdResult Engine::alloc_mw(Entry entry) {

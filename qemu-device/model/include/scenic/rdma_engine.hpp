@@ -182,6 +182,7 @@ class Engine {
     CmdResult destroy_qp(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult reg_mr(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult dereg_mr(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult rereg_mr(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult alloc_mw(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult dealloc_mw(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult tlb_fill(std::span<const uint8_t, kAqSqeBytes> e);
