@@ -345,6 +345,7 @@ struct scenic_rdma_mr {
 	dma_addr_t *pages;	/* DMA address of each 4 KiB page of the iova range */
 	unsigned long npages;
 	u64 first_page;		/* iova of pages[0] (4 KiB aligned) */
+	int access;		/* IB_ACCESS_* it was registered (or reregistered) with */
 	refcount_t users;	/* the MR itself + TLB fills in flight */
 	struct completion released;
 };
@@ -535,6 +536,10 @@ int scenic_rdma_dereg_any_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				      u64 length, u64 iova, int access,
 				      struct ib_udata *udata);
+struct ib_mr *scenic_rdma_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					u64 start, u64 length, u64 iova,
+					int access, struct ib_pd *ibpd,
+					struct ib_udata *udata);
 #ifdef SCENIC_HAVE_REG_DMABUF_ATTRS
 struct ib_mr *scenic_rdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 					     u64 length, u64 iova, int fd,

@@ -18,6 +18,8 @@ struct ibv_mr *scenic_reg_dmabuf_mr(struct ibv_pd *ibvpd, uint64_t offset,
 				    size_t len, uint64_t iova, int fd,
 				    int access);
 int scenic_dereg_mr(struct verbs_mr *vmr);
+int scenic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		    void *addr, size_t length, int access);
 struct ibv_mw *scenic_alloc_mw(struct ibv_pd *ibvpd, enum ibv_mw_type type);
 int scenic_dealloc_mw(struct ibv_mw *mw);
 int scenic_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
