@@ -172,11 +172,18 @@ static int poll_one_cqe(struct scenic_cq *cq, const struct scenic_cqe *cqe,
 {
 	struct scenic_qp *qp = cq_find_qp(cq, le32toh(cqe->qpn));
 	uint32_t idx = le32toh(cqe->wqe_idx);
+	struct scenic_stale *st;
 	int n = 0;
 
 	*consumed = true;
 	if (!qp)	/* a QP destroyed since: nothing to report */
 		return 0;
+	st = cq == qp->recv_cq ? &qp->recv_stale : &qp->send_stale;
+	if (st->valid) {
+		if ((int32_t)(cq->ring.ci - st->end) < 0)
+			return 0;	/* from before the QP's reset */
+		st->valid = false;
+	}
 
 	if (cqe->flags & SCENIC_CQE_F_SQ) {
 		pthread_spin_lock(&qp->sq_lock);
@@ -321,6 +328,29 @@ int scenic_destroy_cq(struct ibv_cq *ibvcq)
 	free(cq->sq_qps);
 	free(cq);
 	return 0;
+}
+
+void scenic_cq_forget_qp(struct scenic_cq *cq, struct scenic_qp *qp)
+{
+	struct scenic_stale *st = cq == qp->recv_cq ? &qp->recv_stale :
+						     &qp->send_stale;
+	uint32_t qpn = qp->verbs_qp.qp.qp_num, k;
+	const struct scenic_cqe *cqe;
+	struct scenic_cq_ring r;
+
+	pthread_spin_lock(&cq->lock);
+	r = cq->ring;
+	st->valid = false;
+	for (k = 0; k < (1u << r.log2_cnt); k++, r.ci++) {
+		cqe = scenic_cq_peek(&r);
+		if (!cqe || cqe->opcode == SCENIC_CQE_OP_RESIZE)
+			break;
+		if (le32toh(cqe->qpn) == qpn) {
+			st->end = r.ci + 1;
+			st->valid = true;
+		}
+	}
+	pthread_spin_unlock(&cq->lock);
 }
 
 /* Makes by_qpn cover qpn; with cq->lock held. */

@@ -50,6 +50,8 @@ static uint32_t cq_unpolled(struct scenic_cq *cq)
 /* The RESIZE CQE at the head ends the current ring: on to the next one. */
 static void cq_switch_ring(struct scenic_cq *cq)
 {
+	uint32_t k;
+
 	munmap(cq->ring_map, cq->ring_map_size);
 	if (cq->dbrec)
 		munmap(cq->dbrec, cq->next.pg_sz);
@@ -61,6 +63,15 @@ static void cq_switch_ring(struct scenic_cq *cq)
 	cq->ring.ci = 0;
 	memset(&cq->next, 0, sizeof(cq->next));
 	cq->resizing = false;
+	/* stale marks count in the old ring, which is done with */
+	for (k = 0; k < cq->by_qpn_cap; k++) {
+		struct scenic_qp *qp = cq->by_qpn[k];
+
+		if (qp && qp->recv_cq == cq)
+			qp->recv_stale.valid = false;
+		if (qp && qp->send_cq == cq)
+			qp->send_stale.valid = false;
+	}
 }
 
 int scenic_cq_cross_resize(struct scenic_cq *cq)

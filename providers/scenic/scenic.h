@@ -107,6 +107,15 @@ struct scenic_qp {
 	 */
 	uint32_t sq_seen;
 	bool sq_seen_valid;
+	/*
+	 * Under the CQ's lock: after a reset to RESET, the CQEs the QP left in
+	 * its CQ up to ring index end (free-running, exclusive) belong to the
+	 * old incarnation and are dropped by poll (scenic_cq_forget_qp).
+	 */
+	struct scenic_stale {
+		uint32_t end;
+		bool valid;
+	} send_stale, recv_stale;
 	enum ibv_qp_state state;	/* as last set by modify_qp */
 	uint16_t scu_index;
 	/* ibv_wr_* between wr_start and wr_complete (sq_lock held) */
@@ -164,6 +173,11 @@ void scenic_cq_detach_qp(struct scenic_cq *cq, struct scenic_qp *qp);
  * the next ring was never mapped.
  */
 int scenic_cq_cross_resize(struct scenic_cq *cq);
+/*
+ * After the QP went to RESET: its CQEs now in @cq are stale (IBA: a reset
+ * QP's completions are gone); poll drops them. Scans up to a RESIZE CQE.
+ */
+void scenic_cq_forget_qp(struct scenic_cq *cq, struct scenic_qp *qp);
 /* Unmaps a next ring a destroyed CQ never reached. */
 void scenic_cq_unmap_next(struct scenic_cq *cq, uint32_t pg_sz);
 /* QPNs a CQ's table covers: the card's are below max_qp (512). */

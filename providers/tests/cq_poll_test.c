@@ -366,6 +366,40 @@ static void test_resize_crossing(void)
 	fx_free(&fx);
 }
 
+/*
+ * A QP reset with CQEs of its old incarnation still in the CQ (flushed
+ * receives): after the reset they are dropped, and the new incarnation's
+ * first CQE, with the same WQE index, is reported once.
+ */
+static void test_reset_forgets_old_cqes(void)
+{
+	struct fixture fx;
+	struct ibv_wc wc[8];
+	struct scenic_qp *qp;
+	bool good;
+	int n;
+
+	fx_init(&fx, 2);
+	qp = fx.qps[0];
+	fx_post_recv(qp, 0xa0);
+	fx_post_recv(qp, 0xa1);
+	fx_write_cqe(&fx, FX_QPN0, 0, 0, SCENIC_CQE_STATUS_FLUSHED, SCENIC_CQE_OP_RECV, 0);
+	fx_post_recv(fx.qps[1], 0xb0);	/* another QP's CQE in between stays */
+	fx_write_cqe(&fx, FX_QPN0 + 1, 0, 0, SCENIC_CQE_STATUS_SUCCESS, SCENIC_CQE_OP_RECV, 7);
+	fx_write_cqe(&fx, FX_QPN0, 1, 0, SCENIC_CQE_STATUS_FLUSHED, SCENIC_CQE_OP_RECV, 0);
+	/* modify_qp(RESET): forget, then the rings start again */
+	scenic_cq_forget_qp(fx.cq, qp);
+	qp->rq.pi = qp->rq.ci = 0;
+	fx_post_recv(qp, 0xc0);
+	fx_write_cqe(&fx, FX_QPN0, 0, 0, SCENIC_CQE_STATUS_SUCCESS, SCENIC_CQE_OP_RECV, 9);
+	n = scenic_poll_cq(&fx.cq->verbs_cq.cq, 8, wc);
+	good = n == 2 && wc[0].wr_id == 0xb0 && wc[0].qp_num == FX_QPN0 + 1 &&
+	       wc[1].wr_id == 0xc0 && wc[1].status == IBV_WC_SUCCESS &&
+	       wc[1].byte_len == 9 && fx.cq->ring.ci == 4 && !qp->recv_stale.valid;
+	check(good, "", "reset: the QP's CQEs from before the reset are dropped, others' and the new ones reported");
+	fx_free(&fx);
+}
+
 int main(void)
 {
 	test_drain();
@@ -374,6 +408,7 @@ int main(void)
 	test_error_after_counter();
 	test_recv_only_qp();
 	test_resize_crossing();
+	test_reset_forgets_old_cqes();
 	printf("1..%d\n", tests);
 	return failed ? 1 : 0;
 }
