@@ -2,8 +2,9 @@
 /*
  * SCENIC SmartNIC: scenic_rdma.ko card events (docs/admin-queue.md 4).
  *
- * AEQ: the core's IRQ thread calls scenic_rdma_aeq_event() for QP_ERROR,
- * SQ_DRAINED, CQ_ERROR and TLB_MISS entries. QP and CQ events go to the
+ * AEQ: the core's IRQ thread calls scenic_rdma_aeq_event() for QP_ERROR
+ * (LAST_WQE_REACHED among them), SQ_DRAINED, CQ_ERROR, SRQ_LIMIT and TLB_MISS
+ * entries. QP and CQ events go to the
  * object's event handler at once; a TLB miss needs commands, so it is
  * queued for the fill work on the driver's ordered workqueue (the card
  * re-raises a miss that was dropped). After lost AEQ events the resync
@@ -63,7 +64,8 @@ static void scenic_rdma_qp_event(struct scenic_rdma_qp *qp,
 		.event = type,
 	};
 	int bit = type == IB_EVENT_SQ_DRAINED ? SCENIC_RDMA_QP_EV_DRAINED :
-						SCENIC_RDMA_QP_EV_ERR;
+		  type == IB_EVENT_QP_LAST_WQE_REACHED ?
+		  SCENIC_RDMA_QP_EV_LAST_WQE : SCENIC_RDMA_QP_EV_ERR;
 
 	if (test_and_set_bit(bit, &qp->ev_flags))
 		return;
@@ -114,6 +116,30 @@ static void scenic_rdma_ev_qp(struct scenic_rdma_dev *sdev, u32 qpn,
 	ibdev_dbg(&sdev->ibdev, "QP %u: %s\n", qpn, ib_event_msg(type));
 }
 
+/* IB_EVENT_SRQ_LIMIT_REACHED: the card fires once per arming (MODIFY_SRQ) */
+static void scenic_rdma_ev_srq_limit(struct scenic_rdma_dev *sdev, u32 srqn)
+{
+	struct scenic_rdma_srq *srq;
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	/* destroy_srq erases under this lock: the SRQ cannot go away here */
+	xa_lock(&sdev->srq_xa);
+	srq = xa_load(&sdev->srq_xa, srqn);
+	if (!srq) {
+		xa_unlock(&sdev->srq_xa);
+		atomic64_inc(&sdev->sw.events_unknown);
+		ibdev_dbg(&sdev->ibdev, "limit event for unknown SRQ %u\n", srqn);
+		return;
+	}
+	ev.element.srq = &srq->ibsrq;
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	xa_unlock(&sdev->srq_xa);
+}
+
 static void scenic_rdma_ev_tlb_miss(struct scenic_rdma_dev *sdev, u32 key,
 				    u64 iova)
 {
@@ -158,6 +184,12 @@ static void scenic_rdma_aeq_event(void *priv, const struct scenic_aeqe *ev)
 		const struct scenic_aeqe_cq_error *e = (const void *)ev;
 
 		scenic_rdma_ev_cq(sdev, le32_to_cpu(e->cqn), true);
+		break;
+	}
+	case SCENIC_AEQ_TYPE_SRQ_LIMIT: {
+		const struct scenic_aeqe_srq_limit *e = (const void *)ev;
+
+		scenic_rdma_ev_srq_limit(sdev, le32_to_cpu(e->srqn));
 		break;
 	}
 	case SCENIC_AEQ_TYPE_TLB_MISS: {
