@@ -318,6 +318,15 @@ struct scenic_rdma_srq {
 	u8 stride;		/* slots of SCENIC_RQ_WQE_BYTES << stride */
 	struct scenic_dma_buf ring;	/* the slots, then a dbrec page */
 	struct rdma_user_mmap_entry *db_entry;
+	unsigned long ev_flags;	/* SCENIC_RDMA_SRQ_EV_*, atomic bit ops */
+};
+
+enum {
+	/*
+	 * A limit was set and its event not delivered yet: the AEQ handler
+	 * and the resync (after lost events) deliver only if they clear it.
+	 */
+	SCENIC_RDMA_SRQ_EV_ARMED,
 };
 
 struct scenic_rdma_qp {

@@ -4,12 +4,12 @@
  *
  * AEQ: the core's IRQ thread calls scenic_rdma_aeq_event() for QP_ERROR
  * (LAST_WQE_REACHED among them), SQ_DRAINED, CQ_ERROR, SRQ_LIMIT and TLB_MISS
- * entries. QP and CQ events go to the
- * object's event handler at once; a TLB miss needs commands, so it is
- * queued for the fill work on the driver's ordered workqueue (the card
- * re-raises a miss that was dropped). After lost AEQ events the resync
- * work asks the card for every QP's and CQ's error state (QUERY_QP,
- * QUERY_CQ) and delivers what was not reported.
+ * entries. QP, CQ and SRQ events go to the object's event handler at once;
+ * a TLB miss needs commands, so it is queued for the fill work on the
+ * driver's ordered workqueue (the card re-raises a miss that was dropped).
+ * After lost AEQ events the resync work asks the card for every QP's and
+ * CQ's error state and every armed SRQ's limit (QUERY_QP, QUERY_CQ,
+ * QUERY_SRQ) and delivers what was not reported.
  *
  * CEQ: a ring of CQ notifications on vector SCENIC_VEC_RDMA; each goes to
  * the CQ's comp_handler, and an OVERFLOW calls every CQ's comp_handler
@@ -135,7 +135,9 @@ static void scenic_rdma_ev_srq_limit(struct scenic_rdma_dev *sdev, u32 srqn)
 		return;
 	}
 	ev.element.srq = &srq->ibsrq;
-	if (srq->ibsrq.event_handler)
+	/* once per arming: the resync may have delivered it already */
+	if (test_and_clear_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags) &&
+	    srq->ibsrq.event_handler)
 		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 	xa_unlock(&sdev->srq_xa);
 }
@@ -265,6 +267,32 @@ static void scenic_rdma_resync_qp(struct scenic_rdma_dev *sdev,
 		scenic_rdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
+/* An SRQ whose limit fired while its event was lost gets it now. */
+static void scenic_rdma_resync_srq(struct scenic_rdma_dev *sdev,
+				   struct scenic_rdma_srq *srq)
+{
+	struct scenic_aq_query_srq c = {
+		.hdr.opcode = SCENIC_AQ_OP_QUERY_SRQ,
+		.srqn = cpu_to_le32(srq->srqn),
+	};
+	struct scenic_acq_query_srq res;
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (!test_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags) ||
+	    scenic_rdma_cmd_res(sdev, &c, &res))
+		return;
+	if (!res.limit || FIELD_GET(SCENIC_ACQ_QUERY_SRQ_ARMED_MASK,
+				    le32_to_cpu(res.flags)))
+		return;
+	if (test_and_clear_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags) &&
+	    srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
 static void scenic_rdma_resync_cq(struct scenic_rdma_dev *sdev,
 				  struct scenic_rdma_cq *cq)
 {
@@ -292,6 +320,7 @@ static void scenic_rdma_resync_work(struct work_struct *work)
 	struct scenic_rdma_dev *sdev = container_of(work, struct scenic_rdma_dev,
 						    resync_work);
 	struct scenic_rdma_qp *qp;
+	struct scenic_rdma_srq *srq;
 	struct scenic_rdma_cq *cq;
 	unsigned long i;
 
@@ -306,6 +335,11 @@ static void scenic_rdma_resync_work(struct work_struct *work)
 		if (scenic_rdma_dead(sdev))
 			break;
 		scenic_rdma_resync_cq(sdev, cq);
+	}
+	xa_for_each(&sdev->srq_xa, i, srq) {
+		if (scenic_rdma_dead(sdev))
+			break;
+		scenic_rdma_resync_srq(sdev, srq);
 	}
 	mutex_unlock(&sdev->ev_lock);
 }

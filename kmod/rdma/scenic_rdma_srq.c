@@ -189,6 +189,8 @@ int scenic_rdma_create_srq(struct ib_srq *ibsrq,
 				   srq->stride);
 	create.limit = cpu_to_le32(init->attr.srq_limit);
 	create.dbrec_addr = cpu_to_le64(srq->ring.dma_addr + ring);
+	if (init->attr.srq_limit)
+		set_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags);
 	err = scenic_rdma_cmd(sdev, &create);
 	if (err)
 		goto err_bufs;
@@ -257,6 +259,11 @@ int scenic_rdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	}
 	c.mask = cpu_to_le32(FIELD_PREP(SCENIC_AQ_MODIFY_SRQ_MASK_MASK, 1));
 	c.limit = cpu_to_le32(attr->srq_limit);
+	/* before the command: the card may fire as soon as it is armed */
+	if (attr->srq_limit)
+		set_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags);
+	else
+		clear_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags);
 	return scenic_rdma_cmd(sdev, &c);
 }
 
