@@ -105,6 +105,7 @@ struct scenic_rdma_sw_stats {
 	atomic64_t ceq_overflows;	/* CEQ OVERFLOW entries */
 	atomic64_t tlb_miss_dropped;	/* miss queue full (the card re-raises) */
 	atomic64_t mem_refused;		/* rings or MRs beyond a user's limits */
+	atomic64_t srq_limit_events;	/* IB_EVENT_SRQ_LIMIT_REACHED delivered */
 };
 
 /**

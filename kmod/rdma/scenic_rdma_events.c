@@ -136,9 +136,11 @@ static void scenic_rdma_ev_srq_limit(struct scenic_rdma_dev *sdev, u32 srqn)
 	}
 	ev.element.srq = &srq->ibsrq;
 	/* once per arming: the resync may have delivered it already */
-	if (test_and_clear_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags) &&
-	    srq->ibsrq.event_handler)
-		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	if (test_and_clear_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags)) {
+		atomic64_inc(&sdev->sw.srq_limit_events);
+		if (srq->ibsrq.event_handler)
+			srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
 	xa_unlock(&sdev->srq_xa);
 }
 
@@ -288,9 +290,11 @@ static void scenic_rdma_resync_srq(struct scenic_rdma_dev *sdev,
 	if (!res.limit || FIELD_GET(SCENIC_ACQ_QUERY_SRQ_ARMED_MASK,
 				    le32_to_cpu(res.flags)))
 		return;
-	if (test_and_clear_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags) &&
-	    srq->ibsrq.event_handler)
-		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	if (test_and_clear_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags)) {
+		atomic64_inc(&sdev->sw.srq_limit_events);
+		if (srq->ibsrq.event_handler)
+			srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
 }
 
 static void scenic_rdma_resync_cq(struct scenic_rdma_dev *sdev,
