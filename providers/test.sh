@@ -12,7 +12,7 @@
 #    SCENIC_DEFAULT_SCU parsing; the man pages render with pandoc.
 # 3. tests/ring_test.c: the data path's ring logic (providers/scenic/ring.c, the code the library
 #    runs): WQE building, argument and queue-full errors, counter-to-WC, CQE phase, CQE-to-WC.
-#    tests/cq_poll_test.c: poll_cq (providers/scenic/cq.c) on a fake CQ ring and fake status
+#    tests/cq_poll_test.c: poll_cq (providers/scenic/cq.c; SRQ slots: srq.c) on a fake CQ ring and fake status
 #    pages (tests/cq_fixture.h) with 1 and 500 QPs on one CQ: every WC checked, QPN lookup,
 #    short wc arrays, error/flush CQEs after counter completions, attach refusals.
 # 4. The library: `make -C providers` builds it warning-free (which also checks the compat

@@ -191,8 +191,8 @@ static void report(const char *what, uint32_t want, const struct counts *k)
 {
 	tap(k->got == want && !k->bad_status && !k->bad_qp && !k->bad_wrid && !k->bad_data &&
 	    !k->dup && !k->left,
-	    "%s: %u of %u receive completions; bad status %u, wrong qp_num/CQ %u, wrong wr_id %u, "
-	    "wrong length/data %u, duplicate %u, not reposted %u", what, k->got, want,
+	    "%s: %u of %u receive completions; bad status %u, wrong qp_num/CQ %u, wrong wr_id %u, wrong length/data %u, duplicate %u, not reposted %u",
+	    what, k->got, want,
 	    k->bad_status, k->bad_qp, k->bad_wrid, k->bad_data, k->dup, k->left);
 }
 
@@ -409,10 +409,18 @@ int main(int argc, char **argv)
 	rc_prog = "srq_verify";
 	while ((opt = getopt(argc, argv, "sc:d:p:")) != -1) {
 		switch (opt) {
-		case 's': serve = true; break;
-		case 'c': server = optarg; break;
-		case 'd': dev = optarg; break;
-		case 'p': port = atoi(optarg); break;
+		case 's':
+			serve = true;
+			break;
+		case 'c':
+			server = optarg;
+			break;
+		case 'd':
+			dev = optarg;
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: srq_verify -s|-c SERVER -d DEVICE [-p PORT]\n");
 			return 2;
