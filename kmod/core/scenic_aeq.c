@@ -168,6 +168,7 @@ static int scenic_aeq_owner(u8 type)
 	case SCENIC_AEQ_TYPE_SQ_DRAINED:
 	case SCENIC_AEQ_TYPE_CQ_ERROR:
 	case SCENIC_AEQ_TYPE_TLB_MISS:
+	case SCENIC_AEQ_TYPE_SRQ_LIMIT:
 		return SCENIC_FUNC_RDMA;
 	case SCENIC_AEQ_TYPE_SCU:
 		return SCENIC_FUNC_SCU;
@@ -244,6 +245,9 @@ static void scenic_aeq_record(struct scenic_aeq *aeq,
 		break;
 	case SCENIC_AEQ_TYPE_TLB_MISS:
 		h.obj = le32_to_cpu(((const struct scenic_aeqe_tlb_miss *)p)->key);
+		break;
+	case SCENIC_AEQ_TYPE_SRQ_LIMIT:
+		h.obj = le32_to_cpu(((const struct scenic_aeqe_srq_limit *)p)->srqn);
 		break;
 	case SCENIC_AEQ_TYPE_CARD_FATAL:
 		h.code = ((const struct scenic_aeqe_card_fatal *)p)->code;

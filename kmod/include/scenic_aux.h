@@ -117,7 +117,7 @@ const char *scenic_aq_op_name(u8 op);
 /**
  * struct scenic_aux_event_ops - a function driver's asynchronous events
  * @event: one AEQ entry of a type the function owns (eth: LINK; rdma:
- *	QP_ERROR, SQ_DRAINED, CQ_ERROR, TLB_MISS). Runs in the core's IRQ
+ *	QP_ERROR, SQ_DRAINED, CQ_ERROR, TLB_MISS, SRQ_LIMIT). Runs in the core's IRQ
  *	thread: it may take mutexes but must never wait for an admin command
  *	(queue such work on the driver's own workqueue)
  * @resync: events were lost (AEQ OVERFLOW or a seq gap): rebuild the state

@@ -33,6 +33,7 @@ int scenic_rdma_cmd_exec(struct scenic_rdma_dev *sdev, const void *cmd,
 		case SCENIC_AQ_OP_DESTROY_CQ:
 		case SCENIC_AQ_OP_DESTROY_QP:
 		case SCENIC_AQ_OP_DEREG_MR:
+		case SCENIC_AQ_OP_DESTROY_SRQ:
 			return 0;
 		default:
 			return -EIO;

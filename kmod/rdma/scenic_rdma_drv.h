@@ -17,6 +17,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -43,6 +44,9 @@ struct scenic_gsi_qp;
 #define SCENIC_RDMA_MIN_WR	1
 #define SCENIC_RDMA_MAX_CQE	65536	/* 65536 * 32 B = 2 MiB */
 #define SCENIC_RDMA_MIN_CQE	16
+/* SRQ ring: at most 2^15 slots (the card's log2_entries) and 4 MiB (order 10) */
+#define SCENIC_RDMA_MAX_SRQ_WR	32768
+#define SCENIC_RDMA_MAX_SRQ_RING_BYTES	SZ_4M
 #define SCENIC_RDMA_MAX_PD	65536
 #define SCENIC_RDMA_GID_TBL_LEN	32
 #define SCENIC_RDMA_MAX_MR_SIZE	BIT_ULL(40)
@@ -101,6 +105,7 @@ struct scenic_rdma_sw_stats {
 	atomic64_t ceq_overflows;	/* CEQ OVERFLOW entries */
 	atomic64_t tlb_miss_dropped;	/* miss queue full (the card re-raises) */
 	atomic64_t mem_refused;		/* rings or MRs beyond a user's limits */
+	atomic64_t srq_limit_events;	/* IB_EVENT_SRQ_LIMIT_REACHED delivered */
 };
 
 /**
@@ -156,6 +161,7 @@ struct scenic_rdma_dev {
 	u32 features;		/* RDMA.FEATURES */
 	u32 max_ah;		/* RDMA.MAX_AH with FEATURES.ud, else 0 */
 	u32 max_mw;		/* RDMA.MAX_MW with FEATURES.mw, else 0 */
+	u32 max_srq;		/* RDMA.MAX_SRQ with FEATURES.srq, else 0 */
 	/* what create_qp accepts, from features (uapi/scenic_rdma.h) */
 	u32 max_sq_sge;
 	u32 max_rq_sge;
@@ -190,9 +196,11 @@ struct scenic_rdma_dev {
 	struct ida mr_ida;
 	struct ida ah_ida;	/* the card's AH table: user AHs */
 	struct ida mw_ida;	/* the card's MW table */
+	struct ida srq_ida;	/* the card's SRQ table; freed as qp_ida */
 	struct xarray qp_xa;
 	struct xarray cq_xa;
 	struct xarray mr_xa;
+	struct xarray srq_xa;	/* for SRQ_LIMIT events, as qp_xa */
 
 	struct net_device *netdev;
 	bool port_active;
@@ -296,6 +304,31 @@ enum {
 	SCENIC_RDMA_QP_EV_ERR,
 	/* SQ_DRAINED was delivered since the last move to SQD or RESET */
 	SCENIC_RDMA_QP_EV_DRAINED,
+	/* LAST_WQE_REACHED (SRQ QPs) was delivered since RESET */
+	SCENIC_RDMA_QP_EV_LAST_WQE,
+};
+
+/*
+ * A user SRQ (scenic_rdma_srq.c): its ring and doorbell record in one
+ * coherent buffer mapped to the user, as a QP's rings; its doorbell page
+ * owns the SRQ number.
+ */
+struct scenic_rdma_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	u32 entries;
+	u8 stride;		/* slots of SCENIC_RQ_WQE_BYTES << stride */
+	struct scenic_dma_buf ring;	/* the slots, then a dbrec page */
+	struct rdma_user_mmap_entry *db_entry;
+	unsigned long ev_flags;	/* SCENIC_RDMA_SRQ_EV_*, atomic bit ops */
+};
+
+enum {
+	/*
+	 * A limit was set and its event not delivered yet: the AEQ handler
+	 * and the resync (after lost events) deliver only if they clear it.
+	 */
+	SCENIC_RDMA_SRQ_EV_ARMED,
 };
 
 struct scenic_rdma_qp {
@@ -373,6 +406,11 @@ static inline struct scenic_rdma_cq *to_scq(struct ib_cq *cq)
 static inline struct scenic_rdma_qp *to_sqp(struct ib_qp *qp)
 {
 	return container_of(qp, struct scenic_rdma_qp, ibqp);
+}
+
+static inline struct scenic_rdma_srq *to_ssrq(struct ib_srq *srq)
+{
+	return container_of(srq, struct scenic_rdma_srq, ibsrq);
 }
 
 static inline struct scenic_rdma_ah *to_sah(struct ib_ah *ah)
@@ -504,6 +542,15 @@ int scenic_rdma_qp_hw_query(struct scenic_rdma_dev *sdev,
 			    struct scenic_rdma_qp *qp,
 			    struct scenic_acq_query_qp *res,
 			    enum ib_qp_state *state);
+
+/* scenic_rdma_srq.c */
+int scenic_rdma_create_srq(struct ib_srq *ibsrq,
+			   struct ib_srq_init_attr *init,
+			   struct ib_udata *udata);
+int scenic_rdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int scenic_rdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int scenic_rdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 
 /* scenic_rdma_gsi.c: QP1 in software over a kernel UDP socket */
 void scenic_gsi_init(struct scenic_rdma_dev *sdev);

@@ -2,13 +2,14 @@
 /*
  * SCENIC SmartNIC: scenic_rdma.ko card events (docs/admin-queue.md 4).
  *
- * AEQ: the core's IRQ thread calls scenic_rdma_aeq_event() for QP_ERROR,
- * SQ_DRAINED, CQ_ERROR and TLB_MISS entries. QP and CQ events go to the
- * object's event handler at once; a TLB miss needs commands, so it is
- * queued for the fill work on the driver's ordered workqueue (the card
- * re-raises a miss that was dropped). After lost AEQ events the resync
- * work asks the card for every QP's and CQ's error state (QUERY_QP,
- * QUERY_CQ) and delivers what was not reported.
+ * AEQ: the core's IRQ thread calls scenic_rdma_aeq_event() for QP_ERROR
+ * (LAST_WQE_REACHED among them), SQ_DRAINED, CQ_ERROR, SRQ_LIMIT and TLB_MISS
+ * entries. QP, CQ and SRQ events go to the object's event handler at once;
+ * a TLB miss needs commands, so it is queued for the fill work on the
+ * driver's ordered workqueue (the card re-raises a miss that was dropped).
+ * After lost AEQ events the resync work asks the card for every QP's and
+ * CQ's error state and every armed SRQ's limit (QUERY_QP, QUERY_CQ,
+ * QUERY_SRQ) and delivers what was not reported.
  *
  * CEQ: a ring of CQ notifications on vector SCENIC_VEC_RDMA; each goes to
  * the CQ's comp_handler, and an OVERFLOW calls every CQ's comp_handler
@@ -63,7 +64,8 @@ static void scenic_rdma_qp_event(struct scenic_rdma_qp *qp,
 		.event = type,
 	};
 	int bit = type == IB_EVENT_SQ_DRAINED ? SCENIC_RDMA_QP_EV_DRAINED :
-						SCENIC_RDMA_QP_EV_ERR;
+		  type == IB_EVENT_QP_LAST_WQE_REACHED ?
+		  SCENIC_RDMA_QP_EV_LAST_WQE : SCENIC_RDMA_QP_EV_ERR;
 
 	if (test_and_set_bit(bit, &qp->ev_flags))
 		return;
@@ -114,6 +116,34 @@ static void scenic_rdma_ev_qp(struct scenic_rdma_dev *sdev, u32 qpn,
 	ibdev_dbg(&sdev->ibdev, "QP %u: %s\n", qpn, ib_event_msg(type));
 }
 
+/* IB_EVENT_SRQ_LIMIT_REACHED: the card fires once per arming (MODIFY_SRQ) */
+static void scenic_rdma_ev_srq_limit(struct scenic_rdma_dev *sdev, u32 srqn)
+{
+	struct scenic_rdma_srq *srq;
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	/* destroy_srq erases under this lock: the SRQ cannot go away here */
+	xa_lock(&sdev->srq_xa);
+	srq = xa_load(&sdev->srq_xa, srqn);
+	if (!srq) {
+		xa_unlock(&sdev->srq_xa);
+		atomic64_inc(&sdev->sw.events_unknown);
+		ibdev_dbg(&sdev->ibdev, "limit event for unknown SRQ %u\n", srqn);
+		return;
+	}
+	ev.element.srq = &srq->ibsrq;
+	/* once per arming: the resync may have delivered it already */
+	if (test_and_clear_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags)) {
+		atomic64_inc(&sdev->sw.srq_limit_events);
+		if (srq->ibsrq.event_handler)
+			srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+	xa_unlock(&sdev->srq_xa);
+}
+
 static void scenic_rdma_ev_tlb_miss(struct scenic_rdma_dev *sdev, u32 key,
 				    u64 iova)
 {
@@ -158,6 +188,12 @@ static void scenic_rdma_aeq_event(void *priv, const struct scenic_aeqe *ev)
 		const struct scenic_aeqe_cq_error *e = (const void *)ev;
 
 		scenic_rdma_ev_cq(sdev, le32_to_cpu(e->cqn), true);
+		break;
+	}
+	case SCENIC_AEQ_TYPE_SRQ_LIMIT: {
+		const struct scenic_aeqe_srq_limit *e = (const void *)ev;
+
+		scenic_rdma_ev_srq_limit(sdev, le32_to_cpu(e->srqn));
 		break;
 	}
 	case SCENIC_AEQ_TYPE_TLB_MISS: {
@@ -233,6 +269,34 @@ static void scenic_rdma_resync_qp(struct scenic_rdma_dev *sdev,
 		scenic_rdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
+/* An SRQ whose limit fired while its event was lost gets it now. */
+static void scenic_rdma_resync_srq(struct scenic_rdma_dev *sdev,
+				   struct scenic_rdma_srq *srq)
+{
+	struct scenic_aq_query_srq c = {
+		.hdr.opcode = SCENIC_AQ_OP_QUERY_SRQ,
+		.srqn = cpu_to_le32(srq->srqn),
+	};
+	struct scenic_acq_query_srq res;
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (!test_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags) ||
+	    scenic_rdma_cmd_res(sdev, &c, &res))
+		return;
+	if (!res.limit || FIELD_GET(SCENIC_ACQ_QUERY_SRQ_ARMED_MASK,
+				    le32_to_cpu(res.flags)))
+		return;
+	if (test_and_clear_bit(SCENIC_RDMA_SRQ_EV_ARMED, &srq->ev_flags)) {
+		atomic64_inc(&sdev->sw.srq_limit_events);
+		if (srq->ibsrq.event_handler)
+			srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+}
+
 static void scenic_rdma_resync_cq(struct scenic_rdma_dev *sdev,
 				  struct scenic_rdma_cq *cq)
 {
@@ -260,6 +324,7 @@ static void scenic_rdma_resync_work(struct work_struct *work)
 	struct scenic_rdma_dev *sdev = container_of(work, struct scenic_rdma_dev,
 						    resync_work);
 	struct scenic_rdma_qp *qp;
+	struct scenic_rdma_srq *srq;
 	struct scenic_rdma_cq *cq;
 	unsigned long i;
 
@@ -274,6 +339,11 @@ static void scenic_rdma_resync_work(struct work_struct *work)
 		if (scenic_rdma_dead(sdev))
 			break;
 		scenic_rdma_resync_cq(sdev, cq);
+	}
+	xa_for_each(&sdev->srq_xa, i, srq) {
+		if (scenic_rdma_dead(sdev))
+			break;
+		scenic_rdma_resync_srq(sdev, srq);
 	}
 	mutex_unlock(&sdev->ev_lock);
 }

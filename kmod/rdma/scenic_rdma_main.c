@@ -27,6 +27,7 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.create_user_ah = scenic_rdma_create_ah,
 	.create_cq = scenic_rdma_create_cq,
 	.create_qp = scenic_rdma_create_qp,
+	.create_srq = scenic_rdma_create_srq,
 	.dealloc_mw = scenic_rdma_dealloc_mw,
 	.dealloc_pd = scenic_rdma_dealloc_pd,
 	.dealloc_ucontext = scenic_rdma_dealloc_ucontext,
@@ -34,6 +35,7 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.destroy_ah = scenic_rdma_destroy_ah,
 	.destroy_cq = scenic_rdma_destroy_cq,
 	.destroy_qp = scenic_rdma_destroy_qp,
+	.destroy_srq = scenic_rdma_destroy_srq,
 	.disassociate_ucontext = scenic_rdma_disassociate_ucontext,
 	.get_dma_mr = scenic_rdma_get_dma_mr,
 	.get_hw_stats = scenic_rdma_get_hw_stats,
@@ -42,6 +44,7 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.mmap = scenic_rdma_mmap,
 	.mmap_free = scenic_rdma_mmap_free,
 	.modify_qp = scenic_rdma_modify_qp,
+	.modify_srq = scenic_rdma_modify_srq,
 	.poll_cq = scenic_rdma_poll_cq,
 	.post_recv = scenic_rdma_post_recv,
 	.post_send = scenic_rdma_post_send,
@@ -49,6 +52,7 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.query_pkey = scenic_rdma_query_pkey,
 	.query_port = scenic_rdma_query_port,
 	.query_qp = scenic_rdma_query_qp,
+	.query_srq = scenic_rdma_query_srq,
 	.fill_res_cq_entry = scenic_rdma_fill_res_cq_entry,
 	.fill_res_qp_entry = scenic_rdma_fill_res_qp_entry,
 	.reg_user_mr = scenic_rdma_reg_user_mr,
@@ -62,6 +66,7 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, scenic_rdma_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, scenic_rdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, scenic_rdma_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, scenic_rdma_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, scenic_rdma_ucontext, ibucontext),
 };
 
@@ -235,6 +240,9 @@ static int scenic_rdma_read_limits(struct scenic_rdma_dev *sdev)
 	if (sdev->features & SCENIC_RDMA_FEATURES_MW_MASK)
 		sdev->max_mw = min_t(u32, scenic_rdma_rd(sdev, SCENIC_RDMA_MAX_MW),
 				     SCENIC_RDMA_CARD_MAX_OBJS);
+	if (sdev->features & SCENIC_RDMA_FEATURES_SRQ_MASK)
+		sdev->max_srq = min_t(u32, scenic_rdma_rd(sdev, SCENIC_RDMA_MAX_SRQ),
+				      SCENIC_RDMA_CARD_MAX_OBJS);
 	if (sdev->max_qp <= SCENIC_RDMA_RSVD_QPS ||
 	    sdev->max_qp > SCENIC_RDMA_CARD_MAX_OBJS ||
 	    !sdev->max_cq || sdev->max_cq > SCENIC_RDMA_CARD_MAX_OBJS ||
@@ -255,7 +263,16 @@ static int scenic_rdma_read_limits(struct scenic_rdma_dev *sdev)
 	if (!sdev->num_scus)
 		sdev->num_scus = 1;
 
-	/* the doorbell pages: QPs first, then CQs */
+	/* the doorbell pages: QPs first, then CQs, then SRQs */
+	db_need = ((resource_size_t)sdev->max_qp + sdev->max_cq +
+		   sdev->max_srq) * SCENIC_DB_PAGE_SIZE;
+	if (sdev->max_srq && pci_resource_len(pdev, SCENIC_DB_BAR) < db_need) {
+		dev_warn(dev, "doorbell BAR %d of %llu bytes has no room for %u SRQs: no SRQs\n",
+			 SCENIC_DB_BAR,
+			 (unsigned long long)pci_resource_len(pdev, SCENIC_DB_BAR),
+			 sdev->max_srq);
+		sdev->max_srq = 0;
+	}
 	db_need = ((resource_size_t)sdev->max_qp + sdev->max_cq) *
 		  SCENIC_DB_PAGE_SIZE;
 	if ((pci_resource_flags(pdev, SCENIC_DB_BAR) & IORESOURCE_MEM) &&
@@ -304,9 +321,11 @@ static int scenic_rdma_probe(struct auxiliary_device *adev,
 	ida_init(&sdev->mr_ida);
 	ida_init(&sdev->ah_ida);
 	ida_init(&sdev->mw_ida);
+	ida_init(&sdev->srq_ida);
 	xa_init(&sdev->qp_xa);
 	xa_init(&sdev->cq_xa);
 	xa_init(&sdev->mr_xa);
+	xa_init(&sdev->srq_xa);
 	INIT_WORK(&sdev->reg_work, scenic_rdma_reg_work);
 	auxiliary_set_drvdata(adev, sdev);
 
@@ -405,6 +424,7 @@ static void scenic_rdma_remove(struct auxiliary_device *adev)
 	ida_destroy(&sdev->mr_ida);
 	ida_destroy(&sdev->ah_ida);
 	ida_destroy(&sdev->mw_ida);
+	ida_destroy(&sdev->srq_ida);
 	scenic_rdma_free_fill_tbl(sdev);
 	mutex_destroy(&sdev->fill_lock);
 	mutex_destroy(&sdev->reg_lock);

@@ -7,7 +7,9 @@
  *
  * QP1 (GSI) is the one kernel QP: software, in scenic_rdma_gsi.c.
  * User UD QPs need RDMA.FEATURES.ud; their MTU is the port's, written at
- * INIT -> RTR. Not supported: other kernel QPs, UC, SRQ.
+ * INIT -> RTR. A QP created with an SRQ (RDMA.FEATURES.srq) has no RQ ring:
+ * the card takes its receive WQEs from the SRQ (scenic_rdma_srq.c).
+ * Not supported: other kernel QPs.
  */
 
 #include <linux/etherdevice.h>
@@ -56,12 +58,14 @@ static int scenic_rdma_qp_check_init(struct scenic_rdma_dev *sdev,
 			  init->create_flags);
 		return -EOPNOTSUPP;
 	}
-	if (init->srq) {
-		ibdev_dbg(ibdev, "create_qp: SRQs are not supported\n");
+	if (init->srq && !sdev->max_srq) {
+		ibdev_dbg(ibdev, "create_qp: this card has no SRQs\n");
 		return -EOPNOTSUPP;
 	}
+	if (init->srq && init->srq->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
 	if (init->cap.max_send_wr > SCENIC_RDMA_MAX_WR ||
-	    init->cap.max_recv_wr > SCENIC_RDMA_MAX_WR ||
+	    (!init->srq && init->cap.max_recv_wr > SCENIC_RDMA_MAX_WR) ||
 	    init->cap.max_send_sge > sdev->max_sq_sge ||
 	    init->cap.max_recv_sge > sdev->max_rq_sge ||
 	    init->cap.max_inline_data > sdev->max_inline) {
@@ -149,20 +153,33 @@ static int scenic_rdma_qp_check_cmd(struct scenic_rdma_dev *sdev,
 		ibdev_dbg(ibdev, "create_qp: unknown flags 0x%x\n", cmd->flags);
 		return -EINVAL;
 	}
-	err = scenic_rdma_rq_stride(sdev, cmd->rq_wqe_size,
-				    init->cap.max_recv_sge, &qp->rq_stride);
-	if (err)
-		return err;
 	err = scenic_rdma_ring_entries(sdev, "SQ", cmd->sq_ring_size,
 				       SCENIC_SQ_WQE_BYTES,
 				       init->cap.max_send_wr, &qp->sq_entries);
 	if (err)
 		return err;
-	err = scenic_rdma_ring_entries(sdev, "RQ", cmd->rq_ring_size,
-				       scenic_rdma_rq_wqe_bytes(qp),
-				       init->cap.max_recv_wr, &qp->rq_entries);
-	if (err)
-		return err;
+	if (init->srq) {
+		/* the SRQ's ring holds the receive WQEs: no RQ */
+		if (cmd->rq_ring_size || cmd->rq_wqe_size) {
+			ibdev_dbg(ibdev, "create_qp: an RQ ring (%u bytes) next to an SRQ\n",
+				  cmd->rq_ring_size);
+			return -EINVAL;
+		}
+		qp->rq_stride = 0;
+		qp->rq_entries = 0;
+	} else {
+		err = scenic_rdma_rq_stride(sdev, cmd->rq_wqe_size,
+					    init->cap.max_recv_sge,
+					    &qp->rq_stride);
+		if (err)
+			return err;
+		err = scenic_rdma_ring_entries(sdev, "RQ", cmd->rq_ring_size,
+					       scenic_rdma_rq_wqe_bytes(qp),
+					       init->cap.max_recv_wr,
+					       &qp->rq_entries);
+		if (err)
+			return err;
+	}
 	qp->scu = 0;
 	if (cmd->comp_mask & SCENIC_CREATE_QP_CMD_COMP_MASK_SCU) {
 		if (cmd->scu_index >= sdev->num_scus) {
@@ -243,11 +260,13 @@ static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
 					   SCENIC_SQ_WQE_BYTES);
 		if (err)
 			return err;
-		err = scenic_dma_buf_alloc(sdev, suctx, &qp->rq,
-					   (size_t)qp->rq_entries *
-					   scenic_rdma_rq_wqe_bytes(qp));
-		if (err)
-			return err;
+		if (qp->rq_entries) {
+			err = scenic_dma_buf_alloc(sdev, suctx, &qp->rq,
+						   (size_t)qp->rq_entries *
+						   scenic_rdma_rq_wqe_bytes(qp));
+			if (err)
+				return err;
+		}
 		err = scenic_dma_buf_alloc(sdev, suctx, &qp->dbrec,
 					   sizeof(struct scenic_qp_dbrec));
 		if (err)
@@ -257,11 +276,13 @@ static int scenic_rdma_qp_alloc_bufs(struct scenic_rdma_dev *sdev,
 					    &resp->sq_mmap_key);
 		if (err)
 			return err;
-		err = scenic_dma_buf_expose(sdev, uctx, &qp->rq,
-					    SCENIC_MMAP_DMA_RW,
-					    &resp->rq_mmap_key);
-		if (err)
-			return err;
+		if (qp->rq_entries) {
+			err = scenic_dma_buf_expose(sdev, uctx, &qp->rq,
+						    SCENIC_MMAP_DMA_RW,
+						    &resp->rq_mmap_key);
+			if (err)
+				return err;
+		}
 		err = scenic_dma_buf_expose(sdev, uctx, &qp->dbrec,
 					    SCENIC_MMAP_DMA_RW,
 					    &resp->dbrec_mmap_key);
@@ -387,11 +408,12 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	create.qpn = cpu_to_le32(qp->qpn);
 	create.pdn = cpu_to_le32(to_spd(ibqp->pd)->pdn);
 	create.sq_addr = cpu_to_le64(qp->sq.dma_addr);
-	create.rq_addr = cpu_to_le64(qp->rq.dma_addr);
+	/* an SRQ QP: rq_addr, rq_log2 and rq_stride 0 (one map: a 0-byte view) */
+	create.rq_addr = cpu_to_le64(init->srq ? 0 : qp->rq.dma_addr);
 	create.sq_log2 = FIELD_PREP(SCENIC_AQ_CREATE_QP_SQ_LOG2_MASK,
 				    ilog2(qp->sq_entries));
 	create.rq_log2 = FIELD_PREP(SCENIC_AQ_CREATE_QP_RQ_LOG2_MASK,
-				    ilog2(qp->rq_entries));
+				    init->srq ? 0 : ilog2(qp->rq_entries));
 	create.scu = qp->scu;
 	if (init->qp_type == IB_QPT_UD)
 		create.type = SCENIC_QP_TYPE_UD;
@@ -401,6 +423,10 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 		create.type = SCENIC_QP_TYPE_RC;
 	create.flags = FIELD_PREP(SCENIC_AQ_CREATE_QP_RQ_STRIDE_MASK,
 				  qp->rq_stride);
+	if (init->srq) {
+		create.flags |= FIELD_PREP(SCENIC_AQ_CREATE_QP_SRQ_MASK, 1);
+		create.srqn = cpu_to_le16(to_ssrq(init->srq)->srqn);
+	}
 	create.send_cqn = cpu_to_le32(to_scq(init->send_cq)->cqn);
 	create.recv_cqn = cpu_to_le32(to_scq(init->recv_cq)->cqn);
 	create.status_page_addr = cpu_to_le64(qp->status.dma_addr);
@@ -427,7 +453,8 @@ int scenic_rdma_create_qp(struct ib_qp *ibqp,
 	ibqp->qp_num = qp->qpn;
 	init->cap.max_send_wr = qp->sq_entries;
 	init->cap.max_recv_wr = qp->rq_entries;
-	init->cap.max_recv_sge = SCENIC_RQ_STRIDE_SGES(qp->rq_stride);
+	init->cap.max_recv_sge = init->srq ? 0 :
+				 SCENIC_RQ_STRIDE_SGES(qp->rq_stride);
 	qp->cap = init->cap;
 	qp->sq_sig_type = init->sq_sig_type;
 	qp->attr.qp_state = IB_QPS_RESET;
@@ -867,6 +894,7 @@ int scenic_rdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (next == IB_QPS_RESET) {
 		clear_bit(SCENIC_RDMA_QP_EV_ERR, &qp->ev_flags);
 		clear_bit(SCENIC_RDMA_QP_EV_DRAINED, &qp->ev_flags);
+		clear_bit(SCENIC_RDMA_QP_EV_LAST_WQE, &qp->ev_flags);
 	}
 	scenic_rdma_qp_save_attr(qp, attr, mask);
 out:
@@ -916,6 +944,7 @@ int scenic_rdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->cap = qp->cap;
 	init->sq_sig_type = qp->sq_sig_type;
 	return 0;

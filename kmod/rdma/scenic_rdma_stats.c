@@ -78,6 +78,7 @@ enum scenic_rdma_sw_stat {
 	SCENIC_SW_MEM_REFUSED,
 	SCENIC_SW_CEQ_OVERFLOWS,
 	SCENIC_SW_TLB_MISS_DROPPED,
+	SCENIC_SW_SRQ_LIMIT_EVENTS,
 	/* the core's admin queue and AEQ, for the whole card */
 	SCENIC_SW_ADMIN_CMDS,
 	SCENIC_SW_ADMIN_CMD_ERRORS,
@@ -154,6 +155,7 @@ static const struct rdma_stat_desc scenic_rdma_stat_descs[] = {
 	{ .name = "mem_refused" },
 	{ .name = "ceq_overflows" },
 	{ .name = "tlb_miss_dropped" },
+	{ .name = "srq_limit_events" },
 	{ .name = "admin_cmds" },
 	{ .name = "admin_cmd_errors" },
 	{ .name = "admin_cmd_timeouts" },
@@ -253,6 +255,7 @@ int scenic_rdma_get_hw_stats(struct ib_device *ibdev,
 	v[SCENIC_SW_MEM_REFUSED] = atomic64_read(&sw->mem_refused);
 	v[SCENIC_SW_CEQ_OVERFLOWS] = atomic64_read(&sw->ceq_overflows);
 	v[SCENIC_SW_TLB_MISS_DROPPED] = atomic64_read(&sw->tlb_miss_dropped);
+	v[SCENIC_SW_SRQ_LIMIT_EVENTS] = atomic64_read(&sw->srq_limit_events);
 	scenic_aux_admin_totals(sdev->sadev, &at);
 	v[SCENIC_SW_ADMIN_CMDS] = at.cmds;
 	v[SCENIC_SW_ADMIN_CMD_ERRORS] = at.cmd_errors;

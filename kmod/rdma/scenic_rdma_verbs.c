@@ -111,6 +111,10 @@ int scenic_rdma_query_device(struct ib_device *ibdev,
 		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_mw = sdev->max_mw;
+	/* SRQs keep their size: no IB_DEVICE_SRQ_RESIZE */
+	attr->max_srq = sdev->max_srq;
+	attr->max_srq_wr = sdev->max_srq ? SCENIC_RDMA_MAX_SRQ_WR : 0;
+	attr->max_srq_sge = sdev->max_srq ? sdev->max_rq_sge : 0;
 	/* QP1's SGEs: DMA addresses under pd->local_dma_lkey */
 	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
 	attr->max_send_sge = sdev->max_sq_sge;
@@ -249,6 +253,8 @@ int scenic_rdma_alloc_ucontext(struct ib_ucontext *uctx,
 		resp.comp_mask |= SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_RQ_STRIDE;
 	if (sdev->max_ah)
 		resp.comp_mask |= SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_UD;
+	if (sdev->max_srq)
+		resp.comp_mask |= SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_SRQ;
 	resp.cmds_supp_udata_mask = SCENIC_USER_CMDS_SUPP_UDATA_QUERY_DEVICE |
 				    SCENIC_USER_CMDS_SUPP_UDATA_CREATE_CQ |
 				    SCENIC_USER_CMDS_SUPP_UDATA_CREATE_QP;

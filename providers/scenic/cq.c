@@ -204,6 +204,19 @@ static int poll_one_cqe(struct scenic_cq *cq, const struct scenic_cqe *cqe,
 		return n;
 	}
 
+	if (cqe->flags & SCENIC_CQE_F_SRQ) {
+		uint64_t wr_id;
+
+		/* the SRQ's slot; a CQE for a slot not awaiting one is dropped */
+		if (!qp->srq || !scenic_srq_complete(qp->srq, idx, &wr_id))
+			return 0;
+		scenic_cqe_to_recv_wc(cqe, wr_id, wc);
+		if (qp->verbs_qp.qp.qp_type == IBV_QPT_UD &&
+		    wc->status == IBV_WC_SUCCESS)
+			wc->wc_flags |= IBV_WC_GRH;
+		return 1;
+	}
+
 	pthread_spin_lock(&qp->rq_lock);
 	if (scenic_rq_idx_pending(&qp->rq, idx)) {
 		scenic_cqe_to_recv_wc(cqe,

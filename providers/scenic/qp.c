@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Queue pairs (RC only): create with the SCU index, map the rings, the
+ * Queue pairs (RC, UC, UD; with an RQ or an SRQ): create with the SCU index, map the rings, the
  * doorbell page and the status page; modify/query/destroy through the
  * kernel; post_send and post_recv.
  */
@@ -81,15 +81,17 @@ static int qp_map(struct scenic_context *ctx, struct scenic_qp *qp,
 	} else {
 		qp->sq_map = scenic_map_or_null(qp->sq_map_size, PROT_READ | PROT_WRITE,
 						fd, resp->sq_mmap_key);
-		qp->rq_map = scenic_map_or_null(qp->rq_map_size, PROT_READ | PROT_WRITE,
-						fd, resp->rq_mmap_key);
+		if (rq_bytes)	/* an SRQ QP has no RQ */
+			qp->rq_map = scenic_map_or_null(qp->rq_map_size,
+							PROT_READ | PROT_WRITE,
+							fd, resp->rq_mmap_key);
 		if (with_dbrec)
 			qp->dbrec = scenic_map_or_null(ctx->pg_sz, PROT_READ | PROT_WRITE,
 						       fd, resp->dbrec_mmap_key);
 	}
 	qp->db_page = scenic_map_or_null(ctx->pg_sz, PROT_WRITE, fd, resp->db_mmap_key);
 	qp->cnt_page = scenic_map_or_null(ctx->pg_sz, PROT_READ, fd, resp->cnt_mmap_key);
-	if (!qp->sq_map || !qp->rq_map || !qp->db_page || !qp->cnt_page ||
+	if (!qp->sq_map || (rq_bytes && !qp->rq_map) || !qp->db_page || !qp->cnt_page ||
 	    (with_dbrec && !qp->dbrec)) {
 		int err = errno;
 
@@ -127,8 +129,9 @@ static int qp_size(struct scenic_context *ctx, struct scenic_qp *qp,
 		max_inline = SCENIC_MAX_INLINE;
 
 	if ((ctx->max_sq_wr && cap->max_send_wr > ctx->max_sq_wr) ||
-	    (ctx->max_rq_wr && cap->max_recv_wr > ctx->max_rq_wr) ||
-	    cap->max_send_sge > max_sq_sge || cap->max_recv_sge > max_rq_sge ||
+	    (!attr->srq && ctx->max_rq_wr && cap->max_recv_wr > ctx->max_rq_wr) ||
+	    cap->max_send_sge > max_sq_sge ||
+	    (!attr->srq && cap->max_recv_sge > max_rq_sge) ||
 	    cap->max_inline_data > max_inline) {
 		verbs_err(&ctx->ibvctx,
 			  "QP caps beyond the card: wr %u/%u sge %u/%u inline %u\n",
@@ -138,13 +141,15 @@ static int qp_size(struct scenic_context *ctx, struct scenic_qp *qp,
 	}
 
 	qp->sq.wqe_cnt = scenic_roundup_pow2(cap->max_send_wr ? cap->max_send_wr : 1);
-	qp->rq.wqe_cnt = scenic_roundup_pow2(cap->max_recv_wr ? cap->max_recv_wr : 1);
+	qp->rq.wqe_cnt = scenic_roundup_pow2(cap->max_recv_wr && !attr->srq ?
+					     cap->max_recv_wr : 1);
 	if (!qp->sq.wqe_cnt || !qp->rq.wqe_cnt ||
 	    qp->sq.wqe_cnt > UINT32_MAX / SCENIC_SQ_WQE_BYTES)
 		return EINVAL;
 	/* the card takes any of its SGE/inline limits; we enforce the QP's */
 	qp->sq.max_sge = cap->max_send_sge ? cap->max_send_sge : 1;
-	qp->rq.max_sge = cap->max_recv_sge ? cap->max_recv_sge : 1;
+	/* a QP of an SRQ: its receive caps are the SRQ's, the RQ is unused */
+	qp->rq.max_sge = cap->max_recv_sge && !attr->srq ? cap->max_recv_sge : 1;
 	/* the smallest RQ slot for the SGEs asked for: 1-3 SGEs keep 64 bytes */
 	stride = scenic_rq_stride_for(qp->rq.max_sge);
 	if (stride < 0)
@@ -156,8 +161,16 @@ static int qp_size(struct scenic_context *ctx, struct scenic_qp *qp,
 	qp->sq.sig_all = attr->sq_sig_all;
 
 	qp->sq.swqe = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.swqe));
+	if (!qp->sq.swqe)
+		return ENOMEM;
+	if (attr->srq) {	/* receives come from the SRQ's ring */
+		qp->rq.wqe_cnt = 0;
+		qp->rq.max_sge = 0;
+		qp->rq.stride = 0;
+		return 0;
+	}
 	qp->rq.wr_id = calloc(qp->rq.wqe_cnt, sizeof(*qp->rq.wr_id));
-	if (!qp->sq.swqe || !qp->rq.wr_id)
+	if (!qp->rq.wr_id)
 		return ENOMEM;
 	return 0;
 }
@@ -177,7 +190,7 @@ static int check_qp_attr(struct scenic_context *ctx,
 	}
 	if (attr->comp_mask & ~known || !(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags) ||
-	    attr->srq) {
+	    (attr->srq && (!ctx->srq || attr->srq->context != &ctx->ibvctx.context))) {
 		verbs_err(&ctx->ibvctx,
 			  "unsupported QP attributes (comp_mask 0x%x, SRQ or create flags)\n",
 			  attr->comp_mask);
@@ -236,6 +249,7 @@ struct ibv_qp *scenic_create_qp_common(struct ibv_context *ibvctx,
 
 	sq_bytes = qp->sq.wqe_cnt * SCENIC_SQ_WQE_BYTES;
 	rq_bytes = qp->rq.wqe_cnt * (SCENIC_RQ_WQE_BYTES << qp->rq.stride);
+	qp->srq = attr_ex->srq ? to_scenic_srq(attr_ex->srq) : NULL;
 	qp->sq.ud = attr_ex->qp_type == IBV_QPT_UD;
 	if (attr_ex->qp_type != IBV_QPT_RC)
 		scu_index = 0;	/* only RC messages pass the SCUs */
@@ -247,6 +261,8 @@ struct ibv_qp *scenic_create_qp_common(struct ibv_context *ibvctx,
 	cmd.drv.scu_index = scu_index;
 	/* 0 (= 64 bytes) for a kernel without strides, which refuses anything else */
 	cmd.drv.rq_wqe_size = qp->rq.stride ? SCENIC_RQ_WQE_BYTES << qp->rq.stride : 0;
+	if (qp->srq)
+		cmd.drv.rq_ring_size = 0;	/* no RQ next to the SRQ */
 
 	/* the kernel sizes its side from the rounded-up ring sizes */
 	attr = *attr_ex;
@@ -478,7 +494,8 @@ int scenic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 
 	pthread_spin_lock(&qp->rq_lock);
 	pi_start = qp->rq.pi;
-	if (qp->state == IBV_QPS_RESET) {
+	/* a QP of an SRQ has no receive queue of its own (ibv_post_srq_recv) */
+	if (qp->state == IBV_QPS_RESET || qp->srq) {
 		err = EINVAL;
 		*bad = wr;
 	}

@@ -19,6 +19,8 @@ DECLARE_DRV_CMD(scenic_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
 		scenic_ibv_resize_cq, scenic_ibv_resize_cq_resp);
 DECLARE_DRV_CMD(scenic_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		scenic_ibv_create_qp, scenic_ibv_create_qp_resp);
+DECLARE_DRV_CMD(scenic_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
+		scenic_ibv_create_srq, scenic_ibv_create_srq_resp);
 DECLARE_DRV_CMD(scenic_create_ah, IB_USER_VERBS_CMD_CREATE_AH,
 		empty, scenic_ibv_create_ah_resp);
 DECLARE_DRV_CMD(scenic_query_device_ex, IB_USER_VERBS_EX_CMD_QUERY_DEVICE,

@@ -42,6 +42,31 @@ struct scenic_context {
 	bool qp_one_map;	/* create_qp takes COMP_MASK_ONE_MAP */
 	bool rq_stride;		/* create_qp takes rq_wqe_size above 64 */
 	bool ud;		/* UD QPs and user AHs */
+	bool srq;		/* SRQs, QPs created with one */
+};
+
+/*
+ * A shared receive queue (srq.c). The card takes WQEs in ring order, but
+ * their CQEs reach many CQs and are polled in any order: a slot is reused
+ * only once its CQE was polled (polled[slot]), so post_srq_recv fails with
+ * ENOMEM while the slot at pi still waits for its completion.
+ */
+struct scenic_srq {
+	struct ibv_srq ibv_srq;
+	pthread_spinlock_t lock;	/* everything below */
+	uint8_t *buf;		/* wqe_cnt slots of SCENIC_RQ_WQE_BYTES << stride */
+	uint64_t *wr_id;	/* wqe_cnt entries */
+	uint8_t *polled;	/* wqe_cnt flags: the slot may be posted again */
+	uint32_t wqe_cnt;	/* power of two */
+	uint32_t stride;
+	uint32_t max_sge;
+	uint32_t pi;		/* next slot to post, free-running */
+	uint32_t srqn;
+	void *ring_map;		/* the ring, then the dbrec page */
+	size_t ring_map_size;
+	struct scenic_srq_dbrec *dbrec;
+	void *db_page;
+	uint32_t db_off;
 };
 
 struct scenic_qp;
@@ -99,6 +124,7 @@ struct scenic_qp {
 	struct scenic_qp_dbrec *dbrec;	/* PI records, NULL: always ring */
 	struct scenic_cq *send_cq;
 	struct scenic_cq *recv_cq;
+	struct scenic_srq *srq;		/* receives from it, no RQ; or NULL */
 	/*
 	 * Under send_cq->lock: sq.ci as the last counter scan left it, valid
 	 * when the counter was equal to it, so that a poll skips a QP whose
@@ -157,6 +183,11 @@ static inline struct scenic_qp *to_scenic_qp(struct ibv_qp *ibvqp)
 	return container_of(ibvqp, struct scenic_qp, verbs_qp.qp);
 }
 
+static inline struct scenic_srq *to_scenic_srq(struct ibv_srq *ibvsrq)
+{
+	return container_of(ibvsrq, struct scenic_srq, ibv_srq);
+}
+
 static inline struct scenic_qp *qp_ex_to_scenic_qp(struct ibv_qp_ex *ibvqpx)
 {
 	return container_of(ibvqpx, struct scenic_qp, verbs_qp.qp_ex);
@@ -182,6 +213,15 @@ void scenic_cq_forget_qp(struct scenic_cq *cq, struct scenic_qp *qp);
 void scenic_cq_unmap_next(struct scenic_cq *cq, uint32_t pg_sz);
 /* QPNs a CQ's table covers: the card's are below max_qp (512). */
 #define SCENIC_CQ_MAX_QPN (1u << 16)
+
+/*
+ * srq.c: the wr_id of the SRQ WQE at free-running index idx, whose CQE was
+ * just polled, and its slot freed; false if idx is not a posted slot
+ * awaiting its completion (the CQE is then dropped). With no locks held but
+ * the CQ's.
+ */
+bool scenic_srq_complete(struct scenic_srq *srq, uint32_t idx,
+			 uint64_t *wr_id);
 
 /* qp.c / wr.c */
 void scenic_qp_fill_wr_ops(struct scenic_qp *qp, uint64_t send_ops_flags);

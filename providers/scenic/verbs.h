@@ -51,4 +51,11 @@ int scenic_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 int scenic_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad);
 
+struct ibv_srq *scenic_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+int scenic_modify_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr, int mask);
+int scenic_query_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr);
+int scenic_destroy_srq(struct ibv_srq *ibvsrq);
+int scenic_post_srq_recv(struct ibv_srq *ibvsrq, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad);
+
 #endif /* __SCENIC_VERBS_H__ */

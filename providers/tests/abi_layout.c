@@ -19,6 +19,11 @@ ABI_STRUCT(scenic_ibv_create_cq);
 ABI_STRUCT(scenic_ibv_create_cq_resp);
 ABI_STRUCT(scenic_ibv_create_qp);
 ABI_STRUCT(scenic_ibv_create_qp_resp);
+ABI_STRUCT(scenic_ibv_create_srq);
+ABI_STRUCT(scenic_ibv_create_srq_resp);
+_Static_assert(offsetof(struct scenic_ibv_create_srq_resp, ring_mmap_key) % 8 == 0 &&
+	       offsetof(struct scenic_ibv_create_srq_resp, db_mmap_key) % 8 == 0,
+	       "srq mmap keys");
 
 _Static_assert(offsetof(struct scenic_ibv_create_cq_resp, q_mmap_key) % 8 == 0,
 	       "cq q_mmap_key");

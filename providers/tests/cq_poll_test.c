@@ -400,6 +400,84 @@ static void test_reset_forgets_old_cqes(void)
 	fx_free(&fx);
 }
 
+/*
+ * SRQ receive CQEs (srq.c): a 4-slot SRQ shared by two QPs. Posting fills
+ * the ring and the record and rings the doorbell; a fifth post is ENOMEM.
+ * CQEs with F_SRQ give the slot's wr_id and the receiving QP, in any order;
+ * a repeated CQE and one for a slot never posted are dropped. A slot is
+ * posted again only once its CQE was polled.
+ */
+static void test_srq(void)
+{
+	struct scenic_srq *srq = fx_calloc(1, sizeof(*srq));
+	struct scenic_srq_dbrec rec = {};
+	uint32_t *db = fx_calloc(1024, sizeof(uint32_t));
+	struct ibv_sge sge = { .addr = 0x1000, .length = 64, .lkey = 0x105 };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad = NULL;
+	const struct scenic_rq_wqe *w;
+	struct fixture fx;
+	struct ibv_wc wc[8];
+	bool good = true;
+	int n, i;
+
+	fx_init(&fx, 2);
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	srq->wqe_cnt = 4;
+	srq->max_sge = 3;
+	srq->buf = fx_calloc(4, SCENIC_RQ_WQE_BYTES);
+	srq->wr_id = fx_calloc(4, sizeof(*srq->wr_id));
+	srq->polled = fx_calloc(4, 1);
+	memset(srq->polled, 1, 4);
+	srq->dbrec = &rec;
+	srq->db_page = db;
+	fx.qps[0]->srq = srq;
+	fx.qps[1]->srq = srq;
+	for (i = 0; i < 4; i++) {
+		wr.wr_id = 100 + i;
+		sge.addr = 0x1000 + 64 * i;
+		good = good && scenic_post_srq_recv(&srq->ibv_srq, &wr, &bad) == 0;
+	}
+	wr.wr_id = 104;
+	w = (const struct scenic_rq_wqe *)(srq->buf + 2 * SCENIC_RQ_WQE_BYTES);
+	good = good && scenic_post_srq_recv(&srq->ibv_srq, &wr, &bad) == ENOMEM && bad == &wr &&
+	       le32toh(rec.pi) == 4 && le32toh(db[SCENIC_DB_SRQ / 4]) == 4 &&
+	       le16toh(w->num_sge) == 1 && le64toh(w->sge[0].addr) == 0x1000 + 128 &&
+	       le32toh(w->sge[0].lkey) == 0x105;
+	check(good, "", "srq: 4 WQEs fill a 4-slot ring (record and doorbell at 4), a fifth is ENOMEM");
+
+	fx_write_cqe(&fx, FX_QPN0 + 1, 1, SCENIC_CQE_F_SRQ, SCENIC_CQE_STATUS_SUCCESS,
+		     SCENIC_CQE_OP_RECV, 11);
+	fx_write_cqe(&fx, FX_QPN0, 0, SCENIC_CQE_F_SRQ, SCENIC_CQE_STATUS_SUCCESS,
+		     SCENIC_CQE_OP_RECV, 10);
+	fx_write_cqe(&fx, FX_QPN0, 1, SCENIC_CQE_F_SRQ, SCENIC_CQE_STATUS_SUCCESS,
+		     SCENIC_CQE_OP_RECV, 12);	/* slot 1 again: dropped */
+	fx_write_cqe(&fx, FX_QPN0, 7, SCENIC_CQE_F_SRQ, SCENIC_CQE_STATUS_SUCCESS,
+		     SCENIC_CQE_OP_RECV, 13);	/* never posted: dropped */
+	n = scenic_poll_cq(&fx.cq->verbs_cq.cq, 8, wc);
+	good = n == 2 && wc[0].wr_id == 101 && wc[0].qp_num == FX_QPN0 + 1 &&
+	       wc[0].byte_len == 11 && wc[0].status == IBV_WC_SUCCESS &&
+	       wc[1].wr_id == 100 && wc[1].qp_num == FX_QPN0 && wc[1].byte_len == 10 &&
+	       fx.cq->ring.ci == 4;
+	check(good, "", "srq: F_SRQ CQEs give the slot's wr_id and the receiving QP in any slot order; a repeated or never-posted slot is dropped");
+
+	wr.wr_id = 200;
+	good = scenic_post_srq_recv(&srq->ibv_srq, &wr, &bad) == 0;
+	wr.wr_id = 201;
+	good = good && scenic_post_srq_recv(&srq->ibv_srq, &wr, &bad) == 0;
+	wr.wr_id = 202;	/* slot 2: its CQE not polled yet */
+	good = good && scenic_post_srq_recv(&srq->ibv_srq, &wr, &bad) == ENOMEM &&
+	       le32toh(rec.pi) == 6 && srq->wr_id[0] == 200 && srq->wr_id[1] == 201;
+	check(good, "", "srq: polled slots are posted again, the next unpolled one is ENOMEM");
+
+	fx_free(&fx);
+	free(srq->buf);
+	free(srq->wr_id);
+	free(srq->polled);
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+	free(db);
+}
+
 int main(void)
 {
 	test_drain();
@@ -409,6 +487,7 @@ int main(void)
 	test_recv_only_qp();
 	test_resize_crossing();
 	test_reset_forgets_old_cqes();
+	test_srq();
 	printf("1..%d\n", tests);
 	return failed ? 1 : 0;
 }

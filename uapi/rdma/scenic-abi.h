@@ -79,6 +79,11 @@ enum {
 	 * create_ah answers struct scenic_ibv_create_ah_resp
 	 */
 	SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_UD = 1 << 2,
+	/*
+	 * SRQs (RDMA.FEATURES.srq): create_srq takes struct scenic_ibv_create_srq,
+	 * create_qp takes an SRQ (then rq_ring_size and rq_wqe_size are 0)
+	 */
+	SCENIC_ALLOC_UCONTEXT_RESP_COMP_MASK_SRQ = 1 << 3,
 };
 
 struct scenic_ibv_alloc_ucontext_resp {
@@ -237,6 +242,34 @@ struct scenic_ibv_create_qp_resp {
 	__u16 scu_index;	/* SCU the kernel bound the QP to */
 	__u8 reserved_230[2];
 	__aligned_u64 dbrec_mmap_key;	/* struct scenic_qp_dbrec, cached, read-write */
+};
+
+/*
+ * IB_USER_VERBS_CMD_CREATE_SRQ. The ring holds ring_size / wqe_size receive
+ * WQEs (struct scenic_rq_wqe), a power of two; wqe_size is 64 << n
+ * (n <= SCENIC_RQ_MAX_STRIDE) and holds (wqe_size - 16) / 16 SGEs.
+ */
+struct scenic_ibv_create_srq {
+	__u32 comp_mask;	/* none defined yet, must be zero */
+	__u32 ring_size;	/* bytes, a power of two */
+	__u16 wqe_size;		/* bytes per slot */
+	__u8 reserved_50[6];
+};
+
+/*
+ * ring_mmap_key maps ring_mmap_size + one page, read-write: the ring at 0,
+ * struct scenic_srq_dbrec at ring_mmap_size (a multiple of the page size).
+ * db_mmap_key maps the SRQ's doorbell page (non-cached): the producer index
+ * at db_off + SCENIC_DB_SRQ.
+ */
+struct scenic_ibv_create_srq_resp {
+	__u32 comp_mask;
+	__u32 srqn;		/* the card's SRQ number */
+	__aligned_u64 ring_mmap_key;
+	__aligned_u64 ring_mmap_size;
+	__aligned_u64 db_mmap_key;
+	__u32 db_off;
+	__u32 entries;		/* ring slots (power of two) */
 };
 
 #endif /* SCENIC_ABI_USER_H */

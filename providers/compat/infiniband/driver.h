@@ -5,7 +5,7 @@
  * with its copyright notices, below. Kept: the declarations the SCENIC
  * provider uses, with rdma-core's names, field order and several macros
  * (verbs_log, VERBS_*_MATCH, PROVIDER_DRIVER, verbs_init_and_alloc_context)
- * as they are there. Removed: everything else (SRQ, XRC, flow, DM, counters,
+ * as they are there. Removed: everything else (XRC, flow, DM, counters,
  * ioctl and sysfs helpers, ...); ops we do not implement became void pointer
  * slots; struct list_node replaces ccan/list.h; the layout checks of
  * driver-abi-check.h were added.
@@ -249,7 +249,8 @@ struct verbs_context_ops {
 	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
 				       struct ibv_qp_init_attr_ex *qp_init_attr_ex);
 	void *create_rwq_ind_table;
-	void *create_srq;
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
+				      struct ibv_srq_init_attr *srq_init_attr);
 	void *create_srq_ex;
 	void *create_wq;
 	int (*dealloc_mw)(struct ibv_mw *mw);
@@ -263,7 +264,7 @@ struct verbs_context_ops {
 	void *destroy_flow_action;
 	int (*destroy_qp)(struct ibv_qp *qp);
 	void *destroy_rwq_ind_table;
-	void *destroy_srq;
+	int (*destroy_srq)(struct ibv_srq *srq);
 	void *destroy_wq;
 	void *detach_mcast;
 	void (*free_context)(struct ibv_context *context);
@@ -277,7 +278,8 @@ struct verbs_context_ops {
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			 int attr_mask);
 	void *modify_qp_rate_limit;
-	void *modify_srq;
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+			  int srq_attr_mask);
 	void *modify_wq;
 	void *open_qp;
 	void *open_xrcd;
@@ -287,7 +289,8 @@ struct verbs_context_ops {
 	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			 struct ibv_send_wr **bad_wr);
 	void *post_srq_ops;
-	void *post_srq_recv;
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr,
+			     struct ibv_recv_wr **bad_recv_wr);
 	int (*query_device_ex)(struct ibv_context *context,
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr,
@@ -299,7 +302,7 @@ struct verbs_context_ops {
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
 	void *query_qp_data_in_order;
 	void *query_rt_values;
-	void *query_srq;
+	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr);
 	void *read_counters;
 	void *reg_dm_mr;
 	struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *pd, uint64_t offset,
@@ -414,6 +417,17 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ibv_ah_attr *attr,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 
 #include "driver-abi-check.h"
 

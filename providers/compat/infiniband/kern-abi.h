@@ -124,6 +124,12 @@ SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_MODIFY_QP, ibv_modify_qp,
 		   ib_uverbs_modify_qp, empty);
 SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_QUERY_QP, ibv_query_qp,
 		   ib_uverbs_query_qp, ib_uverbs_query_qp_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_SRQ, ibv_create_srq,
+		   ib_uverbs_create_srq, ib_uverbs_create_srq_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_MODIFY_SRQ, ibv_modify_srq,
+		   ib_uverbs_modify_srq, empty);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_QUERY_SRQ, ibv_query_srq,
+		   ib_uverbs_query_srq, ib_uverbs_query_srq_resp);
 SCENIC_DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_CREATE_CQ, ibv_create_cq_ex,
 		      ib_uverbs_ex_create_cq, ib_uverbs_ex_create_cq_resp);
 SCENIC_DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_CREATE_QP, ibv_create_qp_ex,
