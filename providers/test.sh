@@ -118,7 +118,7 @@ fi
 
 # poll_cq (cq.c) on a fake CQ ring and status pages, 1 and 500 QPs per CQ (its own TAP stream)
 if $cc "${cflags[@]}" -D_GNU_SOURCE -I"$here/compat" -I"$top/uapi" -I"$here/scenic" \
-	-o "$out/cq_poll_test" "$here/tests/cq_poll_test.c" "$here"/scenic/{cq,ring,srq}.c \
+	-o "$out/cq_poll_test" "$here/tests/cq_poll_test.c" "$here"/scenic/{cq,cq_resize,ring,srq}.c \
 	-libverbs -pthread >"$out/cq_poll_test.log" 2>&1; then
 	run_tap cq "$out/cq_poll_test"
 else
@@ -128,7 +128,7 @@ fi
 
 # opening a device (scenic.c) against fakes of libibverbs' calls (its own TAP stream)
 if $cc "${cflags[@]}" -D_GNU_SOURCE -I"$here/compat" -I"$top/uapi" -I"$here/scenic" \
-	-o "$out/open_test" "$here/tests/open_test.c" "$here"/scenic/{scenic,verbs,cq,qp,srq,wr,ring,dv}.c \
+	-o "$out/open_test" "$here/tests/open_test.c" "$here"/scenic/{scenic,verbs,cq,cq_resize,qp,srq,wr,ring,dv}.c \
 	-libverbs -pthread >"$out/open_test.log" 2>&1; then
 	run_tap open "$out/open_test"
 else

@@ -364,6 +364,7 @@ enum scenic_aq_opcode {
 	SCENIC_AQ_OP_DESTROY_CQ = 0x11,	/* Destroy a completion queue. */
 	/* A CQ's flags and producer index (event resynchronisation). */
 	SCENIC_AQ_OP_QUERY_CQ = 0x12,
+	SCENIC_AQ_OP_RESIZE_CQ = 0x13,	/* Move a CQ to a new ring (FEATURES.resize_cq). */
 	SCENIC_AQ_OP_CREATE_QP = 0x18,	/* Create an RC QP in RESET. */
 	/* Change a QP's attributes and state (IBA RC transition rules). */
 	SCENIC_AQ_OP_MODIFY_QP = 0x19,
@@ -376,6 +377,8 @@ enum scenic_aq_opcode {
 	SCENIC_AQ_OP_TLB_FILL = 0x22,
 	SCENIC_AQ_OP_ALLOC_MW = 0x23,	/* Allocate a memory window (FEATURES.mw). */
 	SCENIC_AQ_OP_DEALLOC_MW = 0x24,	/* Invalidate and free a memory window. */
+	/* Change an MR's translation, PD or access in place (FEATURES.rereg_mr). */
+	SCENIC_AQ_OP_REREG_MR = 0x25,
 	SCENIC_AQ_OP_CREATE_SRQ = 0x28,	/* Create a shared receive queue (FEATURES.srq). */
 	SCENIC_AQ_OP_MODIFY_SRQ = 0x29,	/* Set an SRQ's limit and arm it. */
 	SCENIC_AQ_OP_QUERY_SRQ = 0x2a,	/* An SRQ's limit, armed bit and indices. */
@@ -410,6 +413,7 @@ enum scenic_aq_opcode {
 	X(SCENIC_AQ_OP_CREATE_CQ, "create_cq") \
 	X(SCENIC_AQ_OP_DESTROY_CQ, "destroy_cq") \
 	X(SCENIC_AQ_OP_QUERY_CQ, "query_cq") \
+	X(SCENIC_AQ_OP_RESIZE_CQ, "resize_cq") \
 	X(SCENIC_AQ_OP_CREATE_QP, "create_qp") \
 	X(SCENIC_AQ_OP_MODIFY_QP, "modify_qp") \
 	X(SCENIC_AQ_OP_QUERY_QP, "query_qp") \
@@ -420,6 +424,7 @@ enum scenic_aq_opcode {
 	X(SCENIC_AQ_OP_TLB_FILL, "tlb_fill") \
 	X(SCENIC_AQ_OP_ALLOC_MW, "alloc_mw") \
 	X(SCENIC_AQ_OP_DEALLOC_MW, "dealloc_mw") \
+	X(SCENIC_AQ_OP_REREG_MR, "rereg_mr") \
 	X(SCENIC_AQ_OP_CREATE_SRQ, "create_srq") \
 	X(SCENIC_AQ_OP_MODIFY_SRQ, "modify_srq") \
 	X(SCENIC_AQ_OP_QUERY_SRQ, "query_srq") \
@@ -583,6 +588,26 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_acq_query_cq) == 32);
 #define SCENIC_ACQ_QUERY_CQ_ARMED_SHIFT 1
 #define SCENIC_ACQ_QUERY_CQ_SOLICITED_ONLY_MASK 0x4U
 #define SCENIC_ACQ_QUERY_CQ_SOLICITED_ONLY_SHIFT 2
+
+/*
+ * RESIZE_CQ request (FEATURES.resize_cq): a RESIZE CQE ends the old ring at its producer index,
+ * later CQEs go to the new ring from index 0, phase 1. BAD_ARG if the new ring is smaller than
+ * the CQEs not yet consumed (pi - ci, IBA) or lies in the card's BARs; BUSY if the old ring is
+ * full (no slot for the RESIZE CQE); BAD_STATE if the CQ overran.
+ */
+struct scenic_aq_resize_cq {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 cqn;	/* 0x08 */
+	__u8 log2_entries;	/* 0x0c */
+	__u8 reserved_0x0d[3];
+	__le64 ring_addr;	/* 0x10 */
+	__le64 dbrec_addr;	/* 0x18 */
+	__u8 reserved_0x20[96];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_resize_cq) == 128);
+#define SCENIC_AQ_RESIZE_CQ_LOG2_ENTRIES_MASK 0x1fU
+#define SCENIC_AQ_RESIZE_CQ_LOG2_ENTRIES_SHIFT 0
 
 /* CREATE_QP request; the QP starts in RESET. */
 struct scenic_aq_create_qp {
@@ -769,6 +794,35 @@ struct scenic_aq_tlb_fill {
 SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_tlb_fill) == 128);
 #define SCENIC_AQ_TLB_FILL_INDIRECT_MASK 0x1U
 #define SCENIC_AQ_TLB_FILL_INDIRECT_SHIFT 0
+
+/*
+ * REREG_MR request (FEATURES.rereg_mr): the MR keeps its key; the fields the mask names change,
+ * the others must be 0. No access that resolved the key before the change moves data after the
+ * completion; a translation change drops every TLB entry of the MR (the driver fills the new
+ * pages, misses raise TLB_MISS). BUSY while memory windows are bound to the MR.
+ */
+struct scenic_aq_rereg_mr {
+	struct scenic_aq_sqe_hdr hdr;
+	__le32 key;	/* 0x08 */
+	__u8 mask;	/* 0x0c translation, pd, access_change */
+	__u8 reserved_0x0d[3];
+	__le32 pdn;	/* 0x10 */
+	__u8 reserved_0x14[4];
+	__le64 iova;	/* 0x18 */
+	__le64 length;	/* 0x20 */
+	__u8 access;	/* 0x28 */
+	__u8 reserved_0x29[87];
+};
+
+SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_aq_rereg_mr) == 128);
+#define SCENIC_AQ_REREG_MR_TRANSLATION_MASK 0x1U
+#define SCENIC_AQ_REREG_MR_TRANSLATION_SHIFT 0
+#define SCENIC_AQ_REREG_MR_PD_MASK 0x2U
+#define SCENIC_AQ_REREG_MR_PD_SHIFT 1
+#define SCENIC_AQ_REREG_MR_ACCESS_CHANGE_MASK 0x4U
+#define SCENIC_AQ_REREG_MR_ACCESS_CHANGE_SHIFT 2
+#define SCENIC_AQ_REREG_MR_ACCESS_MASK 0x1fU
+#define SCENIC_AQ_REREG_MR_ACCESS_SHIFT 0
 
 /*
  * ALLOC_MW request (FEATURES.mw): type 1 starts bound with length 0 (nothing reachable), type 2
@@ -1249,6 +1303,7 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(SCENIC_AQ_OP_CREATE_CQ, create_cq, aq_create_cq, aq_cqe) \
 	X(SCENIC_AQ_OP_DESTROY_CQ, destroy_cq, aq_destroy_cq, aq_cqe) \
 	X(SCENIC_AQ_OP_QUERY_CQ, query_cq, aq_query_cq, acq_query_cq) \
+	X(SCENIC_AQ_OP_RESIZE_CQ, resize_cq, aq_resize_cq, aq_cqe) \
 	X(SCENIC_AQ_OP_CREATE_QP, create_qp, aq_create_qp, aq_cqe) \
 	X(SCENIC_AQ_OP_MODIFY_QP, modify_qp, aq_modify_qp, aq_cqe) \
 	X(SCENIC_AQ_OP_QUERY_QP, query_qp, aq_query_qp, acq_query_qp) \
@@ -1259,6 +1314,7 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(SCENIC_AQ_OP_TLB_FILL, tlb_fill, aq_tlb_fill, aq_cqe) \
 	X(SCENIC_AQ_OP_ALLOC_MW, alloc_mw, aq_alloc_mw, aq_cqe) \
 	X(SCENIC_AQ_OP_DEALLOC_MW, dealloc_mw, aq_dealloc_mw, aq_cqe) \
+	X(SCENIC_AQ_OP_REREG_MR, rereg_mr, aq_rereg_mr, aq_cqe) \
 	X(SCENIC_AQ_OP_CREATE_SRQ, create_srq, aq_create_srq, aq_cqe) \
 	X(SCENIC_AQ_OP_MODIFY_SRQ, modify_srq, aq_modify_srq, aq_cqe) \
 	X(SCENIC_AQ_OP_QUERY_SRQ, query_srq, aq_query_srq, acq_query_srq) \
@@ -1351,6 +1407,14 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(acq_query_cq, flags, armed, 0x08, 4, SCENIC_ACQ_QUERY_CQ_ARMED_MASK) \
 	X(acq_query_cq, flags, solicited_only, 0x08, 4, SCENIC_ACQ_QUERY_CQ_SOLICITED_ONLY_MASK) \
 	X(acq_query_cq, producer_index, producer_index, 0x0c, 4, 0xffffffffU) \
+	X(aq_resize_cq, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_resize_cq, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_resize_cq, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_resize_cq, cqn, cqn, 0x08, 4, 0xffffffffU) \
+	X(aq_resize_cq, log2_entries, log2_entries, 0x0c, 1, \
+	  SCENIC_AQ_RESIZE_CQ_LOG2_ENTRIES_MASK) \
+	X(aq_resize_cq, ring_addr, ring_addr, 0x10, 8, 0xffffffffffffffffULL) \
+	X(aq_resize_cq, dbrec_addr, dbrec_addr, 0x18, 8, 0xffffffffffffffffULL) \
 	X(aq_create_qp, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
 	X(aq_create_qp, hdr.opcode, opcode, 0x02, 1, 0xffU) \
 	X(aq_create_qp, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
@@ -1450,6 +1514,17 @@ SCENIC_ADMIN_STATIC_ASSERT(sizeof(struct scenic_ceqe) == 8);
 	X(aq_tlb_fill, iova, iova, 0x10, 8, 0xffffffffffffffffULL) \
 	X(aq_tlb_fill, table_addr, table_addr, 0x18, 8, 0xffffffffffffffffULL) \
 	X(aq_tlb_fill, page, page, 0x20, 96, 0xffffffffffffffffULL) \
+	X(aq_rereg_mr, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
+	X(aq_rereg_mr, hdr.opcode, opcode, 0x02, 1, 0xffU) \
+	X(aq_rereg_mr, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \
+	X(aq_rereg_mr, key, key, 0x08, 4, 0xffffffffU) \
+	X(aq_rereg_mr, mask, translation, 0x0c, 1, SCENIC_AQ_REREG_MR_TRANSLATION_MASK) \
+	X(aq_rereg_mr, mask, pd, 0x0c, 1, SCENIC_AQ_REREG_MR_PD_MASK) \
+	X(aq_rereg_mr, mask, access_change, 0x0c, 1, SCENIC_AQ_REREG_MR_ACCESS_CHANGE_MASK) \
+	X(aq_rereg_mr, pdn, pdn, 0x10, 4, 0xffffffffU) \
+	X(aq_rereg_mr, iova, iova, 0x18, 8, 0xffffffffffffffffULL) \
+	X(aq_rereg_mr, length, length, 0x20, 8, 0xffffffffffffffffULL) \
+	X(aq_rereg_mr, access, access, 0x28, 1, SCENIC_AQ_REREG_MR_ACCESS_MASK) \
 	X(aq_alloc_mw, hdr.cmd_id, cmd_id, 0x00, 2, 0xffffU) \
 	X(aq_alloc_mw, hdr.opcode, opcode, 0x02, 1, 0xffU) \
 	X(aq_alloc_mw, hdr.flags, phase, 0x03, 1, SCENIC_AQ_SQE_HDR_PHASE_MASK) \

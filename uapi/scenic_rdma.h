@@ -213,6 +213,12 @@ enum scenic_cqe_opcode {
 	SCENIC_CQE_OP_RECV_WRITE_IMM = 6, /* RQ: WRITE_IMM consumed a receive WQE */
 	SCENIC_CQE_OP_BIND_MW = 7,	/* SQ: BIND_MW */
 	SCENIC_CQE_OP_LOCAL_INV = 8,	/* SQ: LOCAL_INV */
+	/*
+	 * RESIZE_CQ (FEATURES.resize_cq): the last CQE of the old ring;
+	 * byte_len = the new ring's entries. Later CQEs are in the new ring
+	 * from index 0, phase 1; the consumer index restarts at 0.
+	 */
+	SCENIC_CQE_OP_RESIZE = 9,
 };
 
 /* CQE status: enum scenic_cqe_status (scenic_admin.h), the card's codes. */

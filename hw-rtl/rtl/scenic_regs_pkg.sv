@@ -440,7 +440,7 @@ package scenic_regs_pkg;
   localparam int unsigned RDMA_CTRL_ENABLE_LSB = 0;
   localparam int unsigned RDMA_CTRL_ENABLE_MSB = 0;
   localparam logic [11:0] RDMA_FEATURES = 12'h020;
-  localparam logic [31:0] RDMA_FEATURES_DEFAULT = 32'h0000011d;
+  localparam logic [31:0] RDMA_FEATURES_DEFAULT = 32'h0000017d;
   localparam int unsigned RDMA_FEATURES_RQ_STRIDE_LSB = 8;
   localparam int unsigned RDMA_FEATURES_RQ_STRIDE_MSB = 8;
   localparam int unsigned RDMA_FEATURES_MW_LSB = 3;
@@ -449,6 +449,10 @@ package scenic_regs_pkg;
   localparam int unsigned RDMA_FEATURES_UC_MSB = 4;
   localparam int unsigned RDMA_FEATURES_UD_LSB = 0;
   localparam int unsigned RDMA_FEATURES_UD_MSB = 0;
+  localparam int unsigned RDMA_FEATURES_REREG_MR_LSB = 6;
+  localparam int unsigned RDMA_FEATURES_REREG_MR_MSB = 6;
+  localparam int unsigned RDMA_FEATURES_RESIZE_CQ_LSB = 5;
+  localparam int unsigned RDMA_FEATURES_RESIZE_CQ_MSB = 5;
   localparam int unsigned RDMA_FEATURES_SRQ_LSB = 2;
   localparam int unsigned RDMA_FEATURES_SRQ_MSB = 2;
   localparam logic [11:0] RDMA_MAX_SRQ = 12'h024;
@@ -595,7 +599,7 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00001000, 32'h00001000,
-      32'h00000100, 32'h0000011d, 32'h00000000, 32'h00001000, 32'h00001000, 32'h00000200,
+      32'h00000100, 32'h0000017d, 32'h00000000, 32'h00001000, 32'h00001000, 32'h00000200,
       32'h00000200, 32'h00003000, 32'h00020001, 32'h5c1c0003
   };
   localparam logic [2047:0] RDMA_REGS_RO = {
@@ -608,7 +612,7 @@ package scenic_regs_pkg;
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'h0000ffff,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'hffffffff, 32'hffffffff,
-      32'hffffffff, 32'h0000011d, 32'h00000000, 32'hffffffff, 32'hffffffff, 32'hffffffff,
+      32'hffffffff, 32'h0000017d, 32'h00000000, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff
   };
   localparam logic [2047:0] RDMA_REGS_RW = {
@@ -812,6 +816,7 @@ package scenic_regs_pkg;
   localparam logic [7:0] AQ_OP_CREATE_CQ = 8'h10;
   localparam logic [7:0] AQ_OP_DESTROY_CQ = 8'h11;
   localparam logic [7:0] AQ_OP_QUERY_CQ = 8'h12;
+  localparam logic [7:0] AQ_OP_RESIZE_CQ = 8'h13;
   localparam logic [7:0] AQ_OP_CREATE_QP = 8'h18;
   localparam logic [7:0] AQ_OP_MODIFY_QP = 8'h19;
   localparam logic [7:0] AQ_OP_QUERY_QP = 8'h1a;
@@ -822,6 +827,7 @@ package scenic_regs_pkg;
   localparam logic [7:0] AQ_OP_TLB_FILL = 8'h22;
   localparam logic [7:0] AQ_OP_ALLOC_MW = 8'h23;
   localparam logic [7:0] AQ_OP_DEALLOC_MW = 8'h24;
+  localparam logic [7:0] AQ_OP_REREG_MR = 8'h25;
   localparam logic [7:0] AQ_OP_CREATE_SRQ = 8'h28;
   localparam logic [7:0] AQ_OP_MODIFY_SRQ = 8'h29;
   localparam logic [7:0] AQ_OP_QUERY_SRQ = 8'h2a;
@@ -913,6 +919,17 @@ package scenic_regs_pkg;
   localparam int unsigned ACQ_QUERY_CQ_SOLICITED_ONLY_MSB = 2;
   localparam int unsigned ACQ_QUERY_CQ_PRODUCER_INDEX_OFF = 12;
   localparam int unsigned ACQ_QUERY_CQ_PRODUCER_INDEX_BYTES = 4;
+  localparam int unsigned AQ_RESIZE_CQ_SIZE = 128;
+  localparam int unsigned AQ_RESIZE_CQ_CQN_OFF = 8;
+  localparam int unsigned AQ_RESIZE_CQ_CQN_BYTES = 4;
+  localparam int unsigned AQ_RESIZE_CQ_LOG2_ENTRIES_OFF = 12;
+  localparam int unsigned AQ_RESIZE_CQ_LOG2_ENTRIES_BYTES = 1;
+  localparam int unsigned AQ_RESIZE_CQ_LOG2_ENTRIES_LSB = 0;
+  localparam int unsigned AQ_RESIZE_CQ_LOG2_ENTRIES_MSB = 4;
+  localparam int unsigned AQ_RESIZE_CQ_RING_ADDR_OFF = 16;
+  localparam int unsigned AQ_RESIZE_CQ_RING_ADDR_BYTES = 8;
+  localparam int unsigned AQ_RESIZE_CQ_DBREC_ADDR_OFF = 24;
+  localparam int unsigned AQ_RESIZE_CQ_DBREC_ADDR_BYTES = 8;
   localparam int unsigned AQ_CREATE_QP_SIZE = 128;
   localparam int unsigned AQ_CREATE_QP_QPN_OFF = 8;
   localparam int unsigned AQ_CREATE_QP_QPN_BYTES = 4;
@@ -1089,6 +1106,31 @@ package scenic_regs_pkg;
   localparam int unsigned AQ_TLB_FILL_TABLE_ADDR_BYTES = 8;
   localparam int unsigned AQ_TLB_FILL_PAGE_OFF = 32;
   localparam int unsigned AQ_TLB_FILL_PAGE_BYTES = 96;
+  localparam int unsigned AQ_REREG_MR_SIZE = 128;
+  localparam int unsigned AQ_REREG_MR_KEY_OFF = 8;
+  localparam int unsigned AQ_REREG_MR_KEY_BYTES = 4;
+  localparam int unsigned AQ_REREG_MR_TRANSLATION_OFF = 12;
+  localparam int unsigned AQ_REREG_MR_TRANSLATION_BYTES = 1;
+  localparam int unsigned AQ_REREG_MR_TRANSLATION_LSB = 0;
+  localparam int unsigned AQ_REREG_MR_TRANSLATION_MSB = 0;
+  localparam int unsigned AQ_REREG_MR_PD_OFF = 12;
+  localparam int unsigned AQ_REREG_MR_PD_BYTES = 1;
+  localparam int unsigned AQ_REREG_MR_PD_LSB = 1;
+  localparam int unsigned AQ_REREG_MR_PD_MSB = 1;
+  localparam int unsigned AQ_REREG_MR_ACCESS_CHANGE_OFF = 12;
+  localparam int unsigned AQ_REREG_MR_ACCESS_CHANGE_BYTES = 1;
+  localparam int unsigned AQ_REREG_MR_ACCESS_CHANGE_LSB = 2;
+  localparam int unsigned AQ_REREG_MR_ACCESS_CHANGE_MSB = 2;
+  localparam int unsigned AQ_REREG_MR_PDN_OFF = 16;
+  localparam int unsigned AQ_REREG_MR_PDN_BYTES = 4;
+  localparam int unsigned AQ_REREG_MR_IOVA_OFF = 24;
+  localparam int unsigned AQ_REREG_MR_IOVA_BYTES = 8;
+  localparam int unsigned AQ_REREG_MR_LENGTH_OFF = 32;
+  localparam int unsigned AQ_REREG_MR_LENGTH_BYTES = 8;
+  localparam int unsigned AQ_REREG_MR_ACCESS_OFF = 40;
+  localparam int unsigned AQ_REREG_MR_ACCESS_BYTES = 1;
+  localparam int unsigned AQ_REREG_MR_ACCESS_LSB = 0;
+  localparam int unsigned AQ_REREG_MR_ACCESS_MSB = 4;
   localparam int unsigned AQ_ALLOC_MW_SIZE = 128;
   localparam int unsigned AQ_ALLOC_MW_KEY_OFF = 8;
   localparam int unsigned AQ_ALLOC_MW_KEY_BYTES = 4;

@@ -3,8 +3,8 @@
  * SCENIC SmartNIC: scenic_rdma.ko completion queues. A CQ is a ring of 2^n
  * CQEs in coherent memory that the card writes and the provider polls
  * (mapped read-only), plus a doorbell page in BAR4 for the consumer index
- * and arming. Kernel CQs (QP1's) live in host memory only
- * (scenic_rdma_gsi.c).
+ * and arming; resize_cq is in scenic_rdma_cq_resize.c. Kernel CQs (QP1's)
+ * live in host memory only (scenic_rdma_gsi.c) and cannot be resized.
  */
 
 #include <linux/log2.h>
@@ -113,6 +113,7 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 		return id;
 	cq->cqn = id;
 	cq->entries = entries;
+	mutex_init(&cq->resize_lock);
 
 	err = scenic_dma_buf_alloc(sdev, suctx, &cq->ring,
 				   (size_t)entries * SCENIC_CQE_BYTES);

@@ -287,6 +287,7 @@ struct scenic_rdma_cq {
 	struct scenic_dma_buf dbrec;	/* struct scenic_cq_dbrec */
 	struct rdma_user_mmap_entry *db_entry;
 	unsigned long ev_flags;	/* SCENIC_RDMA_CQ_EV_*, atomic bit ops */
+	struct mutex resize_lock;	/* ring, dbrec, entries against resize_cq */
 };
 
 /*
@@ -377,6 +378,7 @@ struct scenic_rdma_mr {
 	dma_addr_t *pages;	/* DMA address of each 4 KiB page of the iova range */
 	unsigned long npages;
 	u64 first_page;		/* iova of pages[0] (4 KiB aligned) */
+	int access;		/* IB_ACCESS_* it was registered (or reregistered) with */
 	refcount_t users;	/* the MR itself + TLB fills in flight */
 	struct completion released;
 };
@@ -520,6 +522,8 @@ int scenic_rdma_create_cq(struct ib_cq *ibcq,
 			  struct ib_udata *udata);
 #endif
 int scenic_rdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+/* scenic_rdma_cq_resize.c */
+int scenic_rdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int scenic_rdma_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int scenic_rdma_req_notify_cq(struct ib_cq *ibcq,
 			      enum ib_cq_notify_flags flags);
@@ -579,6 +583,10 @@ int scenic_rdma_dereg_any_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				      u64 length, u64 iova, int access,
 				      struct ib_udata *udata);
+struct ib_mr *scenic_rdma_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					u64 start, u64 length, u64 iova,
+					int access, struct ib_pd *ibpd,
+					struct ib_udata *udata);
 #ifdef SCENIC_HAVE_REG_DMABUF_ATTRS
 struct ib_mr *scenic_rdma_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 					     u64 length, u64 iova, int fd,

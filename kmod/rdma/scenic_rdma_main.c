@@ -58,6 +58,8 @@ static const struct ib_device_ops scenic_rdma_dev_ops = {
 	.reg_user_mr = scenic_rdma_reg_user_mr,
 	.reg_user_mr_dmabuf = scenic_rdma_reg_user_mr_dmabuf,
 	.req_notify_cq = scenic_rdma_req_notify_cq,
+	.rereg_user_mr = scenic_rdma_rereg_user_mr,
+	.resize_cq = scenic_rdma_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, scenic_rdma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, scenic_rdma_cq, ibcq),

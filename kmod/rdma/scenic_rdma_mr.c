@@ -203,6 +203,7 @@ static struct ib_mr *scenic_mr_register(struct ib_pd *ibpd,
 	mr->length = length;
 	mr->first_page = iova & ~(u64)(SCENIC_TLB_PAGE - 1);
 	mr->umem = umem;
+	mr->access = access;
 
 	/* 4 KiB translations need iova and address at the same page offset */
 	if (!ib_umem_find_best_pgsz(mr->umem, SCENIC_TLB_PAGE, iova)) {
@@ -302,6 +303,150 @@ struct ib_mr *scenic_rdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 		return ERR_CAST(umem);
 	}
 	return scenic_mr_register(ibpd, umem, length, iova, access);
+}
+
+#define SCENIC_MR_REREG_FLAGS \
+	(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS)
+
+/*
+ * The new pages of a translation change into @next: pinned with @access,
+ * their DMA addresses collected. A refusal is counted.
+ */
+static int scenic_mr_rereg_pin(struct scenic_rdma_dev *sdev,
+			       struct scenic_rdma_mr *next, struct ib_pd *ibpd,
+			       u64 start, u64 length, u64 iova, int access,
+			       struct ib_udata *udata)
+{
+	int err;
+
+	err = scenic_mr_check(ibpd, start, length, iova, access, udata);
+	if (err)
+		return err;
+	if (length > ((u64)totalram_pages() << PAGE_SHIFT)) {
+		atomic64_inc(&sdev->sw.mem_refused);
+		return -ENOMEM;
+	}
+	next->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(next->umem)) {
+		err = PTR_ERR(next->umem);
+		next->umem = NULL;
+		return err;
+	}
+	next->iova = iova;
+	next->length = length;
+	next->first_page = iova & ~(u64)(SCENIC_TLB_PAGE - 1);
+	if (!ib_umem_find_best_pgsz(next->umem, SCENIC_TLB_PAGE, iova)) {
+		atomic64_inc(&sdev->sw.bad_requests);
+		err = -EINVAL;
+	} else {
+		err = scenic_mr_collect_pages(sdev, next);
+	}
+	if (err) {
+		kvfree(next->pages);
+		ib_umem_release(next->umem);
+		next->pages = NULL;
+		next->umem = NULL;
+	}
+	return err;
+}
+
+/*
+ * rereg_mr in place (docs/verbs-completeness.md 5.3): the key stays. TLB
+ * fills stop as for dereg; REREG_MR completes once the card can no longer
+ * reach the old pages, and only then is the old umem unpinned. Returns NULL
+ * (the same MR) or an error.
+ */
+struct ib_mr *scenic_rdma_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					u64 start, u64 length, u64 iova,
+					int access, struct ib_pd *ibpd,
+					struct ib_udata *udata)
+{
+	struct scenic_rdma_dev *sdev = to_sdev(ibmr->device);
+	struct scenic_rdma_mr *mr = to_smr(ibmr);
+	struct scenic_aq_rereg_mr c = {
+		.hdr.opcode = SCENIC_AQ_OP_REREG_MR,
+		.key = cpu_to_le32(mr->key),
+	};
+	struct scenic_rdma_mr next = {};
+	int new_access = mr->access;
+	unsigned long prefill;
+	int err;
+
+	if (scenic_rdma_dead(sdev))
+		return ERR_PTR(-EIO);
+	if (!(sdev->features & SCENIC_RDMA_FEATURES_REREG_MR_MASK) ||
+	    !mr->umem || mr->umem->is_dmabuf || (flags & ~SCENIC_MR_REREG_FLAGS)) {
+		ibdev_dbg(ibmr->device, "rereg_mr: flags 0x%x on this MR or card not supported\n",
+			  flags);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (flags & IB_MR_REREG_ACCESS) {
+		new_access = access & ~IB_ACCESS_OPTIONAL;
+		if ((new_access & ~SCENIC_MR_IB_ACCESS) ||
+		    ((new_access & IB_ACCESS_MW_BIND) && !sdev->max_mw)) {
+			atomic64_inc(&sdev->sw.bad_requests);
+			return ERR_PTR(-EOPNOTSUPP);
+		}
+		/* write rights on pages pinned read-only: pin them again */
+		if (ib_access_writable(new_access) && !mr->umem->writable &&
+		    !(flags & IB_MR_REREG_TRANS)) {
+			flags |= IB_MR_REREG_TRANS;
+			start = mr->umem->address;
+			length = mr->length;
+			iova = mr->iova;
+		}
+		c.mask |= FIELD_PREP(SCENIC_AQ_REREG_MR_ACCESS_CHANGE_MASK, 1);
+		c.access = FIELD_PREP(SCENIC_AQ_REREG_MR_ACCESS_MASK,
+				      scenic_mr_access(new_access));
+	}
+	if (flags & IB_MR_REREG_TRANS) {
+		err = scenic_mr_rereg_pin(sdev, &next, ibpd, start, length,
+					  iova, new_access, udata);
+		if (err)
+			return ERR_PTR(err);
+		c.mask |= FIELD_PREP(SCENIC_AQ_REREG_MR_TRANSLATION_MASK, 1);
+		c.iova = cpu_to_le64(iova);
+		c.length = cpu_to_le64(length);
+	}
+	if (flags & IB_MR_REREG_PD) {
+		c.mask |= FIELD_PREP(SCENIC_AQ_REREG_MR_PD_MASK, 1);
+		c.pdn = cpu_to_le32(to_spd(ibpd)->pdn);
+	}
+
+	/* no TLB fill of the old pages from here: wait for those in flight */
+	xa_erase(&sdev->mr_xa, mr->index);
+	scenic_mr_put(mr);
+	wait_for_completion(&mr->released);
+	/* BUSY: memory windows are bound to the MR */
+	err = scenic_rdma_cmd(sdev, &c);
+	if (!err && next.umem) {
+		swap(mr->umem, next.umem);
+		swap(mr->pages, next.pages);
+		swap(mr->npages, next.npages);
+		mr->first_page = next.first_page;
+		mr->iova = iova;
+		mr->length = length;
+	}
+	if (!err)
+		mr->access = new_access;
+	refcount_set(&mr->users, 1);
+	reinit_completion(&mr->released);
+	if (xa_insert(&sdev->mr_xa, mr->index, mr, GFP_KERNEL))
+		ibdev_err(&sdev->ibdev, "rereg_mr: cannot re-track MR 0x%x\n",
+			  mr->key);
+	/* the old pages (after a change) or the unused new ones */
+	kvfree(next.pages);
+	if (next.umem)
+		ib_umem_release(next.umem);
+	if (err)
+		return ERR_PTR(err);
+	if (flags & IB_MR_REREG_TRANS) {
+		prefill = min_t(unsigned long, mr->npages,
+				sdev->tlb_entries / SCENIC_RDMA_PREFILL_DIV);
+		/* a failed fill is logged; the card raises a miss later */
+		scenic_mr_tlb_fill_range(sdev, mr, 0, prefill);
+	}
+	return NULL;
 }
 
 /*

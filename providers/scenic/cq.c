@@ -2,9 +2,10 @@
 /*
  * Completion queues: create (ring mapped read-only, doorbell page mapped),
  * destroy, poll_cq (CQ ring plus the send-completion counters of the QPs that
- * complete here), req_notify_cq, and the ibv_cq_ex polling interface. A CQE
- * finds its QP in a table indexed by QPN; the counter scan reads only QPs
- * that send here and takes a QP's lock only when its counter moved.
+ * complete here; a RESIZE CQE moves it to the next ring: cq_resize.c),
+ * req_notify_cq, and the ibv_cq_ex polling interface. A CQE finds its QP in
+ * a table indexed by QPN; the counter scan reads only QPs that send here and
+ * takes a QP's lock only when its counter moved.
  */
 #include <endian.h>
 #include <errno.h>
@@ -89,7 +90,7 @@ static void cq_update_ci(struct scenic_cq *cq)
 
 	if (cq->dbrec)
 		scenic_dbrec_write32(&cq->dbrec->ci, htole32(ci));
-	else
+	else if (!cq->resizing)	/* the doorbell counts the new ring already */
 		cq_write_db(cq, SCENIC_DB_CQ_CI, ci);
 }
 
@@ -171,11 +172,18 @@ static int poll_one_cqe(struct scenic_cq *cq, const struct scenic_cqe *cqe,
 {
 	struct scenic_qp *qp = cq_find_qp(cq, le32toh(cqe->qpn));
 	uint32_t idx = le32toh(cqe->wqe_idx);
+	struct scenic_stale *st;
 	int n = 0;
 
 	*consumed = true;
 	if (!qp)	/* a QP destroyed since: nothing to report */
 		return 0;
+	st = cq == qp->recv_cq ? &qp->recv_stale : &qp->send_stale;
+	if (st->valid) {
+		if ((int32_t)(cq->ring.ci - st->end) < 0)
+			return 0;	/* from before the QP's reset */
+		st->valid = false;
+	}
 
 	if (cqe->flags & SCENIC_CQE_F_SQ) {
 		pthread_spin_lock(&qp->sq_lock);
@@ -235,6 +243,15 @@ static int poll_locked(struct scenic_cq *cq, int nwc, struct ibv_wc *wc)
 
 	/* receive completions and errors, in ring order */
 	while (n < nwc && (cqe = scenic_cq_peek(&cq->ring))) {
+		if (cqe->opcode == SCENIC_CQE_OP_RESIZE) {
+			int r = scenic_cq_cross_resize(cq);
+
+			if (r < 0)
+				return n ? n : r;
+			if (r)	/* a new ring at 0, its record at 0 */
+				ci_start = 0;
+			continue;
+		}
 		n += poll_one_cqe(cq, cqe, wc + n, nwc - n, &consumed);
 		if (!consumed)
 			break;
@@ -297,7 +314,8 @@ int scenic_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
 	uint32_t val;
 
 	pthread_spin_lock(&cq->lock);
-	val = cq->ring.ci & SCENIC_DB_CQ_CI_MASK;
+	/* after a resize the card counts from 0 in the ring not yet reached */
+	val = cq->resizing ? 0 : cq->ring.ci & SCENIC_DB_CQ_CI_MASK;
 	if (solicited_only)
 		val |= SCENIC_DB_CQ_ARM_SOLICITED;
 	cq_write_db(cq, SCENIC_DB_CQ_ARM, val);
@@ -317,11 +335,35 @@ int scenic_destroy_cq(struct ibv_cq *ibvcq)
 	if (err)
 		return err;
 	cq_unmap(cq, ctx->pg_sz);
+	scenic_cq_unmap_next(cq, ctx->pg_sz);
 	pthread_spin_destroy(&cq->lock);
 	free(cq->by_qpn);
 	free(cq->sq_qps);
 	free(cq);
 	return 0;
+}
+
+void scenic_cq_forget_qp(struct scenic_cq *cq, struct scenic_qp *qp)
+{
+	struct scenic_stale *st = cq == qp->recv_cq ? &qp->recv_stale :
+						     &qp->send_stale;
+	uint32_t qpn = qp->verbs_qp.qp.qp_num, k;
+	const struct scenic_cqe *cqe;
+	struct scenic_cq_ring r;
+
+	pthread_spin_lock(&cq->lock);
+	r = cq->ring;
+	st->valid = false;
+	for (k = 0; k < (1u << r.log2_cnt); k++, r.ci++) {
+		cqe = scenic_cq_peek(&r);
+		if (!cqe || cqe->opcode == SCENIC_CQE_OP_RESIZE)
+			break;
+		if (le32toh(cqe->qpn) == qpn) {
+			st->end = r.ci + 1;
+			st->valid = true;
+		}
+	}
+	pthread_spin_unlock(&cq->lock);
 }
 
 /* Makes by_qpn cover qpn; with cq->lock held. */
@@ -422,13 +464,15 @@ static int cq_ex_start_poll(struct ibv_cq_ex *ibvcqx,
 			    struct ibv_poll_cq_attr *attr)
 {
 	struct scenic_cq *cq = cq_ex_to_scenic_cq(ibvcqx);
+	int n;
 
 	if (attr->comp_mask)
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
-	if (poll_locked(cq, 1, &cq->cur_wc) != 1) {
+	n = poll_locked(cq, 1, &cq->cur_wc);
+	if (n != 1) {
 		pthread_spin_unlock(&cq->lock);
-		return ENOENT;
+		return n < 0 ? -n : ENOENT;
 	}
 	cq_ex_load(cq);
 	return 0;
@@ -437,9 +481,10 @@ static int cq_ex_start_poll(struct ibv_cq_ex *ibvcqx,
 static int cq_ex_next_poll(struct ibv_cq_ex *ibvcqx)
 {
 	struct scenic_cq *cq = cq_ex_to_scenic_cq(ibvcqx);
+	int n = poll_locked(cq, 1, &cq->cur_wc);
 
-	if (poll_locked(cq, 1, &cq->cur_wc) != 1)
-		return ENOENT;
+	if (n != 1)
+		return n < 0 ? -n : ENOENT;
 	cq_ex_load(cq);
 	return 0;
 }

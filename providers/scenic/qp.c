@@ -374,8 +374,13 @@ int scenic_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 		return err;
 	if (attr_mask & IBV_QP_STATE) {
 		qp->state = attr->qp_state;
-		if (attr->qp_state == IBV_QPS_RESET)
+		if (attr->qp_state == IBV_QPS_RESET) {
+			/* as mlx5: a reset QP's CQEs are not reported */
+			scenic_cq_forget_qp(qp->recv_cq, qp);
+			if (qp->send_cq != qp->recv_cq)
+				scenic_cq_forget_qp(qp->send_cq, qp);
 			qp_reset_rings(qp);
+		}
 	}
 	return 0;
 }

@@ -15,6 +15,8 @@ DECLARE_DRV_CMD(scenic_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		scenic_ibv_create_cq, scenic_ibv_create_cq_resp);
 DECLARE_DRV_CMD(scenic_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 		scenic_ibv_create_cq, scenic_ibv_create_cq_resp);
+DECLARE_DRV_CMD(scenic_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
+		scenic_ibv_resize_cq, scenic_ibv_resize_cq_resp);
 DECLARE_DRV_CMD(scenic_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		scenic_ibv_create_qp, scenic_ibv_create_qp_resp);
 DECLARE_DRV_CMD(scenic_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,

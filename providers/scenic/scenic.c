@@ -92,6 +92,8 @@ static const struct verbs_context_ops scenic_verbs = {
 	.reg_dmabuf_mr = scenic_reg_dmabuf_mr,
 	.reg_mr = scenic_reg_mr,
 	.req_notify_cq = scenic_req_notify_cq,
+	.rereg_mr = scenic_rereg_mr,
+	.resize_cq = scenic_resize_cq,
 };
 
 static bool scenic_env_is_zero(const char *name)

@@ -92,6 +92,16 @@ struct scenic_cq {
 	unsigned int poll_next;	/* first QP of the next send-completion scan */
 	/* ibv_cq_ex polling: the WC that start_poll/next_poll produced */
 	struct ibv_wc cur_wc;
+	/* resize_cq done, RESIZE CQE not polled yet: the ring that follows */
+	bool resizing;
+	bool resize_lost;	/* the new ring could not be mapped: poll fails */
+	struct {
+		void *ring_map;
+		size_t ring_map_size;
+		struct scenic_cq_dbrec *dbrec;
+		uint32_t log2_cnt;
+		uint32_t pg_sz;		/* of the dbrec mappings */
+	} next;
 };
 
 struct scenic_qp {
@@ -123,6 +133,15 @@ struct scenic_qp {
 	 */
 	uint32_t sq_seen;
 	bool sq_seen_valid;
+	/*
+	 * Under the CQ's lock: after a reset to RESET, the CQEs the QP left in
+	 * its CQ up to ring index end (free-running, exclusive) belong to the
+	 * old incarnation and are dropped by poll (scenic_cq_forget_qp).
+	 */
+	struct scenic_stale {
+		uint32_t end;
+		bool valid;
+	} send_stale, recv_stale;
 	enum ibv_qp_state state;	/* as last set by modify_qp */
 	uint16_t scu_index;
 	/* ibv_wr_* between wr_start and wr_complete (sq_lock held) */
@@ -179,6 +198,19 @@ bool is_scenic_dev(struct ibv_device *device);
 /* cq.c: QPs register with their CQs so that poll_cq sees their counters. */
 int scenic_cq_attach_qp(struct scenic_cq *cq, struct scenic_qp *qp);
 void scenic_cq_detach_qp(struct scenic_cq *cq, struct scenic_qp *qp);
+/*
+ * cq_resize.c: the RESIZE CQE is at the ring's head (cq->lock held): switch
+ * to the next ring (1), skip a RESIZE CQE nobody asked for (0), or -EIO if
+ * the next ring was never mapped.
+ */
+int scenic_cq_cross_resize(struct scenic_cq *cq);
+/*
+ * After the QP went to RESET: its CQEs now in @cq are stale (IBA: a reset
+ * QP's completions are gone); poll drops them. Scans up to a RESIZE CQE.
+ */
+void scenic_cq_forget_qp(struct scenic_cq *cq, struct scenic_qp *qp);
+/* Unmaps a next ring a destroyed CQ never reached. */
+void scenic_cq_unmap_next(struct scenic_cq *cq, uint32_t pg_sz);
 /* QPNs a CQ's table covers: the card's are below max_qp (512). */
 #define SCENIC_CQ_MAX_QPN (1u << 16)
 

@@ -175,6 +175,29 @@ struct ibv_mr *scenic_reg_dmabuf_mr(struct ibv_pd *ibvpd, uint64_t offset,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * rereg_mr in place (docs/verbs-completeness.md 5.3): the key stays, the
+ * kernel changes translation, PD or access and the card drops the MR's old
+ * translations before the call returns. A refused command changes nothing
+ * (the kernel swaps pages only once the card accepted it).
+ */
+int scenic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		    void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int err;
+
+	err = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		errno = err;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+	return 0;
+}
+
 int scenic_dereg_mr(struct verbs_mr *vmr)
 {
 	int err;

@@ -18,6 +18,8 @@ struct ibv_mr *scenic_reg_dmabuf_mr(struct ibv_pd *ibvpd, uint64_t offset,
 				    size_t len, uint64_t iova, int fd,
 				    int access);
 int scenic_dereg_mr(struct verbs_mr *vmr);
+int scenic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		    void *addr, size_t length, int access);
 struct ibv_mw *scenic_alloc_mw(struct ibv_pd *ibvpd, enum ibv_mw_type type);
 int scenic_dealloc_mw(struct ibv_mw *mw);
 int scenic_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
@@ -29,6 +31,8 @@ struct ibv_cq_ex *scenic_create_cq_ex(struct ibv_context *ibvctx,
 				      struct ibv_cq_init_attr_ex *attr_ex);
 int scenic_destroy_cq(struct ibv_cq *ibvcq);
 int scenic_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc);
+/* cq_resize.c */
+int scenic_resize_cq(struct ibv_cq *ibvcq, int cqe);
 int scenic_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
 
 struct ibv_qp *scenic_create_qp(struct ibv_pd *ibvpd,

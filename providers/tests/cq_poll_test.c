@@ -4,12 +4,14 @@
  * on a fake CQ ring and fake status pages (cq_fixture.h): 1 and 500 QPs on
  * one CQ, every WC checked (wr_id, status, opcode, qp_num, order per QP,
  * each exactly once), receive CQEs found by QPN, short wc arrays, error and
- * flush CQEs after counter completions, attach refusals. Prints TAP.
+ * flush CQEs after counter completions, attach refusals, the switch to a
+ * resized CQ's new ring. Prints TAP.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cq_fixture.h"
 
@@ -274,6 +276,130 @@ static void test_recv_only_qp(void)
 	fx_free(&fx2);
 }
 
+/* A page-aligned anonymous mapping, as the kernel's rings are. */
+static void *fx_map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		fx_die("mmap");
+	return p;
+}
+
+/* One receive CQE into @ring (2^log2 slots) at free-running index @pi. */
+static void put_cqe(struct scenic_cqe *ring, unsigned int log2, uint32_t pi,
+		    uint32_t qpn, uint32_t idx, uint8_t opcode)
+{
+	struct scenic_cqe *c = &ring[pi & ((1u << log2) - 1)];
+
+	memset(c, 0, sizeof(*c));
+	c->qpn = htole32(qpn);
+	c->wqe_idx = htole32(idx);
+	c->byte_len = htole32(64 + idx);
+	c->opcode = opcode;
+	__atomic_store_n(&c->flags, (uint8_t)(((pi >> log2) & 1) ^ 1),
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * ibv_resize_cq's poll side (cq_resize.c): receives in the old ring, the
+ * RESIZE CQE, more receives in the new ring from index 0 with phase 1; one
+ * poll returns all of them in order and leaves the CQ on the new ring with
+ * its new CI record. A RESIZE CQE nobody asked for is skipped; one whose
+ * ring could not be mapped makes poll fail with EIO.
+ */
+static void test_resize_crossing(void)
+{
+	struct scenic_cq_dbrec *old_rec = fx_map(4096), *new_rec = fx_map(4096);
+	struct scenic_cqe *new_ring = fx_map(4096);
+	struct fixture fx;
+	struct ibv_wc wc[16];
+	struct scenic_qp *qp;
+	uint32_t k;
+	bool good;
+	int n;
+
+	fx_init(&fx, 1);
+	qp = fx.qps[0];
+	fx.cq->dbrec = old_rec;
+	for (k = 0; k < 6; k++)
+		fx_post_recv(qp, 0x100 + k);
+	/* the old ring: 2 receives and the RESIZE CQE; the new one: 3 receives */
+	fx_write_cqe(&fx, FX_QPN0, 0, 0, SCENIC_CQE_STATUS_SUCCESS, SCENIC_CQE_OP_RECV, 64);
+	fx_write_cqe(&fx, FX_QPN0, 1, 0, SCENIC_CQE_STATUS_SUCCESS, SCENIC_CQE_OP_RECV, 65);
+	fx_write_cqe(&fx, 0, 0, 0, SCENIC_CQE_STATUS_SUCCESS, SCENIC_CQE_OP_RESIZE, 16);
+	for (k = 0; k < 3; k++)
+		put_cqe(new_ring, 4, k, FX_QPN0, 2 + k, SCENIC_CQE_OP_RECV);
+	fx.cq->resizing = true;
+	fx.cq->next.ring_map = new_ring;
+	fx.cq->next.ring_map_size = 4096;
+	fx.cq->next.dbrec = new_rec;
+	fx.cq->next.log2_cnt = 4;
+	fx.cq->next.pg_sz = 4096;
+	n = scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc);
+	good = n == 5 && !fx.cq->resizing && fx.cq->ring.cqe == new_ring &&
+	       fx.cq->ring.ci == 3 && le32toh(new_rec->ci) == 3;
+	for (k = 0; good && k < 5; k++)
+		good = wc[k].wr_id == 0x100 + k && wc[k].status == IBV_WC_SUCCESS &&
+		       wc[k].opcode == IBV_WC_RECV && wc[k].byte_len == 64 + k;
+	check(good, "", "resize: receives before and after the RESIZE CQE in one poll, in order; the CQ is on the new ring and its record");
+
+	/* a stray RESIZE CQE in the new ring: skipped, the receive after it is reported */
+	put_cqe(new_ring, 4, 3, 0, 0, SCENIC_CQE_OP_RESIZE);
+	put_cqe(new_ring, 4, 4, FX_QPN0, 5, SCENIC_CQE_OP_RECV);
+	n = scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc);
+	good = n == 1 && wc[0].wr_id == 0x105 && fx.cq->ring.ci == 5 &&
+	       le32toh(new_rec->ci) == 5;
+	check(good, "", "resize: a RESIZE CQE without a resize is consumed silently");
+
+	/* the next ring was never mapped: poll fails instead of losing completions */
+	fx.cq->resize_lost = true;
+	put_cqe(new_ring, 4, 5, 0, 0, SCENIC_CQE_OP_RESIZE);
+	n = scenic_poll_cq(&fx.cq->verbs_cq.cq, 16, wc);
+	check(n == -EIO, "", "resize: a RESIZE CQE whose ring is not mapped fails poll with EIO");
+	fx.cq->resize_lost = false;
+
+	munmap(new_ring, 4096);
+	munmap(new_rec, 4096);
+	fx.cq->dbrec = NULL;
+	fx_free(&fx);
+}
+
+/*
+ * A QP reset with CQEs of its old incarnation still in the CQ (flushed
+ * receives): after the reset they are dropped, and the new incarnation's
+ * first CQE, with the same WQE index, is reported once.
+ */
+static void test_reset_forgets_old_cqes(void)
+{
+	struct fixture fx;
+	struct ibv_wc wc[8];
+	struct scenic_qp *qp;
+	bool good;
+	int n;
+
+	fx_init(&fx, 2);
+	qp = fx.qps[0];
+	fx_post_recv(qp, 0xa0);
+	fx_post_recv(qp, 0xa1);
+	fx_write_cqe(&fx, FX_QPN0, 0, 0, SCENIC_CQE_STATUS_FLUSHED, SCENIC_CQE_OP_RECV, 0);
+	fx_post_recv(fx.qps[1], 0xb0);	/* another QP's CQE in between stays */
+	fx_write_cqe(&fx, FX_QPN0 + 1, 0, 0, SCENIC_CQE_STATUS_SUCCESS, SCENIC_CQE_OP_RECV, 7);
+	fx_write_cqe(&fx, FX_QPN0, 1, 0, SCENIC_CQE_STATUS_FLUSHED, SCENIC_CQE_OP_RECV, 0);
+	/* modify_qp(RESET): forget, then the rings start again */
+	scenic_cq_forget_qp(fx.cq, qp);
+	qp->rq.pi = qp->rq.ci = 0;
+	fx_post_recv(qp, 0xc0);
+	fx_write_cqe(&fx, FX_QPN0, 0, 0, SCENIC_CQE_STATUS_SUCCESS, SCENIC_CQE_OP_RECV, 9);
+	n = scenic_poll_cq(&fx.cq->verbs_cq.cq, 8, wc);
+	good = n == 2 && wc[0].wr_id == 0xb0 && wc[0].qp_num == FX_QPN0 + 1 &&
+	       wc[1].wr_id == 0xc0 && wc[1].status == IBV_WC_SUCCESS &&
+	       wc[1].byte_len == 9 && fx.cq->ring.ci == 4 && !qp->recv_stale.valid;
+	check(good, "", "reset: the QP's CQEs from before the reset are dropped, others' and the new ones reported");
+	fx_free(&fx);
+}
+
 /*
  * SRQ receive CQEs (srq.c): a 4-slot SRQ shared by two QPs. Posting fills
  * the ring and the record and rings the doorbell; a fifth post is ENOMEM.
@@ -359,6 +485,8 @@ int main(void)
 	test_recv_by_qpn();
 	test_error_after_counter();
 	test_recv_only_qp();
+	test_resize_crossing();
+	test_reset_forgets_old_cqes();
 	test_srq();
 	printf("1..%d\n", tests);
 	return failed ? 1 : 0;

@@ -70,7 +70,7 @@ inline constexpr uint32_t kCmdTable[] = {static_cast<uint32_t>(admin::AqOpcode::
                                          static_cast<uint32_t>(admin::AqOpcode::kTlbFill),
                                          kTlbFillIndirect,
                                          0x00,
-                                         0x13,
+                                         0x13,  // RESIZE_CQ since FEATURES.resize_cq
                                          0x7f,
                                          static_cast<uint32_t>(admin::AqOpcode::kScuLoad),
                                          static_cast<uint32_t>(admin::AqOpcode::kScuUnload),
@@ -87,7 +87,9 @@ inline constexpr uint32_t kCmdTable[] = {static_cast<uint32_t>(admin::AqOpcode::
                                          static_cast<uint32_t>(admin::AqOpcode::kQuerySrq),
                                          static_cast<uint32_t>(admin::AqOpcode::kDestroySrq),
                                          static_cast<uint32_t>(admin::AqOpcode::kAllocMw),
-                                         static_cast<uint32_t>(admin::AqOpcode::kDeallocMw)};
+                                         static_cast<uint32_t>(admin::AqOpcode::kDeallocMw),
+                                         static_cast<uint32_t>(admin::AqOpcode::kReregMr),
+                                         0x14};
 // The selector byte that picks `op` from kCmdTable.
 constexpr uint8_t cmd_selector(uint32_t op) {
     for (size_t i = 0; i < std::size(kCmdTable); ++i) {

@@ -314,6 +314,14 @@ inline Sqe encode_cmd(uint32_t op, const std::vector<uint32_t>& args) {
             put64(f, "dbrec_addr", u64(4));
             break;
         }
+        case admin::AqOpcode::kResizeCq: {  // the words of CREATE_CQ
+            const auto& f = admin::kAqResizeCqFields;
+            put32(f, "cqn", a[0]);
+            put64(f, "ring_addr", u64(1));
+            put8(f, "log2_entries", a[3]);
+            put64(f, "dbrec_addr", u64(4));
+            break;
+        }
         case admin::AqOpcode::kDestroyCq:
         case admin::AqOpcode::kQueryCq:
         case admin::AqOpcode::kQueryQp:
@@ -415,10 +423,11 @@ inline Sqe encode_cmd(uint32_t op, const std::vector<uint32_t>& args) {
             break;
         }
         default:
-            // The SCU group (0x60..0x7f) and the SRQ commands (0x28..0x2b): the words as they
-            // are from byte 8, so the fuzz harness reaches every field of those entries (a
+            // The SCU group (0x60..0x7f), REREG_MR and the SRQ commands (0x28..0x2b): the words as
+            // they are from byte 8, so the fuzz harness reaches every field of those entries (a
             // steering rule's slot is a[22]).
             if ((opcode >= 0x60 && opcode <= 0x7f) ||
+                opcode == static_cast<uint8_t>(admin::AqOpcode::kReregMr) ||
                 (opcode >= static_cast<uint8_t>(admin::AqOpcode::kCreateSrq) &&
                  opcode <= static_cast<uint8_t>(admin::AqOpcode::kDestroySrq))) {
                 for (size_t i = 0; i < a.size(); ++i) {

@@ -190,7 +190,7 @@ TEST(FormatLayout, TypedViewsAndTables) {
 
     std::map<uint8_t, std::string> ops;
     for (const auto& c : admin::kCommands) ops[c.opcode] = std::string(c.name);
-    EXPECT_EQ(ops.size(), 30u);
+    EXPECT_EQ(ops.size(), 32u);
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_CREATE_SRQ), "create_srq");
     EXPECT_EQ(ops.at(SCENIC_AQ_OP_DESTROY_SRQ), "destroy_srq");
     // The contract's offsets (docs/verbs-completeness.md 9.1): CREATE_QP's srqn at 0x2e.

@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "aq_driver.hpp"
@@ -41,6 +42,9 @@ class RdmaHost final : public Host {
 
     bool dma_read(uint64_t addr, std::span<uint8_t> dst) override {
         ++dmas;
+        if (on_dma) {
+            on_dma(addr, dst.size(), false);
+        }
         if (!ok(addr, dst.size())) {
             ++dma_faults;
             return false;
@@ -50,6 +54,9 @@ class RdmaHost final : public Host {
     }
     bool dma_write(uint64_t addr, std::span<const uint8_t> src) override {
         ++dmas;
+        if (on_dma) {
+            on_dma(addr, src.size(), true);
+        }
         if (!ok(addr, src.size())) {
             ++dma_faults;
             return false;
@@ -67,8 +74,15 @@ class RdmaHost final : public Host {
     uint64_t now_ns() override { return now; }
     void timer_schedule(uint64_t deadline_ns) override { timer = deadline_ns; }
     void timer_cancel() override { timer.reset(); }
+    size_t bar_windows(std::span<Window, kMaxWindows> out) override {
+        const size_t n = std::min(bars.size(), kMaxWindows);
+        std::copy_n(bars.begin(), n, out.begin());
+        return n;
+    }
 
     std::vector<uint8_t> mem;
+    std::vector<Window> bars;  // the card's BARs as bar_windows() reports them (default none)
+    std::function<void(uint64_t addr, size_t len, bool write)> on_dma;  // sees every DMA
     std::vector<unsigned> irqs;
     std::vector<std::vector<uint8_t>> wire;
     std::function<void(std::span<const uint8_t>)> on_send;  // as the card sends (wire: later)
@@ -244,13 +258,42 @@ class Node {
         unsigned log2 = 0;
         uint32_t ci = 0;
         uint64_t dbrec = 0;  // struct scenic_cq_dbrec, 0: none
+        // After RESIZE_CQ: the new rings (base, log2, record), each used once the RESIZE CQE
+        // before it is polled.
+        std::vector<std::tuple<uint64_t, unsigned, uint64_t>> next;
     };
+    // RESIZE_CQ to a new ring of 2^log2 CQEs (at base, or allocated) and a new CI record; the
+    // poller switches rings at the RESIZE CQE, as the provider does. The command's status.
+    uint32_t resize_cq(uint32_t cqn, unsigned log2, uint64_t base = 0, uint64_t rec = ~0ull) {
+        if (base == 0) {
+            base = alloc(uint64_t{SCENIC_CQE_BYTES} << std::min(log2, 16u));
+        }
+        if (rec == ~0ull) {
+            rec = use_dbrec ? alloc(sizeof(scenic_cq_dbrec), 8) : 0;
+        }
+        Sqe e{};
+        const std::span<uint8_t, kAqSqeBytes> sp(e);
+        admin::AqSqeHdr<>(sp.first<8>())
+            .set_opcode(static_cast<uint8_t>(admin::AqOpcode::kResizeCq));
+        const admin::AqResizeCq<> v(sp);
+        v.set_cqn(cqn);
+        v.set_log2_entries(log2 & 0x1f);
+        v.set_ring_addr(base);
+        v.set_dbrec_addr(rec);
+        const CmdResult r = aq.exec(e);
+        last_syndrome = r.syndrome;
+        if (r.ok() && cqn < cqs_.size()) {
+            cqs_[cqn].next.emplace_back(base, log2, rec);
+        }
+        return st(r.status);
+    }
+    [[nodiscard]] const CqRing& cq_ring(uint32_t cqn) const { return cqs_.at(cqn); }
     void create_cq(uint32_t cqn, unsigned log2) {
         const uint64_t base = alloc(uint64_t{SCENIC_CQE_BYTES} << log2);
         const uint64_t rec = use_dbrec ? alloc(sizeof(scenic_cq_dbrec), 8) : 0;
         ASSERT_EQ(cmd(kOpCreateCq, {cqn, lo(base), hi(base), log2, lo(rec), hi(rec)}), 0u);
         cqs_.resize(std::max<size_t>(cqs_.size(), cqn + 1));
-        cqs_[cqn] = {base, log2, 0, rec};
+        cqs_[cqn] = {base, log2, 0, rec, {}};
     }
     // Polls like the provider: owner bit == phase of the consumer index.
     std::vector<scenic_cqe> poll(uint32_t cqn, size_t max = 1u << 20) {
@@ -265,6 +308,15 @@ class Node {
             }
             out.push_back(cqe);
             ++c.ci;
+            if (cqe.opcode == SCENIC_CQE_OP_RESIZE && !c.next.empty()) {
+                // the old ring is done: its record gets the final index, the new one starts at 0
+                if (c.dbrec != 0) {
+                    store<uint32_t>(c.dbrec, c.ci & SCENIC_DB_CQ_CI_MASK);
+                }
+                std::tie(c.base, c.log2, c.dbrec) = c.next.front();
+                c.next.erase(c.next.begin());
+                c.ci = 0;
+            }
         }
         if (c.dbrec != 0) {
             store<uint32_t>(c.dbrec, c.ci & SCENIC_DB_CQ_CI_MASK);

@@ -14,8 +14,19 @@
 # layer, mkimage --pyverbs) it exits 4 (KSFT_SKIP), unless the second argument is "required"
 # (the rig's rdma-suite boot, whose image has the layer): then that is a failure. One node: on two
 # hosts each runs it on its own card. At the end scenic_rdma is loaded again and rxe0 removed.
-# Arguments: [seconds per device (default 1200)] [required].
+# In a two-node boot (the rig's rdma boot) the third argument node=N runs it on node N only: the
+# other node reports a skip.
+# Arguments: [seconds per device (default 1200)] [required] [node=N].
 . "$(dirname "$0")/lib.sh"
+
+case ${3:-} in
+node=*)
+	if [ "${3#node=}" != "$NODE" ]; then
+		echo "# SKIP: the suite runs on node ${3#node=} of this boot, this is node $NODE"
+		exit "$KSFT_SKIP"
+	fi
+	;;
+esac
 
 LIMIT=${1:-1200}
 SUITE=/usr/share/doc/rdma-core/tests/run_tests.py

@@ -161,6 +161,26 @@ struct scenic_ibv_create_cq_resp {
 	__aligned_u64 dbrec_mmap_key;	/* struct scenic_cq_dbrec, cached, read-write */
 };
 
+/*
+ * IB_USER_VERBS_CMD_RESIZE_CQ (RDMA.FEATURES.resize_cq): the kernel gives the
+ * CQ a new ring and CI record; the card ends the old ring with a CQE of
+ * opcode SCENIC_CQE_OP_RESIZE, after which the provider polls the new ring
+ * from index 0 (phase 1) and unmaps the old ring and record (their memory is
+ * freed when the last mapping goes). The doorbell page stays.
+ */
+struct scenic_ibv_resize_cq {
+	__u32 comp_mask;
+	__u8 reserved_20[4];
+};
+
+struct scenic_ibv_resize_cq_resp {
+	__u32 comp_mask;
+	__u32 cq_entries;	/* new ring slots (power of two) */
+	__aligned_u64 q_mmap_key;	/* new CQ ring, cached, read-only */
+	__aligned_u64 q_mmap_size;
+	__aligned_u64 dbrec_mmap_key;	/* new struct scenic_cq_dbrec, read-write */
+};
+
 /* IB_USER_VERBS_CMD_CREATE_QP / IB_USER_VERBS_EX_CMD_CREATE_QP */
 enum {
 	/* scu_index is valid; without it the kernel uses SCU 0 */

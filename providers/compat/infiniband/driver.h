@@ -311,8 +311,9 @@ struct verbs_context_ops {
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-	void *rereg_mr;
-	void *resize_cq;
+	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	void *set_ece;
 	void *unimport_dm;
 	void *unimport_mr;
@@ -375,6 +376,11 @@ int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 			  uint64_t iova, int fd, int access,
 			  struct verbs_mr *vmr);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
 		     size_t cmd_size,
@@ -391,6 +397,9 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
+		      struct ibv_resize_cq *cmd, size_t cmd_size,
+		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_qp_init_attr_ex *attr_ex,

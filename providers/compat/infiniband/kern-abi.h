@@ -112,6 +112,10 @@ SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_ALLOC_MW, ibv_alloc_mw,
 		   ib_uverbs_alloc_mw, ib_uverbs_alloc_mw_resp);
 SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_CQ, ibv_create_cq,
 		   ib_uverbs_create_cq, ib_uverbs_create_cq_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_REREG_MR, ibv_rereg_mr,
+		   ib_uverbs_rereg_mr, ib_uverbs_rereg_mr_resp);
+SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_RESIZE_CQ, ibv_resize_cq,
+		   ib_uverbs_resize_cq, ib_uverbs_resize_cq_resp);
 SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_QP, ibv_create_qp,
 		   ib_uverbs_create_qp, ib_uverbs_create_qp_resp);
 SCENIC_DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_AH, ibv_create_ah,

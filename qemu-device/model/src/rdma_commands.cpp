@@ -73,6 +73,9 @@ CmdResult Engine::command(Entry entry, std::span<uint8_t, kAqResultBytes> result
         case admin::AqOpcode::kDestroyCq:
             r = destroy_cq(entry);
             break;
+        case admin::AqOpcode::kResizeCq:
+            r = resize_cq(entry);
+            break;
         case admin::AqOpcode::kQueryCq:
             r = query_cq(entry, c);
             break;
@@ -96,6 +99,9 @@ CmdResult Engine::command(Entry entry, std::span<uint8_t, kAqResultBytes> result
             break;
         case admin::AqOpcode::kDeregMr:
             r = dereg_mr(entry);
+            break;
+        case admin::AqOpcode::kReregMr:
+            r = rereg_mr(entry);
             break;
         case admin::AqOpcode::kTlbFill:
             r = tlb_fill(entry);
@@ -169,6 +175,46 @@ CmdResult Engine::destroy_cq(Entry entry) {
     }
     cqs_.destroy(v.cqn());
     return {};
+}
+
+// RESIZE_CQ (docs/verbs-completeness.md 5.2): the card ends the old ring with a RESIZE CQE and
+// continues in the new one, so no CQE is copied by software and none is lost.
+CmdResult Engine::resize_cq(Entry entry) {
+    const admin::AqResizeCq<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqResizeCqFields;
+    if (v.cqn() >= kMaxCq) {
+        return refuse(AqStatus::kBadIndex, f, "cqn");
+    }
+    if (v.log2_entries() > kMaxCqRingLog2) {
+        return refuse(AqStatus::kBadArg, f, "log2_entries");
+    }
+    const uint64_t bytes = uint64_t{SCENIC_CQE_BYTES} << v.log2_entries();
+    // A ring in the card's own BARs would have the card write into itself.
+    if (v.ring_addr() == 0 || !aligned(v.ring_addr(), SCENIC_CQE_BYTES) ||
+        v.ring_addr() + bytes < v.ring_addr() || overlaps_card_bars(host_, v.ring_addr(), bytes)) {
+        return refuse(AqStatus::kBadArg, f, "ring_addr");
+    }
+    if (!aligned(v.dbrec_addr(), 8) ||
+        (v.dbrec_addr() != 0 &&
+         overlaps_card_bars(host_, v.dbrec_addr(), sizeof(scenic_cq_dbrec)))) {
+        return refuse(AqStatus::kBadArg, f, "dbrec_addr");
+    }
+    using S = CqWriter::ResizeStatus;
+    switch (cqs_.resize(v.cqn(), v.ring_addr(), v.log2_entries(), v.dbrec_addr())) {
+        case S::kOk:
+            return {};
+        case S::kNotFound:
+            return refuse(AqStatus::kNotFound, f, "cqn");
+        case S::kInError:
+            return refuse(AqStatus::kBadState, f, "cqn");
+        case S::kTooSmall:
+            return refuse(AqStatus::kBadArg, f, "log2_entries");
+        case S::kOldFull:
+            return refuse(AqStatus::kBusy, f, "cqn");  // no slot for the RESIZE CQE yet
+        case S::kDmaError:
+            break;
+    }
+    return refuse(AqStatus::kDmaError, f, "cqn");
 }
 
 CmdResult Engine::query_cq(Entry entry, Cqe cqe) {
@@ -474,6 +520,67 @@ CmdResult Engine::dereg_mr(Entry entry) {
             break;
     }
     return refuse(AqStatus::kNotFound, f, "key");
+}
+
+// REREG_MR (docs/verbs-completeness.md 5.3): the MR changes in place under the same key. The
+// model checks and moves each packet in one call, so no access that resolved the key before the
+// command moves data after it (the drain rule); anything that waits for a translation resolves
+// the key again, under the new values.
+CmdResult Engine::rereg_mr(Entry entry) {
+    const admin::AqReregMr<const uint8_t> v(entry);
+    constexpr const auto& f = admin::kAqReregMrFields;
+    if ((v.key() >> 8) >= kMaxMr) {
+        return refuse(AqStatus::kBadIndex, f, "key");
+    }
+    const bool trans = v.translation() != 0;
+    const bool pd = v.pd() != 0;
+    const bool acc = v.access_change() != 0;
+    if (!trans && !pd && !acc) {
+        return refuse(AqStatus::kBadArg, f, "translation");  // nothing to change
+    }
+    // Fields the mask does not name are reserved.
+    if (!trans && v.iova() != 0) {
+        return refuse(AqStatus::kMalformed, f, "iova");
+    }
+    if (!trans && v.length() != 0) {
+        return refuse(AqStatus::kMalformed, f, "length");
+    }
+    if (!pd && v.pdn() != 0) {
+        return refuse(AqStatus::kMalformed, f, "pdn");
+    }
+    if (!acc && v.access() != 0) {
+        return refuse(AqStatus::kMalformed, f, "access");
+    }
+    if (trans && v.iova() + v.length() < v.iova()) {
+        return refuse(AqStatus::kBadArg, f, "length");
+    }
+    Mr* mr = mem_.find_index(v.key() >> 8);
+    if (!mr || mr->key != v.key()) {
+        return refuse(AqStatus::kNotFound, f, "key");
+    }
+    if (mr->mw_binds != 0) {
+        return refuse(AqStatus::kBusy, f, "key");  // windows reach it through the old values
+    }
+    if (trans) {
+        mr->iova = v.iova();
+        mr->length = v.length();
+        tlb_.invalidate(mr->key);  // no old page is reachable any more
+    }
+    if (pd) {
+        mr->pdn = v.pdn();
+    }
+    if (acc) {
+        mr->access = v.access();
+    }
+    // Whatever waited for a translation resolves the key again: a miss under the new
+    // translation, or a protection error.
+    for (auto& q : qps_) {
+        if (q) {
+            req_.tlb_resume(*q);
+            resp_.tlb_resume(*q);
+        }
+    }
+    return {};
 }
 
 CmdResult Engine::alloc_mw(Entry entry) {

@@ -47,10 +47,24 @@ bool CqWriter::post(uint32_t cqn, scenic_cqe cqe) {
         events_.cq_error(cqn, admin::CqErr::kOverrun);
         return false;
     }
-    const uint8_t owner = ((cq->pi >> cq->log2) & 1) ^ 1;
+    if (!write_slot(*cq, cqe)) {
+        return false;
+    }
+    const uint8_t flags = cqe.flags;
+    const bool wanted =
+        !cq->solicited_only || (flags & SCENIC_CQE_F_SOLICITED) != 0 || cqe.status != kWcSuccess;
+    if (cq->armed && wanted) {
+        notify(cqn, *cq);
+    }
+    return true;
+}
+
+bool CqWriter::write_slot(Cq& cq, scenic_cqe& cqe) {
+    const uint32_t entries = 1u << cq.log2;
+    const uint8_t owner = ((cq.pi >> cq.log2) & 1) ^ 1;
     const uint8_t flags = static_cast<uint8_t>((cqe.flags & ~SCENIC_CQE_F_OWNER) | owner);
     cqe.flags = static_cast<uint8_t>(flags ^ SCENIC_CQE_F_OWNER);  // not yet valid
-    const uint64_t addr = cq->base + uint64_t{cq->pi & (entries - 1)} * SCENIC_CQE_BYTES;
+    const uint64_t addr = cq.base + uint64_t{cq.pi & (entries - 1)} * SCENIC_CQE_BYTES;
     std::array<uint8_t, SCENIC_CQE_BYTES> raw{};
     std::memcpy(raw.data(), &cqe, raw.size());
     // The body first, then the flags byte with the owner bit: the consumer never sees a valid
@@ -60,14 +74,48 @@ bool CqWriter::post(uint32_t cqn, scenic_cqe cqe) {
         ++cnt_.dma_errors;
         return false;
     }
-    ++cq->pi;
+    cqe.flags = flags;
+    ++cq.pi;
     ++cnt_.cqe_written;
-    const bool wanted =
-        !cq->solicited_only || (flags & SCENIC_CQE_F_SOLICITED) != 0 || cqe.status != kWcSuccess;
-    if (cq->armed && wanted) {
-        notify(cqn, *cq);
-    }
     return true;
+}
+
+CqWriter::ResizeStatus CqWriter::resize(uint32_t cqn, uint64_t base, unsigned log2,
+                                        uint64_t dbrec) {
+    Cq* cq = find(cqn);
+    if (!cq) {
+        return ResizeStatus::kNotFound;
+    }
+    if (cq->overrun) {
+        return ResizeStatus::kInError;
+    }
+    const uint32_t old_entries = 1u << cq->log2;
+    const auto outstanding = [cq] { return (cq->pi - cq->ci) & SCENIC_DB_CQ_CI_MASK; };
+    // The record may be ahead of the last consumer index the card saw.
+    if (outstanding() > (1u << log2) || outstanding() >= old_entries) {
+        refresh_ci(*cq);
+    }
+    // IBA: the new size holds the completions not yet consumed.
+    if (outstanding() > (1u << log2)) {
+        return ResizeStatus::kTooSmall;
+    }
+    // The RESIZE CQE needs a free slot in the old ring.
+    if (outstanding() >= old_entries) {
+        return ResizeStatus::kOldFull;
+    }
+    scenic_cqe cqe{};
+    cqe.opcode = SCENIC_CQE_OP_RESIZE;
+    cqe.byte_len = 1u << log2;
+    if (!write_slot(*cq, cqe)) {
+        return ResizeStatus::kDmaError;
+    }
+    // Every later CQE goes to the new ring from index 0 (phase 1); arming is kept.
+    cq->base = base;
+    cq->log2 = log2;
+    cq->dbrec = dbrec;
+    cq->pi = 0;
+    cq->ci = 0;
+    return ResizeStatus::kOk;
 }
 
 void CqWriter::send_completion(uint32_t cqn) {

@@ -221,6 +221,7 @@ enum class AqOpcode : uint8_t {
     kCreateCq = 0x10,
     kDestroyCq = 0x11,
     kQueryCq = 0x12,
+    kResizeCq = 0x13,
     kCreateQp = 0x18,
     kModifyQp = 0x19,
     kQueryQp = 0x1a,
@@ -231,6 +232,7 @@ enum class AqOpcode : uint8_t {
     kTlbFill = 0x22,
     kAllocMw = 0x23,
     kDeallocMw = 0x24,
+    kReregMr = 0x25,
     kCreateSrq = 0x28,
     kModifySrq = 0x29,
     kQuerySrq = 0x2a,
@@ -1049,6 +1051,112 @@ inline constexpr std::array<FieldDef, 9> kAcqQueryCqFields{{
      },
      [](std::span<uint8_t> e, std::size_t, uint64_t v) {
          AcqQueryCq<>(e.first<32>()).set_producer_index(static_cast<uint32_t>(v));
+     }},
+}};
+
+// RESIZE_CQ request (FEATURES.resize_cq): a RESIZE CQE ends the old ring at its producer index,
+// later CQEs go to the new ring from index 0, phase 1. BAD_ARG if the new ring is smaller than the
+// CQEs not yet consumed (pi - ci, IBA) or lies in the card's BARs; BUSY if the old ring is full (no
+// slot for the RESIZE CQE); BAD_STATE if the CQ overran.
+template <typename Byte = uint8_t>
+class AqResizeCq {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_resize_cq";
+    constexpr explicit AqResizeCq(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t cqn() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_cqn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint8_t log2_entries() const {
+        return detail::get<uint8_t, Byte>(b_, 12, uint8_t{0x1f}, 0);
+    }
+    constexpr void set_log2_entries(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 12, uint8_t{0x1f}, 0, v);
+    }
+    constexpr uint64_t ring_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 16, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_ring_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 16, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+    constexpr uint64_t dbrec_addr() const {
+        return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_dbrec_addr(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 24, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 7> kAqResizeCqFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqResizeCq<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqResizeCq<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqResizeCq<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqResizeCq<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqResizeCq<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqResizeCq<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"cqn", "cqn", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqResizeCq<const uint8_t>(e.first<128>()).cqn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqResizeCq<>(e.first<128>()).set_cqn(static_cast<uint32_t>(v));
+     }},
+    {"log2_entries", "log2_entries", 12, 1, 1, 0x1f, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqResizeCq<const uint8_t>(e.first<128>()).log2_entries();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqResizeCq<>(e.first<128>()).set_log2_entries(static_cast<uint8_t>(v));
+     }},
+    {"ring_addr", "ring_addr", 16, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqResizeCq<const uint8_t>(e.first<128>()).ring_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqResizeCq<>(e.first<128>()).set_ring_addr(static_cast<uint64_t>(v));
+     }},
+    {"dbrec_addr", "dbrec_addr", 24, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqResizeCq<const uint8_t>(e.first<128>()).dbrec_addr();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqResizeCq<>(e.first<128>()).set_dbrec_addr(static_cast<uint64_t>(v));
      }},
 }};
 
@@ -2421,6 +2529,162 @@ inline constexpr std::array<FieldDef, 9> kAqTlbFillFields{{
      },
      [](std::span<uint8_t> e, std::size_t i, uint64_t v) {
          AqTlbFill<>(e.first<128>()).set_page(i, static_cast<uint64_t>(v));
+     }},
+}};
+
+// REREG_MR request (FEATURES.rereg_mr): the MR keeps its key; the fields the mask names change, the
+// others must be 0. No access that resolved the key before the change moves data after the
+// completion; a translation change drops every TLB entry of the MR (the driver fills the new pages,
+// misses raise TLB_MISS). BUSY while memory windows are bound to the MR.
+template <typename Byte = uint8_t>
+class AqReregMr {
+  public:
+    static constexpr std::size_t kSize = 128;
+    static constexpr std::string_view kName = "aq_rereg_mr";
+    constexpr explicit AqReregMr(std::span<Byte, kSize> bytes) : b_(bytes) {}
+    constexpr std::span<Byte, kSize> bytes() const { return b_; }
+    constexpr uint16_t cmd_id() const {
+        return detail::get<uint16_t, Byte>(b_, 0, uint16_t{0xffff}, 0);
+    }
+    constexpr void set_cmd_id(uint16_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint16_t>(b_, 0, uint16_t{0xffff}, 0, v);
+    }
+    constexpr uint8_t opcode() const { return detail::get<uint8_t, Byte>(b_, 2, uint8_t{0xff}, 0); }
+    constexpr void set_opcode(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 2, uint8_t{0xff}, 0, v);
+    }
+    constexpr uint8_t phase() const { return detail::get<uint8_t, Byte>(b_, 3, uint8_t{0x1}, 0); }
+    constexpr void set_phase(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 3, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint32_t key() const {
+        return detail::get<uint32_t, Byte>(b_, 8, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_key(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 8, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint8_t translation() const {
+        return detail::get<uint8_t, Byte>(b_, 12, uint8_t{0x1}, 0);
+    }
+    constexpr void set_translation(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 12, uint8_t{0x1}, 0, v);
+    }
+    constexpr uint8_t pd() const { return detail::get<uint8_t, Byte>(b_, 12, uint8_t{0x2}, 1); }
+    constexpr void set_pd(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 12, uint8_t{0x2}, 1, v);
+    }
+    constexpr uint8_t access_change() const {
+        return detail::get<uint8_t, Byte>(b_, 12, uint8_t{0x4}, 2);
+    }
+    constexpr void set_access_change(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 12, uint8_t{0x4}, 2, v);
+    }
+    constexpr uint32_t pdn() const {
+        return detail::get<uint32_t, Byte>(b_, 16, uint32_t{0xffffffff}, 0);
+    }
+    constexpr void set_pdn(uint32_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint32_t>(b_, 16, uint32_t{0xffffffff}, 0, v);
+    }
+    constexpr uint64_t iova() const {
+        return detail::get<uint64_t, Byte>(b_, 24, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_iova(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 24, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+    constexpr uint64_t length() const {
+        return detail::get<uint64_t, Byte>(b_, 32, uint64_t{0xffffffffffffffff}, 0);
+    }
+    constexpr void set_length(uint64_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint64_t>(b_, 32, uint64_t{0xffffffffffffffff}, 0, v);
+    }
+    constexpr uint8_t access() const {
+        return detail::get<uint8_t, Byte>(b_, 40, uint8_t{0x1f}, 0);
+    }
+    constexpr void set_access(uint8_t v) const requires(!std::is_const_v<Byte>) {
+        detail::set<uint8_t>(b_, 40, uint8_t{0x1f}, 0, v);
+    }
+
+  private:
+    std::span<Byte, kSize> b_;
+};
+
+inline constexpr std::array<FieldDef, 11> kAqReregMrFields{{
+    {"cmd_id", "hdr.cmd_id", 0, 2, 1, 0xffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqReregMr<const uint8_t>(e.first<128>()).cmd_id();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqReregMr<>(e.first<128>()).set_cmd_id(static_cast<uint16_t>(v));
+     }},
+    {"opcode", "hdr.opcode", 2, 1, 1, 0xff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqReregMr<const uint8_t>(e.first<128>()).opcode();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqReregMr<>(e.first<128>()).set_opcode(static_cast<uint8_t>(v));
+     }},
+    {"phase", "hdr.flags", 3, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqReregMr<const uint8_t>(e.first<128>()).phase();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqReregMr<>(e.first<128>()).set_phase(static_cast<uint8_t>(v));
+     }},
+    {"key", "key", 8, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqReregMr<const uint8_t>(e.first<128>()).key();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqReregMr<>(e.first<128>()).set_key(static_cast<uint32_t>(v));
+     }},
+    {"translation", "mask", 12, 1, 1, 0x1, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqReregMr<const uint8_t>(e.first<128>()).translation();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqReregMr<>(e.first<128>()).set_translation(static_cast<uint8_t>(v));
+     }},
+    {"pd", "mask", 12, 1, 1, 0x2, 1,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqReregMr<const uint8_t>(e.first<128>()).pd();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqReregMr<>(e.first<128>()).set_pd(static_cast<uint8_t>(v));
+     }},
+    {"access_change", "mask", 12, 1, 1, 0x4, 2,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqReregMr<const uint8_t>(e.first<128>()).access_change();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqReregMr<>(e.first<128>()).set_access_change(static_cast<uint8_t>(v));
+     }},
+    {"pdn", "pdn", 16, 4, 1, 0xffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqReregMr<const uint8_t>(e.first<128>()).pdn();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqReregMr<>(e.first<128>()).set_pdn(static_cast<uint32_t>(v));
+     }},
+    {"iova", "iova", 24, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqReregMr<const uint8_t>(e.first<128>()).iova();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqReregMr<>(e.first<128>()).set_iova(static_cast<uint64_t>(v));
+     }},
+    {"length", "length", 32, 8, 1, 0xffffffffffffffff, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqReregMr<const uint8_t>(e.first<128>()).length();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqReregMr<>(e.first<128>()).set_length(static_cast<uint64_t>(v));
+     }},
+    {"access", "access", 40, 1, 1, 0x1f, 0,
+     [](std::span<const uint8_t> e, std::size_t) -> uint64_t {
+         return AqReregMr<const uint8_t>(e.first<128>()).access();
+     },
+     [](std::span<uint8_t> e, std::size_t, uint64_t v) {
+         AqReregMr<>(e.first<128>()).set_access(static_cast<uint8_t>(v));
      }},
 }};
 
@@ -5949,7 +6213,7 @@ inline constexpr std::array<FieldDef, 3> kCeqeFields{{
      }},
 }};
 
-inline constexpr std::array<StructDef, 57> kStructs{{
+inline constexpr std::array<StructDef, 59> kStructs{{
     {"aq_sqe_hdr", 8, kAqSqeHdrFields},
     {"aq_cqe_hdr", 8, kAqCqeHdrFields},
     {"aq_sqe", 128, kAqSqeFields},
@@ -5960,6 +6224,7 @@ inline constexpr std::array<StructDef, 57> kStructs{{
     {"aq_destroy_cq", 128, kAqDestroyCqFields},
     {"aq_query_cq", 128, kAqQueryCqFields},
     {"acq_query_cq", 32, kAcqQueryCqFields},
+    {"aq_resize_cq", 128, kAqResizeCqFields},
     {"aq_create_qp", 128, kAqCreateQpFields},
     {"aq_modify_qp", 128, kAqModifyQpFields},
     {"aq_query_qp", 128, kAqQueryQpFields},
@@ -5970,6 +6235,7 @@ inline constexpr std::array<StructDef, 57> kStructs{{
     {"aq_reg_mr", 128, kAqRegMrFields},
     {"aq_dereg_mr", 128, kAqDeregMrFields},
     {"aq_tlb_fill", 128, kAqTlbFillFields},
+    {"aq_rereg_mr", 128, kAqReregMrFields},
     {"aq_alloc_mw", 128, kAqAllocMwFields},
     {"aq_dealloc_mw", 128, kAqDeallocMwFields},
     {"aq_create_ah", 128, kAqCreateAhFields},
@@ -6009,11 +6275,12 @@ inline constexpr std::array<StructDef, 57> kStructs{{
     {"ceqe", 8, kCeqeFields},
 }};
 
-inline constexpr std::array<CommandDef, 30> kCommands{{
+inline constexpr std::array<CommandDef, 32> kCommands{{
     {0x01, "nop", "aq_nop", "acq_nop"},
     {0x10, "create_cq", "aq_create_cq", "aq_cqe"},
     {0x11, "destroy_cq", "aq_destroy_cq", "aq_cqe"},
     {0x12, "query_cq", "aq_query_cq", "acq_query_cq"},
+    {0x13, "resize_cq", "aq_resize_cq", "aq_cqe"},
     {0x18, "create_qp", "aq_create_qp", "aq_cqe"},
     {0x19, "modify_qp", "aq_modify_qp", "aq_cqe"},
     {0x1a, "query_qp", "aq_query_qp", "acq_query_qp"},
@@ -6024,6 +6291,7 @@ inline constexpr std::array<CommandDef, 30> kCommands{{
     {0x22, "tlb_fill", "aq_tlb_fill", "aq_cqe"},
     {0x23, "alloc_mw", "aq_alloc_mw", "aq_cqe"},
     {0x24, "dealloc_mw", "aq_dealloc_mw", "aq_cqe"},
+    {0x25, "rereg_mr", "aq_rereg_mr", "aq_cqe"},
     {0x28, "create_srq", "aq_create_srq", "aq_cqe"},
     {0x29, "modify_srq", "aq_modify_srq", "aq_cqe"},
     {0x2a, "query_srq", "aq_query_srq", "acq_query_srq"},

@@ -53,6 +53,26 @@ class Host : public TimerHost {
     virtual std::optional<uint64_t> msix_address(unsigned /*vector*/) { return std::nullopt; }
 };
 
+// Whether [addr, addr + len) overlaps one of the card's BARs (host.bar_windows()); a wrapping
+// range overlaps whatever either part does. Commands use it to refuse ring addresses up front.
+inline bool overlaps_card_bars(Host& host, uint64_t addr, uint64_t len) {
+    std::array<Host::Window, Host::kMaxWindows> w{};
+    const size_t n = std::min(host.bar_windows(w), Host::kMaxWindows);
+    const uint64_t last = len == 0 ? addr : addr + (len - 1);
+    const bool wraps = last < addr;
+    for (size_t i = 0; i < n; ++i) {
+        if (w[i].size == 0) {
+            continue;
+        }
+        const uint64_t wlast = w[i].base + (w[i].size - 1);
+        if ((addr <= wlast && last >= w[i].base) ||
+            (wraps && (addr <= wlast || last >= w[i].base))) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // The host as the card's blocks see it: DMA and MSI-X messages that land on the card's own BARs
 // fail like a DMA error (and are counted) instead of re-entering the card.
 class BarGuardHost final : public Host {
@@ -92,21 +112,9 @@ class BarGuardHost final : public Host {
 
   private:
     bool refuse(uint64_t addr, size_t len) {
-        std::array<Window, kMaxWindows> w{};
-        const size_t n = std::min(inner_.bar_windows(w), kMaxWindows);
-        const uint64_t last = len == 0 ? addr : addr + (len - 1);
-        for (size_t i = 0; i < n; ++i) {
-            if (w[i].size == 0) {
-                continue;
-            }
-            const uint64_t wlast = w[i].base + (w[i].size - 1);
-            // A wrapping access [addr, 2^64) + [0, last] overlaps whatever either part does.
-            const bool wraps = last < addr;
-            if ((addr <= wlast && last >= w[i].base) ||
-                (wraps && (addr <= wlast || last >= w[i].base))) {
-                ++refused_;
-                return true;
-            }
+        if (overlaps_card_bars(inner_, addr, len)) {
+            ++refused_;
+            return true;
         }
         return false;
     }

@@ -29,6 +29,11 @@ class CqWriter {
     // Writes one CQE (owner bit and flags set here). False if the CQ is gone, overrun or the DMA
     // failed. An armed CQ notifies (solicited-only: for solicited or error CQEs).
     bool post(uint32_t cqn, scenic_cqe cqe);
+    // RESIZE_CQ: a RESIZE CQE (byte_len = the new ring's entries) at the old ring's producer
+    // index, then the CQ continues in the new ring at index 0 with its consumer index 0.
+    // Nothing changes unless kOk.
+    enum class ResizeStatus : uint8_t { kOk, kNotFound, kInError, kTooSmall, kOldFull, kDmaError };
+    ResizeStatus resize(uint32_t cqn, uint64_t base, unsigned log2, uint64_t dbrec);
     // A send completion that produced no CQE (the status-page counter advanced).
     void send_completion(uint32_t cqn);
 
@@ -37,6 +42,9 @@ class CqWriter {
     void arm(uint32_t cqn, uint32_t value);
 
   private:
+    // The CQE into the slot at the producer index, owner bit last; advances it. cqe.flags is
+    // left as written (with the owner bit).
+    bool write_slot(Cq& cq, scenic_cqe& cqe);
     void notify(uint32_t cqn, Cq& cq);
     // The ring looks full: reads the consumer index from the record, if the CQ has one.
     void refresh_ci(Cq& cq);

@@ -173,6 +173,7 @@ class Engine {
     CmdResult command_qp(uint32_t qpn, Qp*& q) const;
     CmdResult create_cq(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult destroy_cq(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult resize_cq(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult query_cq(std::span<const uint8_t, kAqSqeBytes> e, std::span<uint8_t, 32> cqe);
     CmdResult create_qp(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult modify_qp(std::span<const uint8_t, kAqSqeBytes> e);
@@ -181,6 +182,7 @@ class Engine {
     CmdResult destroy_qp(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult reg_mr(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult dereg_mr(std::span<const uint8_t, kAqSqeBytes> e);
+    CmdResult rereg_mr(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult alloc_mw(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult dealloc_mw(std::span<const uint8_t, kAqSqeBytes> e);
     CmdResult tlb_fill(std::span<const uint8_t, kAqSqeBytes> e);

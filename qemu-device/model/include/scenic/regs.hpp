@@ -381,11 +381,13 @@ inline constexpr uint32_t kCtrl = 0x1c;  // rw
 inline constexpr uint32_t kCtrlDefault = 0x00000000;
 inline constexpr FieldDef kCtrlEnable{0, 0x00000001};
 inline constexpr uint32_t kFeatures = 0x20;  // ro
-inline constexpr uint32_t kFeaturesDefault = 0x0000011d;
+inline constexpr uint32_t kFeaturesDefault = 0x0000017d;
 inline constexpr FieldDef kFeaturesRqStride{8, 0x00000100};
 inline constexpr FieldDef kFeaturesMw{3, 0x00000008};
 inline constexpr FieldDef kFeaturesUc{4, 0x00000010};
 inline constexpr FieldDef kFeaturesUd{0, 0x00000001};
+inline constexpr FieldDef kFeaturesReregMr{6, 0x00000040};
+inline constexpr FieldDef kFeaturesResizeCq{5, 0x00000020};
 inline constexpr FieldDef kFeaturesSrq{2, 0x00000004};
 inline constexpr uint32_t kMaxSrq = 0x24;  // ro
 inline constexpr uint32_t kMaxSrqDefault = 0x00000100;
@@ -512,7 +514,7 @@ inline constexpr RegDef kRegTable[] = {
     {0x014, 0x00001000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x018, 0x00001000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x01c, 0x00000000, 0x00000000, 0x00000001, 0x00000000, 0x00000000, 0x00000000},
-    {0x020, 0x0000011d, 0x0000011d, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x020, 0x0000017d, 0x0000017d, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x024, 0x00000100, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x028, 0x00001000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x02c, 0x00001000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},

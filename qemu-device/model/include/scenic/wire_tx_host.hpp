@@ -23,6 +23,12 @@ class WireTxHost final : public Host {
     uint64_t now_ns() override { return inner_.now_ns(); }
     void timer_schedule(uint64_t deadline_ns) override { inner_.timer_schedule(deadline_ns); }
     void timer_cancel() override { inner_.timer_cancel(); }
+    size_t bar_windows(std::span<Window, kMaxWindows> out) override {
+        return inner_.bar_windows(out);
+    }
+    std::optional<uint64_t> msix_address(unsigned vector) override {
+        return inner_.msix_address(vector);
+    }
 
   private:
     Host& inner_;
