@@ -157,6 +157,8 @@ package scenic_regs_pkg;
   localparam int unsigned CORE_FAULT_INJECT_LINK_DOWN_MSB = 5;
   localparam int unsigned CORE_FAULT_INJECT_STICKY_FATAL_LSB = 6;
   localparam int unsigned CORE_FAULT_INJECT_STICKY_FATAL_MSB = 6;
+  localparam int unsigned CORE_FAULT_INJECT_CEQ_STALL_LSB = 7;
+  localparam int unsigned CORE_FAULT_INJECT_CEQ_STALL_MSB = 7;
   // CORE register table for RTL register files: entry i in bits [i*W +: W], arrays
   // expanded, offset order; access masks per entry, bits in no mask are reserved.
   localparam int unsigned CORE_REGS_N = 38;
@@ -185,7 +187,7 @@ package scenic_regs_pkg;
       32'hffffffff, 32'hffffffff
   };
   localparam logic [1215:0] CORE_REGS_RW = {
-      32'h00000056, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h000000d6, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h0000ffff, 32'h80011f0f, 32'hffffffff, 32'hffffffff, 32'h00000000, 32'h00000000,
       32'h0000ffff, 32'h00000000, 32'h0000ffff, 32'h00000000, 32'h80011f0f, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'h00000000, 32'h00000000, 32'hffffffff,

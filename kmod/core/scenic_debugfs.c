@@ -5,8 +5,9 @@
  *   scratch  (read-write) CORE.SCRATCH, to see that a reset clears it
  *   health   (read-only) recovery state and counters (scenic_health.c)
  *   inject_fatal, inject_swap_ids (write 1): FAULT_INJECT.fatal / .swap_ids
- *   inject_aq_stall, inject_aeq_stall (read-write 0/1): FAULT_INJECT.aq_stall
- *	/ .aeq_stall. The card honours FAULT_INJECT only when it allows it
+ *   inject_aq_stall, inject_aeq_stall, inject_ceq_stall (read-write 0/1):
+ *	FAULT_INJECT.aq_stall / .aeq_stall / .ceq_stall (the rdma function's
+ *	CEQ). The card honours FAULT_INJECT only when it allows it
  *	(model: -device scenic,fault-inject=on); the stall knobs then read back
  *	what was written, otherwise the write fails with EOPNOTSUPP.
  *   inject_hb_stall (read-write 0/1): FAULT_INJECT.hb_stall, HEARTBEAT stops
@@ -109,7 +110,8 @@ DEFINE_SHOW_ATTRIBUTE(scenic_health_dbg);
 #define SCENIC_INJECT_RW_BITS	(SCENIC_CORE_FAULT_INJECT_AQ_STALL_MASK | \
 				 SCENIC_CORE_FAULT_INJECT_AEQ_STALL_MASK | \
 				 SCENIC_CORE_FAULT_INJECT_HB_STALL_MASK | \
-				 SCENIC_CORE_FAULT_INJECT_STICKY_FATAL_MASK)
+				 SCENIC_CORE_FAULT_INJECT_STICKY_FATAL_MASK | \
+				 SCENIC_CORE_FAULT_INJECT_CEQ_STALL_MASK)
 /* bits whose effect reads back: the held ones, and link_down (all-ones) */
 #define SCENIC_INJECT_CHECKED	(SCENIC_INJECT_RW_BITS | \
 				 SCENIC_CORE_FAULT_INJECT_LINK_DOWN_MASK)
@@ -205,6 +207,18 @@ static int scenic_inject_aeq_stall_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(scenic_inject_aeq_stall_fops, scenic_inject_aeq_stall_get,
 			 scenic_inject_aeq_stall_set, "%llu\n");
 
+static int scenic_inject_ceq_stall_get(void *data, u64 *val)
+{
+	return scenic_inject_get(data, SCENIC_CORE_FAULT_INJECT_CEQ_STALL_MASK, val);
+}
+
+static int scenic_inject_ceq_stall_set(void *data, u64 val)
+{
+	return scenic_inject_set(data, SCENIC_CORE_FAULT_INJECT_CEQ_STALL_MASK, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(scenic_inject_ceq_stall_fops, scenic_inject_ceq_stall_get,
+			 scenic_inject_ceq_stall_set, "%llu\n");
+
 static int scenic_inject_hb_stall_get(void *data, u64 *val)
 {
 	return scenic_inject_get(data, SCENIC_CORE_FAULT_INJECT_HB_STALL_MASK, val);
@@ -271,6 +285,8 @@ void scenic_debugfs_add(struct scenic_dev *sdev)
 				   sdev, &scenic_inject_aq_stall_fops);
 	debugfs_create_file_unsafe("inject_aeq_stall", 0600, sdev->dbg_dir,
 				   sdev, &scenic_inject_aeq_stall_fops);
+	debugfs_create_file_unsafe("inject_ceq_stall", 0600, sdev->dbg_dir,
+				   sdev, &scenic_inject_ceq_stall_fops);
 	debugfs_create_file_unsafe("inject_hb_stall", 0600, sdev->dbg_dir,
 				   sdev, &scenic_inject_hb_stall_fops);
 	debugfs_create_file_unsafe("inject_sticky_fatal", 0600, sdev->dbg_dir,

@@ -3,6 +3,8 @@
 // OVERFLOW entry in the reserved last slot.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "rdma_rig.hpp"
 
 namespace scenic::test {
@@ -40,7 +42,8 @@ class CompletionEvents : public ::testing::Test {
         return admin::Ceqe<const uint8_t>{std::span<const uint8_t, 8>(e)};
     }
     static constexpr uint32_t kCq = 1;  // QP 2's receive CQ on card A
-    RdmaPair p;
+    // Card A allows fault injection (FAULT_INJECT.ceq_stall).
+    RdmaPair p{0, 1, 0, "", "", [](Config& c) { c.fault_inject = true; }};
 };
 
 TEST_F(CompletionEvents, WrapsAndPhaseFlips) {
@@ -88,6 +91,42 @@ TEST_F(CompletionEvents, OverflowEntry) {
     EXPECT_EQ(kCeq | view(got[1]).type(), kEvCq);
     EXPECT_EQ(view(got[1]).cqn(), kCq);
     EXPECT_EQ(ceq_reg(rr::kCeqLost), 5u);
+}
+
+// FAULT_INJECT.ceq_stall (selftests/rdma/event_overflow.sh, the CEQ part): the CEQ is treated as
+// full, so notifications are dropped and counted; released, the card writes the OVERFLOW it owes
+// from its timer (never inside the MMIO write) with the number lost, raises the rdma vector once,
+// and notifications flow again. A function-level reset clears the stall.
+TEST_F(CompletionEvents, CeqStallDropsAndReleaseWritesTheOverflow) {
+    namespace core = regs::core;
+    p.a.aq.wc(core::kFaultInject, core::kFaultInjectCeqStall.mask);
+    EXPECT_EQ(p.a.aq.rc(core::kFaultInject), core::kFaultInjectCeqStall.mask);
+    for (int i = 0; i < 3; ++i) {
+        p.a.arm(kCq);
+    }
+    p.a.dev.timer_fire();
+    EXPECT_EQ(ceq_reg(rr::kCeqLost), 3u);
+    EXPECT_TRUE(p.a.aq.drain_ceq().empty()) << "stalled: nothing written";
+    p.a.host.irqs.clear();
+    p.a.aq.wc(core::kFaultInject, 0);
+    EXPECT_EQ(p.a.aq.rc(core::kFaultInject), 0u);
+    EXPECT_TRUE(p.a.aq.drain_ceq().empty()) << "no DMA inside the MMIO write";
+    p.a.dev.timer_fire();
+    auto got = p.a.aq.drain_ceq();
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(kCeq | view(got[0]).type(), kEvCeqOverflow);
+    EXPECT_EQ(view(got[0]).cqn(), 3u);  // the three notifications of the stall
+    EXPECT_EQ(std::ranges::count(p.a.host.irqs, regs::kVecRdma), 1) << "the rdma vector, once";
+    p.a.arm(kCq);
+    p.a.dev.timer_fire();
+    got = p.a.aq.drain_ceq();
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(kCeq | view(got[0]).type(), kEvCq);
+    EXPECT_EQ(view(got[0]).cqn(), kCq);
+    // Held across nothing but a reset: an FLR clears it.
+    p.a.aq.wc(core::kFaultInject, core::kFaultInjectCeqStall.mask);
+    p.a.dev.reset();
+    EXPECT_EQ(p.a.aq.rc(core::kFaultInject), 0u);
 }
 
 }  // namespace

@@ -9,17 +9,28 @@
 # reaches the application once (and none that was not due), aeq_overflows rises and the kernel
 # log says so in one line per stall, without a splat. A second stall holds a QP error alone (no
 # TLB miss pending to push the OVERFLOW out).
+# Then the CEQ (ceq_overflow.c, node 1 alone, QPs looped back on its card): notifications for
+# several CQs lost to a stalled CEQ (inject_ceq_stall), then every CQ's handler called after the
+# OVERFLOW, every completion polled once with its data; and a QP pair and CQ destroyed while
+# their events are owed by the stalled CEQ and AEQ, their numbers reused, the new ones getting
+# none of the old ones' events.
 # Then a card fatal error while the AEQ is stalled: the driver still recovers by itself.
 . "$(dirname "$0")/lib.sh"
 rig_only "node 1's card with fault-inject=on: debugfs AEQ stall and fatal error"
 
 PORT=18790
 EO=$(rdma_prog event_overflow)
+CO=$(rdma_prog ceq_overflow)
 
 # eo ARGS...: runs event_overflow (at most 150 s) and re-numbers its TAP lines (kselftest.h's
-# "ok N name") into this script's; the program's exit status.
-eo() {
-	timeout 150 $EO "$@" >/tmp/eo.out 2>&1
+# "ok N name") into this script's; the program's exit status. co ARGS...: the same for
+# ceq_overflow (at most 90 s).
+eo() { tapped "$EO" 150 "$@"; }
+co() { tapped "$CO" 90 "$@"; }
+tapped() {
+	_prog=$1 _limit=$2
+	shift 2
+	timeout "$_limit" "$_prog" "$@" >/tmp/eo.out 2>&1
 	_eo_rc=$?
 	while IFS= read -r _l; do
 		case $_l in
@@ -31,8 +42,8 @@ eo() {
 	done </tmp/eo.out
 	return $_eo_rc
 }
-# the program's own TAP lines: 18 on node 1, 4 on node 2
-if [ "$NODE" = 1 ]; then tap_plan 28; else tap_plan 5; fi
+# the programs' own TAP lines: 18 + 14 on node 1, 4 on node 2
+if [ "$NODE" = 1 ]; then tap_plan 47; else tap_plan 5; fi
 addr_setup
 wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
 
@@ -41,7 +52,7 @@ if [ "$NODE" = 2 ]; then
 	eo -s -d "$DEV" -p $PORT
 	rc=$?
 	tap_result "event_overflow (server) exits 0" "exit $rc" [ $rc = 0 ]
-	sync_peer eo-done 200
+	sync_peer eo-done 300
 	tap_done
 fi
 
@@ -76,6 +87,28 @@ n=$(echo "$new" | grep -c "$LOST_RE")
 tap_result "dmesg: one line per stall says what happened ($n x '$LOST_RE')" \
 	"$(echo "$new" | grep "$LOST_RE" | tr '\n' ';' | cut -c 1-300)" [ "$n" = 2 ]
 tap_result "dmesg: no WARN, BUG, oops or call trace" \
+	"$(echo "$new" | grep -E "$BAD_RE" | head -n 3 | tr '\n' ';')" \
+	sh -c "! echo \"\$1\" | grep -qE '$BAD_RE'" - "$new"
+
+# The CEQ: overflow while completions arrive on several CQs; destroy and number reuse while
+# events are owed (ceq_overflow.c).
+cov0=$(rstat ceq_overflows)
+lines0=$(dmesg | wc -l)
+t0=$(date +%s)
+tap_result "inject_ceq_stall in debugfs" "no $DBG/inject_ceq_stall" [ -w "$DBG/inject_ceq_stall" ]
+co -d "$DEV" -C "$DBG/inject_ceq_stall" -A "$DBG/inject_aeq_stall" -H 500
+rc=$?
+echo 0 >"$DBG/inject_ceq_stall" 2>/dev/null
+echo 0 >"$DBG/inject_aeq_stall" 2>/dev/null
+tap_result "ceq_overflow exits 0 ($(($(date +%s) - t0)) s)" "exit $rc" [ $rc = 0 ]
+cov1=$(rstat ceq_overflows)
+tap_result "ceq_overflows rose ($cov0 -> $cov1): the driver saw the CEQ's OVERFLOW" \
+	"rdma statistic: no CEQ overflow counted" [ "${cov1:-0}" -gt "${cov0:-0}" ]
+new=$(dmesg | tail -n +$((lines0 + 1)))
+echo "$new" | grep -i scenic | head -n 10 | sed 's/^/# dmesg: /'
+tap_result "dmesg: the driver says CQ notifications were lost" \
+	"no 'CQ notifications lost' line" sh -c "echo \"\$1\" | grep -q 'CQ notifications lost'" - "$new"
+tap_result "dmesg: no WARN, BUG, oops or call trace (CEQ part)" \
 	"$(echo "$new" | grep -E "$BAD_RE" | head -n 3 | tr '\n' ';')" \
 	sh -c "! echo \"\$1\" | grep -qE '$BAD_RE'" - "$new"
 

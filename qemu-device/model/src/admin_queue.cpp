@@ -25,18 +25,12 @@ const admin::StructDef* request_struct(uint8_t opcode) {
     return s == admin::kStructs.end() ? nullptr : &*s;
 }
 
-}  // namespace
-
-CmdResult check_request(std::span<const uint8_t, kAqSqeBytes> entry) {
-    const admin::AqSqeHdr<const uint8_t> hdr(entry.first<admin::AqSqeHdr<>::kSize>());
-    const admin::StructDef* s = request_struct(hdr.opcode());
-    if (s == nullptr) {
-        return {admin::AqStatus::kBadOpcode, field_offset(admin::kAqSqeHdrFields, "opcode")};
-    }
-    // The bits the request's fields cover (inherited header fields included); the rest is
-    // reserved and must be 0.
-    std::array<uint8_t, kAqSqeBytes> used{};
-    for (const admin::FieldDef& f : s->fields) {
+// The bits a request's fields cover (inherited header fields included); the rest is reserved
+// and must be 0.
+using UsedBits = std::array<uint8_t, kAqSqeBytes>;
+UsedBits used_bits(const admin::StructDef& s) {
+    UsedBits used{};
+    for (const admin::FieldDef& f : s.fields) {
         for (uint32_t i = 0; i < f.count; ++i) {
             for (uint32_t b = 0; b < f.width; ++b) {
                 const size_t at = f.offset + i * f.width + b;
@@ -46,8 +40,39 @@ CmdResult check_request(std::span<const uint8_t, kAqSqeBytes> entry) {
             }
         }
     }
+    return used;
+}
+
+// Every opcode's used bits, built once from the generated tables (they are constant): the walk
+// over the fields cost more than most commands.
+const UsedBits* request_used_bits(uint8_t opcode) {
+    struct Table {
+        std::array<UsedBits, 256> used{};
+        std::array<bool, 256> known{};
+    };
+    static const Table t = [] {
+        Table r;
+        for (unsigned op = 0; op < 256; ++op) {
+            if (const admin::StructDef* s = request_struct(static_cast<uint8_t>(op))) {
+                r.used[op] = used_bits(*s);
+                r.known[op] = true;
+            }
+        }
+        return r;
+    }();
+    return t.known[opcode] ? &t.used[opcode] : nullptr;
+}
+
+}  // namespace
+
+CmdResult check_request(std::span<const uint8_t, kAqSqeBytes> entry) {
+    const admin::AqSqeHdr<const uint8_t> hdr(entry.first<admin::AqSqeHdr<>::kSize>());
+    const UsedBits* used = request_used_bits(hdr.opcode());
+    if (used == nullptr) {
+        return {admin::AqStatus::kBadOpcode, field_offset(admin::kAqSqeHdrFields, "opcode")};
+    }
     for (size_t i = 0; i < entry.size(); ++i) {
-        if ((entry[i] & ~used[i]) != 0) {
+        if ((entry[i] & ~(*used)[i]) != 0) {
             return {admin::AqStatus::kMalformed, static_cast<uint16_t>(i)};
         }
     }

@@ -130,6 +130,9 @@ void CoreBlock::write_fault_inject(uint32_t value) {
     }
     aq_.set_stalled((value & core::kFaultInjectAqStall.mask) != 0);
     aeq_.set_stalled((value & core::kFaultInjectAeqStall.mask) != 0);
+    if (on_ceq_stall_) {
+        on_ceq_stall_((value & core::kFaultInjectCeqStall.mask) != 0);
+    }
     if ((value & core::kFaultInjectSwapIds.mask) != 0) {
         aq_.swap_next_id();
     }

@@ -55,6 +55,7 @@ Device::Device(const Config& config, Host& host)
             [this](bool en) { eth_.set_roce_steering(en); }),
       scu_(config_, guard_, events_, core_.aeq(), rdma_.engine().mem()) {
     core_.aeq().set_on_overflow([this] { rdma_.engine().aeq_overflowed(); });
+    core_.set_on_ceq_stall([this](bool s) { rdma_.engine().ceq().set_stalled(s); });
     // The QPs' completions count on their SCU slot's status page (docs/scu.md 4.4).
     rdma_.engine().set_scu_completion([this](unsigned slot, rdma::Engine::ScuOp op) {
         scu_.slots().count_completion(slot, static_cast<scu::CompletionOp>(op));

@@ -15,7 +15,11 @@ Mr* Memory::find_index(uint32_t index) const {
 }
 
 bool Memory::add(const Mr& mr) {
-    auto& slot = mrs_.at(mr.key >> 8);
+    const uint32_t index = mr.key >> 8;
+    if (index < kMaxMr && index >= mrs_.size()) {
+        mrs_.resize(index + 1);
+    }
+    auto& slot = mrs_.at(index);
     if (slot) {
         return false;
     }
@@ -37,12 +41,8 @@ Memory::RemoveStatus Memory::remove(uint32_t key) {
 }
 
 void Memory::reset() {
-    for (auto& m : mrs_) {
-        m.reset();
-    }
-    for (auto& w : mws_) {
-        w.reset();
-    }
+    mrs_.clear();
+    mws_.clear();
 }
 
 bool Memory::allowed(uint32_t key, uint32_t pdn, uint64_t va, uint64_t len, uint32_t access,

@@ -11,7 +11,8 @@ Mw* Memory::mw_slot(uint32_t key) const {
     if ((index & kMwIndexBit) == 0 || (index & ~kMwIndexBit) >= kMaxMw) {
         return nullptr;
     }
-    return mws_[index & ~kMwIndexBit].get();
+    const uint32_t i = index & ~kMwIndexBit;
+    return i < mws_.size() ? mws_[i].get() : nullptr;
 }
 
 const Mw* Memory::find_mw(uint32_t key) const {
@@ -24,6 +25,9 @@ bool Memory::alloc_mw(uint32_t key, uint32_t pdn, uint8_t type) {
     if ((index & kMwIndexBit) == 0 || (index & ~kMwIndexBit) >= kMaxMw ||
         (type != 1 && type != 2)) {
         return false;
+    }
+    if ((index & ~kMwIndexBit) >= mws_.size()) {
+        mws_.resize((index & ~kMwIndexBit) + 1);
     }
     auto& slot = mws_[index & ~kMwIndexBit];
     if (slot) {

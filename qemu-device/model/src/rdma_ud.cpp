@@ -28,15 +28,20 @@ CmdResult refuse_cmd(AqStatus status, const std::array<admin::FieldDef, N>& fiel
 
 }  // namespace
 
-Datagram::Datagram(Engine& e) : e_(e), ahs_(kMaxAh) {}
+Datagram::Datagram(Engine& e) : e_(e) {}
 
-void Datagram::reset() { std::ranges::fill(ahs_, AddressHandle{}); }
+// The table grows up to the highest index created (at most kMaxAh entries): creating and
+// resetting the card costs nothing for the AHs a driver never made.
+void Datagram::reset() { ahs_.clear(); }
 
 CmdResult Datagram::create_ah(std::span<const uint8_t, kAqSqeBytes> entry) {
     const admin::AqCreateAh<const uint8_t> v(entry);
     constexpr const auto& f = admin::kAqCreateAhFields;
     if (v.ah() == 0 || v.ah() >= kMaxAh) {
         return refuse_cmd(AqStatus::kBadIndex, f, "ah");
+    }
+    if (v.ah() >= ahs_.size()) {
+        ahs_.resize(v.ah() + 1);
     }
     if (ahs_[v.ah()].valid) {
         return refuse_cmd(AqStatus::kBusy, f, "ah");
@@ -56,7 +61,7 @@ CmdResult Datagram::destroy_ah(std::span<const uint8_t, kAqSqeBytes> entry) {
     if (v.ah() == 0 || v.ah() >= kMaxAh) {
         return refuse_cmd(AqStatus::kBadIndex, f, "ah");
     }
-    if (!ahs_[v.ah()].valid) {
+    if (v.ah() >= ahs_.size() || !ahs_[v.ah()].valid) {
         return refuse_cmd(AqStatus::kNotFound, f, "ah");
     }
     // The engine reads an entry only while it builds a packet, inside one call into the card:

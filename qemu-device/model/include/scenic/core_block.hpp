@@ -40,6 +40,9 @@ class CoreBlock final : public Block {
     // FAULT_INJECT.link_down was written: the card is off the bus (Device: BAR reads all-ones,
     // writes ignored, no DMA, no MSI-X) until the process ends.
     [[nodiscard]] bool link_down() const { return link_down_; }
+    // FAULT_INJECT.ceq_stall was written: the device holds the RDMA block's CEQ full (the ring
+    // lives in that block; the register in this one, next to aeq_stall).
+    void set_on_ceq_stall(std::function<void(bool)> fn) { on_ceq_stall_ = std::move(fn); }
 
     void reset() override;
 
@@ -82,11 +85,13 @@ class CoreBlock final : public Block {
     // The held (rw) bits of FAULT_INJECT.
     static constexpr uint32_t kHeldBits =
         regs::core::kFaultInjectAqStall.mask | regs::core::kFaultInjectAeqStall.mask |
-        regs::core::kFaultInjectHbStall.mask | regs::core::kFaultInjectStickyFatal.mask;
+        regs::core::kFaultInjectHbStall.mask | regs::core::kFaultInjectStickyFatal.mask |
+        regs::core::kFaultInjectCeqStall.mask;
     uint32_t fault_inject_ = 0;
     bool link_down_ = false;
     bool soft_resetting_ = false;  // reset() runs for CTRL.soft_reset, not an FLR
     std::optional<EventQueue::Id> fatal_event_;
+    std::function<void(bool)> on_ceq_stall_;
 };
 
 }  // namespace scenic

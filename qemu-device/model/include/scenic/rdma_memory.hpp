@@ -89,8 +89,11 @@ class Memory {
     Host& host_;
     Tlb& tlb_;
     Counters& cnt_;
-    std::vector<std::unique_ptr<Mr>> mrs_ = std::vector<std::unique_ptr<Mr>>(kMaxMr);
-    std::vector<std::unique_ptr<Mw>> mws_ = std::vector<std::unique_ptr<Mw>>(kMaxMw);
+    // Indexed by key >> 8 (windows without kMwIndexBit), grown up to the highest index used
+    // (at most kMaxMr / kMaxMw): creating, resetting and destroying the card cost nothing for
+    // the 4096 slots a driver never filled.
+    std::vector<std::unique_ptr<Mr>> mrs_;
+    std::vector<std::unique_ptr<Mw>> mws_;
     std::vector<Seg> segs_;  // scratch, reused
     bool probing_ = false;   // prepare_scatter: hits are counted by the access after it
 };

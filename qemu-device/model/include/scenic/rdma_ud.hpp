@@ -49,8 +49,8 @@ class Datagram {
     void recv_cqe(Qp& qp, uint8_t status, uint32_t byte_len, const roce::ParsedPacket* pkt);
 
     Engine& e_;
-    std::vector<AddressHandle> ahs_;
-    std::vector<uint8_t> payload_;  // scratch, reused per packet
+    std::vector<AddressHandle> ahs_;  // indices 0 .. the highest created; at most kMaxAh
+    std::vector<uint8_t> payload_;    // scratch, reused per packet
 };
 
 }  // namespace scenic::rdma
