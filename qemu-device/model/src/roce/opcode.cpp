@@ -68,6 +68,7 @@ constexpr OpcodeInfo sr_data(Opcode rc, std::string_view name) {
 constexpr std::array kSrTable = {
     OpcodeInfo{kSrHello, "SR_HELLO", kHdrSrHello, R::kNone, C::kSrHello, true, true, true},
     OpcodeInfo{kSrHelloAck, "SR_HELLO_ACK", kHdrSrHello, R::kNone, C::kSrHello, false, true, true},
+    OpcodeInfo{kSrSack, "SR_SACK", kHdrAeth | kHdrSackEth, R::kNone, C::kSrSack, false, true, true},
     sr_data(kSendFirst, "SR_SEND_FIRST"),
     sr_data(kSendMiddle, "SR_SEND_MIDDLE"),
     sr_data(kSendLast, "SR_SEND_LAST"),
@@ -131,6 +132,7 @@ size_t OpcodeInfo::ext_size() const {
     if (has(kHdrSreth)) n += Sreth::kSize;
     if (has(kHdrSrHello)) n += SrHello::kSize;
     if (has(kHdrDeth)) n += Deth::kSize;
+    if (has(kHdrSackEth)) n += SackEth::kSize;
     return n;
 }
 
