@@ -813,7 +813,8 @@ class Harness {
             k.n = static_cast<uint8_t>((s & 0x80) ? in_.get<uint8_t>() : 1 + s % 8);
             uint16_t at = 0;
             for (uint8_t r = 0; r < std::min<uint8_t>(k.n, roce::SackEth::kMaxRanges); ++r) {
-                k.ranges[r].start = r == 0 ? uint16_t{0} : static_cast<uint16_t>(at + 1 + in_.get<uint8_t>() % 8);
+                k.ranges[r].start =
+                    r == 0 ? uint16_t{0} : static_cast<uint16_t>(at + 1 + in_.get<uint8_t>() % 8);
                 k.ranges[r].len = static_cast<uint16_t>(1 + in_.get<uint8_t>() % 8);
                 at = static_cast<uint16_t>(k.ranges[r].start + k.ranges[r].len);
             }

@@ -161,17 +161,17 @@ TEST(RoceSr, SackRulesRefuseMalformed) {
     EXPECT_TRUE(bad([](SackEth& k) { k.flags = 1; }));
     EXPECT_TRUE(bad([](SackEth& k) { k.reserved = 1; }));
     EXPECT_TRUE(bad([](SackEth& k) { k.reserved2 = 1; }));
-    EXPECT_TRUE(bad([](SackEth& k) { k.ranges[0].start = 1; }));       // epsn is missing
-    EXPECT_TRUE(bad([](SackEth& k) { k.ranges[1].start = 1; }));       // adjacent
-    EXPECT_TRUE(bad([](SackEth& k) { k.ranges[0].len = 4; }));         // overlapping
-    EXPECT_TRUE(bad([](SackEth& k) { k.ranges[1].len = 0; }));         // empty
-    EXPECT_TRUE(bad([](SackEth& k) { k.ranges[2] = {6, 1}; }));        // an unused slot not zero
-    EXPECT_TRUE(bad([](SackEth& k) { k.right_edge = 0x000002; }));     // ends inside range 1
-    EXPECT_TRUE(bad([](SackEth& k) { k.right_edge = 0xfffffe; }));     // nothing covered
-    EXPECT_TRUE(bad([](SackEth& k) { k.right_edge = 0xfffff0; }));     // before the PSN
-    EXPECT_TRUE(bad([](SackEth&) {}, 8));                               // beyond the window
+    EXPECT_TRUE(bad([](SackEth& k) { k.ranges[0].start = 1; }));    // epsn is missing
+    EXPECT_TRUE(bad([](SackEth& k) { k.ranges[1].start = 1; }));    // adjacent
+    EXPECT_TRUE(bad([](SackEth& k) { k.ranges[0].len = 4; }));      // overlapping
+    EXPECT_TRUE(bad([](SackEth& k) { k.ranges[1].len = 0; }));      // empty
+    EXPECT_TRUE(bad([](SackEth& k) { k.ranges[2] = {6, 1}; }));     // an unused slot not zero
+    EXPECT_TRUE(bad([](SackEth& k) { k.right_edge = 0x000002; }));  // ends inside range 1
+    EXPECT_TRUE(bad([](SackEth& k) { k.right_edge = 0xfffffe; }));  // nothing covered
+    EXPECT_TRUE(bad([](SackEth& k) { k.right_edge = 0xfffff0; }));  // before the PSN
+    EXPECT_TRUE(bad([](SackEth&) {}, 8));                           // beyond the window
     EXPECT_FALSE(bad([](SackEth&) {}, 10));
-    EXPECT_FALSE(bad([](SackEth& k) { k.right_edge = 0x000003; }));    // just after range 1
+    EXPECT_FALSE(bad([](SackEth& k) { k.right_edge = 0x000003; }));  // just after range 1
     SackEth swapped = wrap_example();
     std::swap(swapped.ranges[0], swapped.ranges[1]);  // not sorted
     EXPECT_FALSE(swapped.valid(psn, 512, 8));
