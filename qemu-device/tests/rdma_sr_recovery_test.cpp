@@ -299,6 +299,113 @@ TEST_F(RdmaSr, DuplicateInWindow) {
     EXPECT_EQ(ca().retransmits, 1u);
 }
 
+// 4.4: WRITE a to [0, 4K) and WRITE b to [2K, 6K) under the same R_Key; a's PSN 101 is lost.
+// b's packets carry the fence on a's last PSN (103) and are not placed before a is complete,
+// so a's late resend cannot overwrite b: the memory ends as b over a.
+TEST_F(RdmaSr, OrderFenceOverlap) {
+    ASSERT_TRUE(p.run());
+    p.drop = drop_psn(101);
+    p.log.clear();
+    p.a.fill_va(kSrc, 4096, 41);
+    p.a.fill_va(kSrc + 0x10000, 4096, 42);
+    p.b.fill_va(kDst, 6144, 0);
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 4096, a_key)}, kDst, b_key));
+    p.a.post_send(
+        kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc + 0x10000, 4096, a_key)}, kDst + 2048, b_key));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.a.sq_completed(kQa), 2u);
+    for (const auto& r : dir_frames(Dir::kAtoB)) {
+        ASSERT_TRUE(r.sreth);
+        EXPECT_EQ(r.sreth->ofv(), r.psn >= 104) << r.psn;
+        if (r.psn >= 104) {
+            EXPECT_EQ(r.sreth->ofp, 103u);
+        }
+    }
+    EXPECT_GT(cb().sr_drop_fence, 0u);
+    auto want = p.a.read_va(kSrc, 2048);
+    const auto b_data = p.a.read_va(kSrc + 0x10000, 4096);
+    want.insert(want.end(), b_data.begin(), b_data.end());
+    EXPECT_EQ(p.b.read_va(kDst, 6144), want);
+}
+
+// WRITEs to disjoint ranges carry no fence: the second is placed while the first has a gap.
+TEST_F(RdmaSr, DisjointWritesNotFenced) {
+    ASSERT_TRUE(p.run());
+    p.drop = drop_psn(101);
+    p.log.clear();
+    p.a.fill_va(kSrc, 8192, 43);
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 4096, a_key)}, kDst, b_key));
+    p.a.post_send(
+        kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc + 4096, 4096, a_key)}, kDst + 4096, b_key));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.b.read_va(kDst, 8192), p.a.read_va(kSrc, 8192));
+    EXPECT_EQ(cb().sr_drop_fence, 0u);
+    EXPECT_EQ(cb().sr_ooo_placed, 6u);  // 102..107
+    EXPECT_EQ(ca().retransmits, 1u);
+}
+
+// A WRITE_WITH_IMMEDIATE behind a loss: its earlier packets are placed out of order, its last
+// one (which needs the receive WQE) only in order; the receive CQE comes once, after the gap
+// closed, with the immediate and the message length.
+TEST_F(RdmaSr, WriteImmCompletesInOrder) {
+    ASSERT_TRUE(p.run());
+    p.b.post_recv(kQb, {sge(kDst + 0x10000, 16, b_key)});
+    p.drop = drop_psn(101);
+    p.a.fill_va(kSrc, 8192, 44);
+    auto wi = make_wqe(SCENIC_WQE_OP_WRITE_IMM, {sge(kSrc, 8192, a_key)}, kDst, b_key);
+    wi.imm_data_be = __builtin_bswap32(0xabcd);
+    p.a.post_send(kQa, wi);
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.b.read_va(kDst, 8192), p.a.read_va(kSrc, 8192));
+    EXPECT_EQ(cb().sr_ooo_placed, 5u);  // 102..106; 107 (LAST_WITH_IMMEDIATE) in order
+    EXPECT_GE(cb().sr_drop_order, 1u);
+    const auto cqes = p.b.poll(1);
+    ASSERT_EQ(cqes.size(), 1u);
+    EXPECT_EQ(cqes[0].status, rdma::kWcSuccess);
+    EXPECT_EQ(cqes[0].byte_len, 8192u);
+    EXPECT_EQ(qb().resp.msn, 1u);
+    EXPECT_EQ(p.a.sq_completed(kQa), 1u);
+}
+
+// SENDs are not placed out of order in this slice: behind a loss they are dropped and resent
+// (a SACK, never a sequence NAK), and the receive CQEs come in order with intact data.
+TEST_F(RdmaSr, SendBehindLossKeepsOrder) {
+    ASSERT_TRUE(p.run());
+    p.b.post_recv(kQb, {sge(kDst, 4096, b_key)});
+    p.b.post_recv(kQb, {sge(kDst + 4096, 4096, b_key)});
+    p.drop = drop_psn(101);
+    p.a.fill_va(kSrc, 8192, 45);
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_SEND, {sge(kSrc, 4096, a_key)}));
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_SEND, {sge(kSrc + 4096, 4096, a_key)}));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.b.read_va(kDst, 8192), p.a.read_va(kSrc, 8192));
+    const auto cqes = p.b.poll(1);
+    ASSERT_EQ(cqes.size(), 2u);
+    EXPECT_EQ(cqes[0].wqe_idx, 0u);
+    EXPECT_EQ(cqes[1].wqe_idx, 1u);
+    EXPECT_EQ(cqes[0].byte_len, 4096u);
+    EXPECT_EQ(cb().sr_ooo_placed, 0u);
+    EXPECT_GT(cb().sr_drop_order, 0u);
+    EXPECT_EQ(cb().seq_nak_sent, 0u);
+    EXPECT_EQ(p.a.sq_completed(kQa), 2u);
+}
+
+// A READ behind a lost WRITE packet: the READ request at d > 0 is dropped (in order only), the
+// WRITE's resend lets it execute, and it returns the written data.
+TEST_F(RdmaSr, ReadBehindLossSeesTheWrite) {
+    ASSERT_TRUE(p.run());
+    p.drop = drop_psn(101);
+    p.a.fill_va(kSrc, 4096, 46);
+    p.a.fill_va(kSrc + 0x10000, 4096, 0);
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 4096, a_key)}, kDst, b_key));
+    p.a.post_send(kQa,
+                  make_wqe(SCENIC_WQE_OP_READ, {sge(kSrc + 0x10000, 4096, a_key)}, kDst, b_key));
+    ASSERT_TRUE(p.run());
+    EXPECT_EQ(p.a.sq_completed(kQa), 2u);
+    EXPECT_EQ(p.a.read_va(kSrc + 0x10000, 4096), p.a.read_va(kSrc, 4096));
+    EXPECT_EQ(p.b.status_state(kQb), uint32_t{kQpsRts});
+}
+
 // A has PSNs 100..107 outstanding (every data frame lost so far) when the SACKs arrive.
 class RdmaSrOutstanding : public RdmaSr {
   protected:

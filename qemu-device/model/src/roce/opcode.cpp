@@ -68,7 +68,6 @@ constexpr OpcodeInfo sr_data(Opcode rc, std::string_view name) {
 constexpr std::array kSrTable = {
     OpcodeInfo{kSrHello, "SR_HELLO", kHdrSrHello, R::kNone, C::kSrHello, true, true, true},
     OpcodeInfo{kSrHelloAck, "SR_HELLO_ACK", kHdrSrHello, R::kNone, C::kSrHello, false, true, true},
-    OpcodeInfo{kSrSack, "SR_SACK", kHdrAeth | kHdrSackEth, R::kNone, C::kSrSack, false, true, true},
     sr_data(kSendFirst, "SR_SEND_FIRST"),
     sr_data(kSendMiddle, "SR_SEND_MIDDLE"),
     sr_data(kSendLast, "SR_SEND_LAST"),
@@ -83,6 +82,8 @@ constexpr std::array kSrTable = {
     sr_data(kWriteOnlyImm, "SR_RDMA_WRITE_ONLY_WITH_IMMEDIATE"),
     sr_data(kSendLastInv, "SR_SEND_LAST_WITH_INVALIDATE"),
     sr_data(kSendOnlyInv, "SR_SEND_ONLY_WITH_INVALIDATE"),
+    // last: the fuzz corpus indexes the entries before it
+    OpcodeInfo{kSrSack, "SR_SACK", kHdrAeth | kHdrSackEth, R::kNone, C::kSrSack, false, true, true},
 };
 
 // UD (IBA 9.2.1): DETH after the BTH, then ImmDt; one packet per message.
