@@ -78,6 +78,28 @@ TEST_F(RdmaSr, LostMiddle) {
     EXPECT_EQ(qb().resp.msn, 1u);
 }
 
+// The first SACK (on 103) is lost: the one on 107 alone brings the single resend of 102.
+TEST_F(RdmaSr, LostSack) {
+    ASSERT_TRUE(p.run());
+    const auto data = drop_psn(102);
+    bool sack_dropped = false;
+    p.drop = [&](Dir d, const roce::ParsedPacket& pkt) {
+        if (d == Dir::kBtoA && pkt.transport.bth.opcode == kSack && !sack_dropped) {
+            sack_dropped = true;
+            return true;
+        }
+        return data(d, pkt);
+    };
+    p.log.clear();
+    write_8k(20);
+    EXPECT_TRUE(sack_dropped);
+    EXPECT_EQ(ca().sr_sack_rcvd, 1u);
+    EXPECT_EQ(sent(102), 2u);
+    EXPECT_EQ(ca().retransmits, 1u);
+    EXPECT_EQ(ca().ack_timeouts, 0u);
+    EXPECT_EQ(frames(Dir::kBtoA, kAck).back().psn, 107u);
+}
+
 TEST_F(RdmaSr, LostFirstOfWrite) {
     ASSERT_TRUE(p.run());
     p.drop = drop_psn(100);
