@@ -67,12 +67,15 @@ void Responder::receive(Qp& qp, const roce::ParsedPacket& pkt, const roce::Parse
 void Responder::sequence_gap(Qp& qp) {
     // Packets were lost: one sequence NAK per gap, carrying the PSN expected.
     auto& s = qp.resp;
-    if (s.sr == SrRx::kSacking) {
+    if (s.sr == SrRx::kSacking && s.sr_right_edge != s.epsn) {
         if (reack_due(qp)) {
-            sack(qp);  // a SACK instead of any sequence NAK (4.10), rate-limited as re-ACKs
+            sack(qp);  // a SACK instead of the sequence NAK (4.10), rate-limited as re-ACKs
         }
         return;
     }
+    // No SR gap report possible (nothing placed after epsn: a SACK needs a received PSN after
+    // its last range), so today's sequence NAK: go-back-N for SENDs, READs and atomics (5.10).
+    // Without it such a stream would wait for the requester's timer.
     if (!s.nak_sent) {
         RespJob j;
         j.psn = s.epsn;
