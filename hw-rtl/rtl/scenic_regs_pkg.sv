@@ -573,17 +573,38 @@ package scenic_regs_pkg;
   localparam logic [31:0] RDMA_SR_HELLO_ACKED_DEFAULT = 32'h00000000;
   localparam logic [11:0] RDMA_SR_HELLO_UNANSWERED = 12'h1c8;
   localparam logic [31:0] RDMA_SR_HELLO_UNANSWERED_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_SACK_SENT = 12'h1cc;
+  localparam logic [31:0] RDMA_SR_SACK_SENT_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_SACK_RCVD = 12'h1d0;
+  localparam logic [31:0] RDMA_SR_SACK_RCVD_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_OOO_PLACED = 12'h1d4;
+  localparam logic [31:0] RDMA_SR_OOO_PLACED_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_RETRANSMITS = 12'h1d8;
+  localparam logic [31:0] RDMA_SR_RETRANSMITS_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_PROBES = 12'h1dc;
+  localparam logic [31:0] RDMA_SR_PROBES_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_DROP_ORDER = 12'h1e0;
+  localparam logic [31:0] RDMA_SR_DROP_ORDER_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_DROP_FENCE = 12'h1e4;
+  localparam logic [31:0] RDMA_SR_DROP_FENCE_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_DROP_RESOURCE = 12'h1e8;
+  localparam logic [31:0] RDMA_SR_DROP_RESOURCE_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_DROP_WINDOW = 12'h1ec;
+  localparam logic [31:0] RDMA_SR_DROP_WINDOW_DEFAULT = 32'h00000000;
   localparam logic [11:0] RDMA_SR_DROP_MALFORMED = 12'h1f0;
   localparam logic [31:0] RDMA_SR_DROP_MALFORMED_DEFAULT = 32'h00000000;
   localparam logic [11:0] RDMA_SR_DROP_NOT_NEGOTIATED = 12'h1f4;
   localparam logic [31:0] RDMA_SR_DROP_NOT_NEGOTIATED_DEFAULT = 32'h00000000;
+  localparam logic [11:0] RDMA_SR_DUP_OOO = 12'h1f8;
+  localparam logic [31:0] RDMA_SR_DUP_OOO_DEFAULT = 32'h00000000;
   localparam logic [11:0] RDMA_SR_FALLBACKS = 12'h1fc;
   localparam logic [31:0] RDMA_SR_FALLBACKS_DEFAULT = 32'h00000000;
   // RDMA register table for RTL register files: entry i in bits [i*W +: W], arrays
   // expanded, offset order; access masks per entry, bits in no mask are reserved.
-  localparam int unsigned RDMA_REGS_N = 64;
-  localparam logic [767:0] RDMA_REGS_OFF = {
-      12'h1fc, 12'h1f4, 12'h1f0, 12'h1c8, 12'h1c4, 12'h1c0, 12'h1bc, 12'h1b8, 12'h1b4, 12'h1b0,
+  localparam int unsigned RDMA_REGS_N = 74;
+  localparam logic [887:0] RDMA_REGS_OFF = {
+      12'h1fc, 12'h1f8, 12'h1f4, 12'h1f0, 12'h1ec, 12'h1e8, 12'h1e4, 12'h1e0, 12'h1dc, 12'h1d8,
+      12'h1d4, 12'h1d0, 12'h1cc, 12'h1c8, 12'h1c4, 12'h1c0, 12'h1bc, 12'h1b8, 12'h1b4, 12'h1b0,
       12'h1ac, 12'h1a8, 12'h1a4, 12'h1a0, 12'h180, 12'h178, 12'h174, 12'h170, 12'h16c, 12'h168,
       12'h164, 12'h160, 12'h15c, 12'h158, 12'h154, 12'h150, 12'h14c, 12'h148, 12'h144, 12'h140,
       12'h13c, 12'h138, 12'h134, 12'h130, 12'h12c, 12'h128, 12'h124, 12'h120, 12'h11c, 12'h118,
@@ -591,7 +612,7 @@ package scenic_regs_pkg;
       12'h0c4, 12'h0c0, 12'h02c, 12'h028, 12'h024, 12'h020, 12'h01c, 12'h018, 12'h014, 12'h010,
       12'h00c, 12'h008, 12'h004, 12'h000
   };
-  localparam logic [2047:0] RDMA_REGS_RESET = {
+  localparam logic [2367:0] RDMA_REGS_RESET = {
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
@@ -600,11 +621,13 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00001000, 32'h00001000,
-      32'h00000100, 32'h0000017d, 32'h00000000, 32'h00001000, 32'h00001000, 32'h00000200,
-      32'h00000200, 32'h00003000, 32'h00020001, 32'h5c1c0003
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000, 32'h00001000, 32'h00001000, 32'h00000100, 32'h0000017d,
+      32'h00000000, 32'h00001000, 32'h00001000, 32'h00000200, 32'h00000200, 32'h00003000,
+      32'h00020001, 32'h5c1c0003
   };
-  localparam logic [2047:0] RDMA_REGS_RO = {
+  localparam logic [2367:0] RDMA_REGS_RO = {
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
@@ -612,12 +635,14 @@ package scenic_regs_pkg;
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
       32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
-      32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'h0000ffff,
-      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'hffffffff, 32'hffffffff,
-      32'hffffffff, 32'h0000017d, 32'h00000000, 32'hffffffff, 32'hffffffff, 32'hffffffff,
-      32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff
+      32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
+      32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
+      32'hffffffff, 32'hffffffff, 32'hffffffff, 32'h0000ffff, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'h0000017d,
+      32'h00000000, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff, 32'hffffffff,
+      32'hffffffff, 32'hffffffff
   };
-  localparam logic [2047:0] RDMA_REGS_RW = {
+  localparam logic [2367:0] RDMA_REGS_RW = {
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
@@ -626,11 +651,13 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
-      32'h0000ffff, 32'h80011f0f, 32'hffffffff, 32'hffffffff, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000000, 32'h00000001, 32'h00000000, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h0000ffff, 32'h80011f0f,
+      32'hffffffff, 32'hffffffff, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000001, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000
   };
-  localparam logic [2047:0] RDMA_REGS_W1C = {
+  localparam logic [2367:0] RDMA_REGS_W1C = {
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
@@ -641,9 +668,11 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000
   };
-  localparam logic [2047:0] RDMA_REGS_W1S = {
+  localparam logic [2367:0] RDMA_REGS_W1S = {
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
@@ -654,9 +683,11 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000
   };
-  localparam logic [2047:0] RDMA_REGS_WO = {
+  localparam logic [2367:0] RDMA_REGS_WO = {
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
@@ -667,7 +698,9 @@ package scenic_regs_pkg;
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
       32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
-      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000, 32'h00000000,
+      32'h00000000, 32'h00000000
   };
 
   // Stream Compute Unit slots (paper section 5.3).

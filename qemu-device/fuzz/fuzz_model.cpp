@@ -808,6 +808,22 @@ class Harness {
             t.aeth = roce::Aeth{static_cast<uint8_t>(in_.get<uint8_t>() & 0x7f),
                                 in_.get<uint32_t>() & 0xffffff};
         }
+        if (info.has(roce::kHdrSackEth)) {
+            // SR_SACK: mostly well-formed ranges near the requester's PSNs, sometimes raw
+            const uint8_t s = in_.get<uint8_t>();
+            roce::SackEth k;
+            k.n = static_cast<uint8_t>((s & 0x80) ? in_.get<uint8_t>() : 1 + s % 8);
+            uint16_t at = 0;
+            for (uint8_t r = 0; r < std::min<uint8_t>(k.n, roce::SackEth::kMaxRanges); ++r) {
+                k.ranges[r].start =
+                    r == 0 ? uint16_t{0} : static_cast<uint16_t>(at + 1 + in_.get<uint8_t>() % 8);
+                k.ranges[r].len = static_cast<uint16_t>(1 + in_.get<uint8_t>() % 8);
+                at = static_cast<uint16_t>(k.ranges[r].start + k.ranges[r].len);
+            }
+            k.right_edge = (s & 0x40) ? in_.get<uint32_t>() & 0xffffff
+                                      : (t.bth.psn + at + 1 + in_.get<uint8_t>() % 16) & 0xffffff;
+            t.sack = k;
+        }
         if (info.has(roce::kHdrAtomicAckEth)) {
             t.atomic_ack = roce::AtomicAckEth{in_.get<uint64_t>()};
         }

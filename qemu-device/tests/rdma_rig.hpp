@@ -696,6 +696,7 @@ class RdmaPair {
         bool delivered;                         // false: dropped by drop / hook
         std::optional<roce::Sreth> sreth;       // selective repeat data packets
         std::optional<roce::SrHello> sr_hello;  // SR_HELLO / SR_HELLO_ACK
+        std::optional<roce::SackEth> sack;      // SR_SACK
     };
 
     // faults_a / faults_b: each card's Config::wire_faults (tx: what it sends, rx: what it gets).
@@ -883,7 +884,7 @@ class RdmaPair {
         const roce::Transport& t = pkt.transport;
         log.push_back({dir, a.host.now, t.bth.opcode, t.bth.psn, t.bth.dest_qp, t.bth.pkey,
                        t.bth.ackreq, t.aeth, t.reth, t.atomic_ack, t.imm, pkt.payload.size(),
-                       delivered, t.sreth, t.sr_hello});
+                       delivered, t.sreth, t.sr_hello, t.sack});
     }
 };
 

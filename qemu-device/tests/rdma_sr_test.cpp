@@ -6,78 +6,10 @@
 
 #include <vector>
 
-#include "rdma_rig.hpp"
+#include "rdma_sr_rig.hpp"
 
-namespace scenic::test {
+namespace scenic::test::sr {
 namespace {
-
-using Dir = RdmaPair::Dir;
-using roce::Opcode;
-
-constexpr uint32_t kQa = 2;
-constexpr uint32_t kQb = 3;
-constexpr uint64_t kSrc = Node::kVa;
-constexpr uint64_t kDst = Node::kVa + 0x80000;
-constexpr uint8_t kHello = static_cast<uint8_t>(Opcode::kSrHello);
-constexpr uint8_t kHelloAck = static_cast<uint8_t>(Opcode::kSrHelloAck);
-constexpr uint8_t sr(Opcode op) { return roce::kSrDataBase + static_cast<uint8_t>(op); }
-
-void sr_on(Config& c) { c.sr_default = true; }
-void sr_off(Config& c) { c.sr_default = false; }
-void no_sr_card(Config& c) { c.sr_capable = false; }
-
-// Two cards, QP 2 on A <-> QP 3 on B, PMTU 1024, A's sq_psn 100 (section 10.1's set-up).
-class RdmaSr : public ::testing::Test {
-  protected:
-    explicit RdmaSr(const Node::ConfigFn& ta = sr_on, const Node::ConfigFn& tb = sr_on)
-        : p(0, 1, 0, "", "", ta, tb) {}
-    void SetUp() override {
-        p.record = true;
-        QpAttrs at;
-        at.sq_psn = 100;
-        at.rq_psn = 0x200;
-        p.setup(kQa, kQb, at);
-        a_key = p.a.reg_mr(Node::kVa, 1 << 20, kAll);
-        b_key = p.b.reg_mr(Node::kVa, 1 << 20, kAll);
-        t0 = p.a.host.now;
-    }
-    void TearDown() override { EXPECT_EQ(p.bad_frames, 0u); }
-    rdma::Counters& ca() { return p.a.dev.rdma().counters(); }
-    rdma::Counters& cb() { return p.b.dev.rdma().counters(); }
-    rdma::Qp& qa() { return *p.a.dev.rdma().engine().qp(kQa); }
-    rdma::Qp& qb() { return *p.b.dev.rdma().engine().qp(kQb); }
-    std::vector<RdmaPair::WireRecord> frames(Dir dir, uint8_t op) const {
-        std::vector<RdmaPair::WireRecord> out;
-        for (const auto& r : p.log) {
-            if (r.dir == dir && r.opcode == op) {
-                out.push_back(r);
-            }
-        }
-        return out;
-    }
-    size_t vendor_frames(Dir dir) const {
-        size_t n = 0;
-        for (const auto& r : p.log) {
-            n += (r.dir == dir && roce::is_sr_vendor(r.opcode)) ? 1 : 0;
-        }
-        return n;
-    }
-    // An 8 KiB WRITE from A to B (PSN 100..107 on fresh QPs), data checked on B.
-    void write_8k(uint8_t seed) {
-        p.a.fill_va(kSrc, 8192, seed);
-        p.b.fill_va(kDst, 8192, 0);
-        const uint64_t done = p.a.sq_completed(kQa);
-        p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 8192, a_key)}, kDst, b_key));
-        ASSERT_TRUE(p.run());
-        EXPECT_EQ(p.b.read_va(kDst, 8192), p.a.read_va(kSrc, 8192));
-        EXPECT_EQ(p.a.sq_completed(kQa), done + 1);
-    }
-
-    RdmaPair p;
-    uint32_t a_key = 0;
-    uint32_t b_key = 0;
-    uint64_t t0 = 0;
-};
 
 TEST_F(RdmaSr, HelloBothSides) {
     ASSERT_TRUE(p.run());
@@ -363,31 +295,5 @@ TEST_F(RdmaSr, ResetStartsOver) {
     EXPECT_EQ(qa().req.next_rsn, 0u);
 }
 
-// Until the SACK responder exists, a loss in SR format is recovered by go-back-N (5.10):
-// the sequence NAK rewinds, the resends keep the SR format, and the data is intact.
-TEST_F(RdmaSr, LossFallsBackToGoBackN) {
-    ASSERT_TRUE(p.run());
-    bool dropped = false;
-    p.drop = [&](Dir d, const roce::ParsedPacket& pkt) {
-        if (d == Dir::kAtoB && pkt.transport.bth.psn == 102 && !dropped) {
-            dropped = true;
-            return true;
-        }
-        return false;
-    };
-    p.log.clear();
-    write_8k(13);
-    EXPECT_TRUE(dropped);
-    EXPECT_EQ(cb().seq_nak_sent, 1u);
-    EXPECT_EQ(ca().sr_fallbacks, 1u);
-    for (const auto& r : p.log) {
-        if (r.dir == Dir::kAtoB) {
-            EXPECT_TRUE(roce::is_sr_data(r.opcode)) << int(r.opcode);
-        }
-    }
-    EXPECT_GE(ca().retransmits, 1u);
-    EXPECT_EQ(qb().resp.msn, 1u);
-}
-
 }  // namespace
-}  // namespace scenic::test
+}  // namespace scenic::test::sr

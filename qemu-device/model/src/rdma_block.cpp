@@ -156,6 +156,26 @@ uint32_t RdmaBlock::read_reg(uint32_t offset) {
             return c.sr_drop_not_negotiated;
         case r::kSrFallbacks:
             return c.sr_fallbacks;
+        case r::kSrSackSent:
+            return c.sr_sack_sent;
+        case r::kSrSackRcvd:
+            return c.sr_sack_rcvd;
+        case r::kSrOooPlaced:
+            return c.sr_ooo_placed;
+        case r::kSrRetransmits:
+            return c.sr_retransmits;
+        case r::kSrProbes:
+            return c.sr_probes;
+        case r::kSrDropOrder:
+            return c.sr_drop_order;
+        case r::kSrDropFence:
+            return c.sr_drop_fence;
+        case r::kSrDropResource:
+            return c.sr_drop_resource;
+        case r::kSrDropWindow:
+            return c.sr_drop_window;
+        case r::kSrDupOoo:
+            return c.sr_dup_ooo;
         default:
             return 0;
     }

@@ -58,6 +58,9 @@ void Completer::progress(Qp& qp) {
         r.tx_psn = r.snd_una;
     }
     e_.requester().window_acked(qp);
+    if (r.sr == SrTx::kOn) {
+        e_.requester().sr_acked(qp);
+    }
 }
 
 void Completer::gap(Qp& qp) {

@@ -447,7 +447,7 @@ bool Engine::receive(std::span<const uint8_t> frame) {
             uc_.receive(*q, pkt);
         } else if (roce::is_sr_vendor(pkt.transport.bth.opcode)) {
             if (const auto rc = sr_.receive(*q, pkt)) {
-                resp_.receive(*q, *rc);
+                resp_.receive(*q, *rc, &pkt);
             }
         } else {
             resp_.receive(*q, pkt);
@@ -460,6 +460,11 @@ bool Engine::receive(std::span<const uint8_t> frame) {
         ++cnt_.rx_pkts;
         if (ce_marked(pkt)) {
             ++cnt_.ecn_ce_rcvd;  // counted; the RP paces requests, not the peer's responses
+        }
+        if (pkt.info->cls == roce::OpClass::kSrSack) {
+            comp_.sack(*q, pkt);  // selective repeat's cumulative ACK plus gaps
+            arb_.account(*q);
+            return true;
         }
         if (roce::is_sr_vendor(pkt.transport.bth.opcode)) {
             sr_.receive(*q, pkt);  // SR_HELLO_ACK: no PSN, no progress

@@ -86,6 +86,7 @@ void Requester::start(Qp& qp) {
     r.cwnd_una = qp.sq_psn;
     r.in_recovery = false;
     r.pace_wait = false;
+    r.sr_base = r.sr_high_sacked = r.sr_round_mark = qp.sq_psn;
     Congestion::start(qp);
 }
 
@@ -104,11 +105,12 @@ void Requester::window_acked(Qp& qp) {
         return;
     }
     r.cwnd_acc += static_cast<uint32_t>(acked);
-    while (r.cwnd_acc >= r.cwnd && r.cwnd < kWindowPsns) {
+    const uint32_t cap = window_cap(qp);
+    while (r.cwnd_acc >= r.cwnd && r.cwnd < cap) {
         r.cwnd_acc -= r.cwnd;
         ++r.cwnd;
     }
-    if (r.cwnd >= kWindowPsns) {
+    if (r.cwnd >= cap) {
         r.cwnd_acc = 0;
     }
 }
@@ -190,6 +192,12 @@ bool Requester::run_until_blocked(Qp& qp) {
     for (uint32_t budget = kTxBudget; budget != 0; --budget) {
         if (!qp.can_send() || r.rnr_wait || r.tlb_wait || r.pace_wait || r.scu_wait) {
             return true;
+        }
+        if (r.sr == SrTx::kOn) {
+            if (!sr_resend(qp)) {
+                return true;  // resends leave before new PSNs (5.3)
+            }
+            sr_skip_sacked(qp);
         }
         if (psn_diff(r.tx_psn, r.next_psn) < 0) {
             // Before the last packet of what is fetched: fetch the next WQE if one is known to
@@ -286,6 +294,7 @@ void Requester::on_ack_timeout(Qp& qp) {
     }
     --r.retry_left;
     window_loss(qp, true);
+    r.sr_resent.reset();  // SR: every PSN not SACKed goes again, in order (5.6)
     // What it had in flight is lost: it no longer holds its share of the card's window, so a
     // QP that retransmits (or whose peer is gone) does not stall the others.
     r.timed_out = true;
@@ -299,7 +308,7 @@ void Requester::on_ack_timeout(Qp& qp) {
 bool Requester::fetch(Qp& qp) {
     auto& r = qp.req;
     if (qp.state != kQpsRts || r.pending.size() >= kMaxPendingWqes ||
-        psn_diff(r.next_psn, r.snd_una) >= static_cast<int32_t>(kWindowPsns) ||
+        psn_diff(r.next_psn, r.snd_una) >= static_cast<int32_t>(window_cap(qp)) ||
         (!r.pending.empty() && r.pending.back().local_err != 0)) {
         return false;
     }
@@ -417,8 +426,19 @@ bool Requester::fetch(Qp& qp) {
 
 bool Requester::transmit_one(Qp& qp) {
     auto& r = qp.req;
-    const auto window = static_cast<int32_t>(std::min(r.cwnd, kWindowPsns));
-    const int32_t in_flight = psn_diff(r.tx_psn, r.snd_una);
+    const auto window = static_cast<int32_t>(std::min(r.cwnd, window_cap(qp)));
+    int32_t in_flight = psn_diff(r.tx_psn, r.snd_una);
+    if (r.sr == SrTx::kOn) {
+        // 5.3: a new PSN stays below snd_una + W and needs room in the pipe (sent, neither
+        // acknowledged nor SACKed); resends are not held back by the window.
+        if (resending_ || psn_diff(r.tx_psn, r.max_sent) < 0) {
+            in_flight = 0;
+        } else if (in_flight >= static_cast<int32_t>(window_cap(qp))) {
+            return false;
+        } else {
+            in_flight = sr_pipe(qp);
+        }
+    }
     if (in_flight >= window) {
         return false;  // window full: wait for ACKs
     }
@@ -583,8 +603,19 @@ bool Requester::transmit_one(Qp& qp) {
     e_.congestion().sent(qp, e_.send(qp, t, payload));
     r.unasked = asks ? 0 : r.unasked + 1;
     r.force_ackreq = r.force_ackreq && !asks;
-    if (psn_diff(r.tx_psn, r.max_sent) < 0) {
+    const bool retx = psn_diff(r.tx_psn, r.max_sent) < 0;
+    if (retx) {
         ++e_.counters().retransmits;
+    }
+    if (r.sr == SrTx::kOn) {
+        if (asks && !retx && !r.sr_rtt_active) {
+            // One RTT sample at a time, on a first transmission that asks (5.6).
+            r.sr_rtt_active = true;
+            r.sr_rtt_psn = r.tx_psn;
+            r.sr_rtt_t = e_.now();
+            r.sr_rtt_retx = e_.counters().retransmits;
+        }
+        sr_arm_probe(qp);
     }
     r.tx_psn = psn_add(r.tx_psn, advance);
     if (psn_diff(r.tx_psn, r.max_sent) > 0) {

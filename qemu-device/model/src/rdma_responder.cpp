@@ -42,13 +42,17 @@ bool path_matches(const Qp& qp, const roce::ParsedPacket& pkt) {
     return pkt.ipv6 && pkt.ipv6->src == p.dst_ip && pkt.ipv6->dst == p.src_ip;
 }
 
-void Responder::receive(Qp& qp, const roce::ParsedPacket& pkt) {
+void Responder::receive(Qp& qp, const roce::ParsedPacket& pkt, const roce::ParsedPacket* sr) {
     auto& s = qp.resp;
     if (!path_matches(qp, pkt)) {
         ++e_.counters().rx_drop_path;  // not the connected peer: never answered, never executed
         return;
     }
     const int32_t d = psn_diff(pkt.transport.bth.psn, s.epsn);
+    if (s.sr == SrRx::kSacking) {
+        sr_receive(qp, pkt, sr, d);  // placement out of order, SACKs (rdma_responder_sr.cpp)
+        return;
+    }
     if (d > 0) {
         sequence_gap(qp);
         return;
@@ -63,6 +67,15 @@ void Responder::receive(Qp& qp, const roce::ParsedPacket& pkt) {
 void Responder::sequence_gap(Qp& qp) {
     // Packets were lost: one sequence NAK per gap, carrying the PSN expected.
     auto& s = qp.resp;
+    if (s.sr == SrRx::kSacking && s.sr_right_edge != s.epsn) {
+        if (reack_due(qp)) {
+            sack(qp);  // a SACK instead of the sequence NAK (4.10), rate-limited as re-ACKs
+        }
+        return;
+    }
+    // No SR gap report possible (nothing placed after epsn: a SACK needs a received PSN after
+    // its last range), so today's sequence NAK: go-back-N for SENDs, READs and atomics (5.10).
+    // Without it such a stream would wait for the requester's timer.
     if (!s.nak_sent) {
         RespJob j;
         j.psn = s.epsn;
@@ -129,7 +142,11 @@ void Responder::duplicate(Qp& qp, const roce::ParsedPacket& pkt) {
             // completion. Whether or not it asks (AckReq): a requester that retries after a
             // lost ACK may resend packets that do not ask (rxe does), and only an ACK ends it.
             if (reack_due(qp)) {
-                ack(qp, psn_add(s.epsn, kPsnMask));
+                if (s.sr == SrRx::kSacking && s.sr_right_edge != s.epsn) {
+                    sack(qp);  // gaps remain: the re-ACK says which (4.9)
+                } else {
+                    ack(qp, psn_add(s.epsn, kPsnMask));
+                }
             }
             return;
     }
@@ -217,6 +234,12 @@ bool Responder::rd_atomic_room(Qp& qp) {
 }
 
 void Responder::execute(Qp& qp, const roce::ParsedPacket& pkt) {
+    if (execute_packet(qp, pkt)) {
+        ack(qp, pkt.transport.bth.psn);
+    }
+}
+
+bool Responder::execute_packet(Qp& qp, const roce::ParsedPacket& pkt) {
     auto& s = qp.resp;
     s.nak_sent = false;
     s.reacked = false;
@@ -237,7 +260,7 @@ void Responder::execute(Qp& qp, const roce::ParsedPacket& pkt) {
     }
     if (!in_order || !payload_fits_pmtu(qp, pkt)) {
         nak(qp, NakCode::kInvalidRequest, kQpErrReqInvalid);
-        return;
+        return false;
     }
     bool done = false;
     switch (info.cls) {
@@ -249,17 +272,15 @@ void Responder::execute(Qp& qp, const roce::ParsedPacket& pkt) {
             break;
         case OpClass::kRead:
             do_read(qp, pkt);
-            return;
+            return false;
         case OpClass::kAtomic:
             do_atomic(qp, pkt);
-            return;
+            return false;
         default:
             ++e_.counters().rx_drop_malformed;
-            return;
+            return false;
     }
-    if (done && pkt.transport.bth.ackreq) {
-        ack(qp, pkt.transport.bth.psn);
-    }
+    return done && pkt.transport.bth.ackreq;
 }
 
 bool Responder::payload_fits_pmtu(const Qp& qp, const roce::ParsedPacket& pkt) {
@@ -676,6 +697,15 @@ bool Responder::emit(Qp& qp, RespJob job) {
         q.back() = job;  // coalesce: the newer ACK covers the older one
         return true;
     }
+    // Selective repeat: an ACK or SACK waiting is replaced by a newer one (4.10).
+    const auto cumulative = [](const RespJob& j) {
+        return j.kind == RespJob::Kind::kSack ||
+               (j.kind == RespJob::Kind::kAck && j.aeth.type() == roce::AethType::kAck);
+    };
+    if (qp.resp.sr == SrRx::kSacking && cumulative(job) && !q.empty() && cumulative(q.back())) {
+        q.back() = job;
+        return true;
+    }
     if (q.size() >= kMaxRespJobs) {
         // Every kind is bounded: a lost ACK or NAK is recovered by the requester's timer.
         ++e_.counters().resp_q_drops;
@@ -752,6 +782,14 @@ bool Responder::send_job(Qp& qp, RespJob& job) {
             t.aeth = job.aeth;
             t.atomic_ack = roce::AtomicAckEth{job.orig};
             e_.send(qp, t, {});
+            return true;
+        case RespJob::Kind::kSack:
+            t.bth.opcode = static_cast<uint8_t>(Opcode::kSrSack);
+            t.bth.psn = job.psn;
+            t.aeth = job.aeth;
+            t.sack = job.sack;
+            e_.send(qp, t, {});
+            ++e_.counters().sr_sack_sent;
             return true;
         case RespJob::Kind::kRead:
             break;

@@ -119,8 +119,11 @@ std::optional<roce::ParsedPacket> SelectiveRepeat::receive(Qp& qp, const roce::P
         return std::nullopt;
     }
     const int32_t d = roce::psn_diff(pkt.transport.bth.psn, s.epsn);
-    if (d >= 0 && d < (int32_t{1} << s.sr_window_log2)) {
+    if (d >= 0 && d < (int32_t{1} << s.sr_window_log2) && s.sr != SrRx::kSacking) {
         s.sr = SrRx::kSacking;  // the requester has proved it runs SR
+        s.sr_right_edge = s.epsn;
+        s.sr_placed.reset();
+        s.sr_ends.reset();
     }
     // The RC view: in order it is executed exactly as its RC opcode.
     roce::ParsedPacket rc = pkt;
@@ -184,15 +187,42 @@ void SelectiveRepeat::begin(Qp& qp, SendWqe& w) {
     if (consumes_rwqe(w.opcode)) {
         ++r.next_rsn;
     }
+    if (!w.sr || w.needs_response()) {
+        return;
+    }
+    // The order fence (4.4, 5.2): behind the most recent READ / atomic not complete, and behind
+    // the most recent WRITE not complete that overlaps it under the same R_Key. The latest such
+    // WQE in SQ order has the larger last PSN.
+    const bool write = w.opcode == SCENIC_WQE_OP_WRITE || w.opcode == SCENIC_WQE_OP_WRITE_IMM;
+    const auto overlaps = [&w](const SendWqe& p) {
+        return (p.opcode == SCENIC_WQE_OP_WRITE || p.opcode == SCENIC_WQE_OP_WRITE_IMM) &&
+               p.rkey == w.rkey && p.length != 0 && w.length != 0 &&
+               p.remote_addr < w.remote_addr + w.length && w.remote_addr < p.remote_addr + p.length;
+    };
+    for (auto it = r.pending.rbegin(); it != r.pending.rend(); ++it) {
+        if (it->npsn == 0 || it->local_err != 0) {
+            continue;
+        }
+        if (it->needs_response() || (write && overlaps(*it))) {
+            w.ofv = true;
+            w.ofp = it->last_psn();
+            return;
+        }
+    }
 }
 
 void SelectiveRepeat::to_sr_format(const SendWqe& w, uint32_t k, roce::Transport& t) {
-    const bool send = w.opcode == SCENIC_WQE_OP_SEND || w.opcode == SCENIC_WQE_OP_SEND_IMM;
+    const bool send = w.opcode == SCENIC_WQE_OP_SEND || w.opcode == SCENIC_WQE_OP_SEND_IMM ||
+                      w.opcode == SCENIC_WQE_OP_SEND_INV;
     t.bth.opcode = static_cast<uint8_t>(roce::kSrDataBase + t.bth.opcode);
     roce::Sreth h;
     h.midx = k;
     h.rsn = w.rsn;
     h.msg_len = send ? w.length : 0;
+    if (w.ofv) {
+        h.ver_flags |= 1u;  // OFV
+        h.ofp = w.ofp;
+    }
     t.sreth = h;
     if (!send && !t.reth) {
         t.reth = roce::Reth{w.remote_addr, w.rkey, w.length};  // every WRITE packet (3.1)

@@ -21,6 +21,9 @@ class Completer {
     explicit Completer(Engine& e) : e_(e) {}
 
     void receive(Qp& qp, const roce::ParsedPacket& pkt);
+    // SR_SACK (docs/selective-repeat.md 5.4; rdma_completer_sr.cpp): checked, then a cumulative
+    // ACK of the PSNs before its PSN and the scoreboard.
+    void sack(Qp& qp, const roce::ParsedPacket& pkt);
     // Completes the oldest WQE with an error status, moves the QP to ERR (flushing the rest).
     void fail_head(Qp& qp, uint8_t status, uint8_t syndrome);
     // Response data (READ payload, atomic original value) into the WQE's local buffers: false

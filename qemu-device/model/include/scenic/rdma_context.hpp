@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -77,6 +78,14 @@ inline constexpr uint32_t kSrHelloTries = 3;
 inline constexpr std::array<uint64_t, kSrHelloTries> kSrHelloGapNs = {1'000'000, 10'000'000,
                                                                       10'000'000};
 inline constexpr uint64_t kSrHelloWaitNs = 10'000'000;
+// ... and the recovery of sections 4 and 5
+inline constexpr uint32_t kSrWindowMax = 1u << kSrWindowLog2;  // bitmap size (PSNs)
+inline constexpr uint32_t kSrReorder = 3;          // PSNs: a gap this far behind is a loss (5.5)
+inline constexpr uint32_t kSrSackEvery = 4;        // out-of-order packets per SACK (4.10)
+inline constexpr uint64_t kSrProbeMinNs = 20'000;  // probe timer floor (5.6)
+inline constexpr uint32_t kSrMaxProbes = 2;        // probes in a row without progress
+inline constexpr uint32_t kSrLossBurst = 4;        // PSNs lost in one detection that cut cwnd (5.9)
+using SrBitmap = std::bitset<kSrWindowMax>;
 
 // Congestion control (DCQCN; rdma_congestion.hpp). Rates in kb/s: the line rate is the rate of
 // a QP that never saw a CNP, and it is not paced. Parameters of Zhu et al. 2015 (SIGCOMM).
@@ -197,6 +206,16 @@ struct Counters {
     uint32_t sr_drop_malformed = 0;       // bad SRHELLO or SRETH
     uint32_t sr_drop_not_negotiated = 0;  // vendor opcodes to a QP without SR
     uint32_t sr_fallbacks = 0;            // sequence NAKs received by an SR requester
+    uint32_t sr_sack_sent = 0;
+    uint32_t sr_sack_rcvd = 0;      // accepted SACKs
+    uint32_t sr_ooo_placed = 0;     // packets placed at d > 0
+    uint32_t sr_retransmits = 0;    // PSNs resent selectively (also in retransmits)
+    uint32_t sr_probes = 0;         // probe-timer resends
+    uint32_t sr_drop_order = 0;     // out of order and not placed out of order in this slice
+    uint32_t sr_drop_fence = 0;     // dropped by the order fence
+    uint32_t sr_drop_resource = 0;  // TLB miss at d > 0
+    uint32_t sr_drop_window = 0;    // d >= W
+    uint32_t sr_dup_ooo = 0;        // second copy of a placed PSN
 };
 
 struct Mr {
@@ -293,6 +312,8 @@ struct SendWqe {
     uint8_t syndrome = 0;
     bool sr = false;   // begun after the SR handshake: every (re)send in SR format
     uint32_t rsn = 0;  // SR: receive sequence number (docs/selective-repeat.md 3.1)
+    bool ofv = false;  // SR: the order fence (4.4, 5.2) holds it behind PSN ofp
+    uint32_t ofp = 0;
 
     [[nodiscard]] bool is_read() const { return opcode == SCENIC_WQE_OP_READ; }
     [[nodiscard]] bool is_atomic() const {
@@ -308,7 +329,7 @@ enum class SrRx : uint8_t { kOff, kAcked, kSacking };
 
 // Responder output that must leave in PSN order behind READ responses.
 struct RespJob {
-    enum class Kind : uint8_t { kRead, kAtomicAck, kAck };
+    enum class Kind : uint8_t { kRead, kAtomicAck, kAck, kSack };
     Kind kind = Kind::kAck;
     uint32_t psn = 0;  // first PSN (READ), the request's PSN (atomic), the acked PSN (ACK)
     uint32_t key = 0;  // READ: rkey
@@ -320,6 +341,7 @@ struct RespJob {
     uint32_t pmtu = 0;     // READ: the path MTU latched when the request was executed
     uint32_t req_psn = 0;  // READ / atomic: first PSN of the request it answers
     bool replay = false;   // READ / atomic: answers a duplicate (not counted in max_dest_rd_atomic)
+    roce::SackEth sack;    // SACK (psn: the epsn it was built at)
 };
 
 // A READ / atomic request the responder executed, for duplicates of it (rxe's resources).
@@ -377,7 +399,24 @@ struct RequesterState {
     uint8_t sr_window_log2 = 0;  // negotiated (ON)
     uint8_t sr_max_ranges = 0;
     uint32_t next_rsn = 0;  // RSN of the next SEND / WRITE_IMM message (counted from RESET)
-    uint32_t uc_pkt = 0;    // UC: packets of the WQE at sq_next already sent (rdma_uc)
+    // SR scoreboard (5.4-5.6), bit p mod W: S SACKed, X resent this round; bits of PSNs before
+    // sr_base are stale and cleared when sr_base catches up with snd_una.
+    SrBitmap sr_sacked;
+    SrBitmap sr_resent;
+    uint32_t sr_base = 0;
+    uint32_t sr_high_sacked = 0;  // highest right_edge seen
+    uint32_t sr_round_mark = 0;   // max_sent when this round's first resend left
+    bool sr_resend_due = false;   // deemed-lost PSNs wait for a resend
+    bool sr_probe_armed = false;
+    uint32_t sr_probes = 0;       // probes in a row without progress
+    uint64_t sr_progress_ns = 0;  // last cumulative or selective acknowledgement
+    bool sr_rtt_valid = false;    // srtt holds a sample
+    bool sr_rtt_active = false;   // a sample is being timed
+    uint32_t sr_rtt_psn = 0;
+    uint64_t sr_rtt_t = 0;
+    uint32_t sr_rtt_retx = 0;  // counters().retransmits when it started (Karn)
+    uint64_t sr_srtt = 0;      // ns
+    uint32_t uc_pkt = 0;       // UC: packets of the WQE at sq_next already sent (rdma_uc)
 
     // The oldest SQ index the card still holds: a new producer index may not pass it by more
     // than the ring's size.
@@ -422,6 +461,11 @@ struct ResponderState {
     SrRx sr = SrRx::kOff;
     uint8_t sr_window_log2 = 0;  // min(ours, the hello's)
     uint8_t sr_max_ranges = 0;
+    // SR window (4.1): bit p mod W of R (placed) and E (ends a message) for PSNs after epsn
+    SrBitmap sr_placed;
+    SrBitmap sr_ends;
+    uint32_t sr_right_edge = 0;  // highest placed PSN + 1, or epsn
+    uint32_t sr_ooo_since_sack = 0;
 };
 
 // DCQCN state of a QP (rdma_congestion): notification point and reaction point.
@@ -455,6 +499,7 @@ enum class QpTimer : uint8_t {
     kCcAlpha,
     kCcRate,
     kSrHello,
+    kSrProbe,
     kCount
 };
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "scenic/rdma_context.hpp"
+#include "scenic/roce/headers.hpp"
 #include "scenic/roce/opcode.hpp"
 
 namespace scenic::rdma {
@@ -55,6 +56,14 @@ class Requester {
     void wait_for_tlb(Qp& qp);
     void pace(Qp& qp, uint64_t ns);  // DCQCN pacer: resume after ns
 
+    // Selective repeat's requester (docs/selective-repeat.md 5; rdma_requester_sr.cpp).
+    // An accepted SACK at psn: the scoreboard, loss detection and resend rounds (5.4, 5.5).
+    void sr_sacked(Qp& qp, uint32_t psn, const roce::SackEth& k);
+    // The cumulative point moved: RTT sample, probe count (5.6).
+    void sr_acked(Qp& qp);
+    // The requester's window: W for a QP sending in SR, else kWindowPsns.
+    [[nodiscard]] static uint32_t window_cap(const Qp& qp);
+
   private:
     void run(Qp& qp);
     // False when the budget ran out before the QP had nothing more it could do.
@@ -67,8 +76,23 @@ class Requester {
     void on_ack_timeout(Qp& qp);
     void schedule(Qp& qp);
     [[nodiscard]] uint64_t timeout_ns(const Qp& qp) const;
+    // Selective repeat (rdma_requester_sr.cpp).
+    // Clears the scoreboard bits of PSNs the cumulative point has passed.
+    static void sr_sync(Qp& qp);
+    // PSNs sent, not acknowledged and not SACKed (5.3's pipe).
+    [[nodiscard]] static int32_t sr_pipe(Qp& qp);
+    // Deemed-lost PSNs, in PSN order: false when a resend could not leave now.
+    bool sr_resend(Qp& qp);
+    // PSN p alone, with AckReq; false when it could not leave now.
+    bool sr_resend_one(Qp& qp, uint32_t p);
+    // A rewound tx_psn passes PSNs the responder holds.
+    static void sr_skip_sacked(Qp& qp);
+    void sr_arm_probe(Qp& qp);
+    void sr_on_probe(Qp& qp);
+    [[nodiscard]] uint64_t sr_probe_ns(const Qp& qp) const;
 
     Engine& e_;
+    bool resending_ = false;        // transmit_one() sends a selective resend (no window check)
     std::vector<uint8_t> payload_;  // scratch, reused per packet
 };
 

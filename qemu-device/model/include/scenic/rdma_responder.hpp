@@ -28,7 +28,9 @@ class Responder {
   public:
     explicit Responder(Engine& e) : e_(e) {}
 
-    void receive(Qp& qp, const roce::ParsedPacket& pkt);
+    // `sr`: the packet as it came when it is an SR data packet (SRETH, RETH on every WRITE
+    // packet); pkt is then its RC view (rdma_sr).
+    void receive(Qp& qp, const roce::ParsedPacket& pkt, const roce::ParsedPacket* sr = nullptr);
     // A request with an RC opcode IBA reserves (no extended headers parsed): Invalid Request
     // NAK at the expected PSN, the usual source and PSN checks otherwise.
     void reserved_opcode(Qp& qp, const roce::ParsedPacket& pkt);
@@ -63,6 +65,17 @@ class Responder {
     // exceeded) or when the output queue is full (dropped unexecuted, the requester retries).
     bool rd_atomic_room(Qp& qp);
     void execute(Qp& qp, const roce::ParsedPacket& pkt);
+    // execute() without the ACK: true when a SEND / WRITE packet was done and asks for one.
+    bool execute_packet(Qp& qp, const roce::ParsedPacket& pkt);
+    // Selective repeat (docs/selective-repeat.md 4; rdma_responder_sr.cpp), in state SACKING.
+    void sr_receive(Qp& qp, const roce::ParsedPacket& pkt, const roce::ParsedPacket* sr, int32_t d);
+    // An SR WRITE packet at its own RETH va + midx * PMTU. In order (d == 0) a failed check is
+    // answered as today (NAK, RNR NAK); out of order the packet is dropped unmarked.
+    bool sr_place_write(Qp& qp, const roce::ParsedPacket& pkt, const roce::ParsedPacket& sr,
+                        bool in_order);
+    // After epsn moved in order: over the placed PSNs behind it, then ACK or SACK (4.6).
+    void sr_advanced(Qp& qp, bool had_gap, bool ack_due, uint32_t psn);
+    void sack(Qp& qp);
     static bool payload_fits_pmtu(const Qp& qp, const roce::ParsedPacket& pkt);
     bool do_send(Qp& qp, const roce::ParsedPacket& pkt);
     bool do_write(Qp& qp, const roce::ParsedPacket& pkt);

@@ -500,10 +500,30 @@ inline constexpr uint32_t kSrHelloAcked = 0x1c4;  // ro
 inline constexpr uint32_t kSrHelloAckedDefault = 0x00000000;
 inline constexpr uint32_t kSrHelloUnanswered = 0x1c8;  // ro
 inline constexpr uint32_t kSrHelloUnansweredDefault = 0x00000000;
+inline constexpr uint32_t kSrSackSent = 0x1cc;  // ro
+inline constexpr uint32_t kSrSackSentDefault = 0x00000000;
+inline constexpr uint32_t kSrSackRcvd = 0x1d0;  // ro
+inline constexpr uint32_t kSrSackRcvdDefault = 0x00000000;
+inline constexpr uint32_t kSrOooPlaced = 0x1d4;  // ro
+inline constexpr uint32_t kSrOooPlacedDefault = 0x00000000;
+inline constexpr uint32_t kSrRetransmits = 0x1d8;  // ro
+inline constexpr uint32_t kSrRetransmitsDefault = 0x00000000;
+inline constexpr uint32_t kSrProbes = 0x1dc;  // ro
+inline constexpr uint32_t kSrProbesDefault = 0x00000000;
+inline constexpr uint32_t kSrDropOrder = 0x1e0;  // ro
+inline constexpr uint32_t kSrDropOrderDefault = 0x00000000;
+inline constexpr uint32_t kSrDropFence = 0x1e4;  // ro
+inline constexpr uint32_t kSrDropFenceDefault = 0x00000000;
+inline constexpr uint32_t kSrDropResource = 0x1e8;  // ro
+inline constexpr uint32_t kSrDropResourceDefault = 0x00000000;
+inline constexpr uint32_t kSrDropWindow = 0x1ec;  // ro
+inline constexpr uint32_t kSrDropWindowDefault = 0x00000000;
 inline constexpr uint32_t kSrDropMalformed = 0x1f0;  // ro
 inline constexpr uint32_t kSrDropMalformedDefault = 0x00000000;
 inline constexpr uint32_t kSrDropNotNegotiated = 0x1f4;  // ro
 inline constexpr uint32_t kSrDropNotNegotiatedDefault = 0x00000000;
+inline constexpr uint32_t kSrDupOoo = 0x1f8;  // ro
+inline constexpr uint32_t kSrDupOooDefault = 0x00000000;
 inline constexpr uint32_t kSrFallbacks = 0x1fc;  // ro
 inline constexpr uint32_t kSrFallbacksDefault = 0x00000000;
 inline constexpr RegDef kRegTable[] = {
@@ -568,8 +588,18 @@ inline constexpr RegDef kRegTable[] = {
     {0x1c0, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x1c4, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x1c8, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x1cc, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x1d0, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x1d4, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x1d8, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x1dc, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x1e0, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x1e4, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x1e8, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x1ec, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x1f0, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x1f4, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x1f8, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
     {0x1fc, 0x00000000, 0xffffffff, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
 };
 }  // namespace rdma

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "scenic/roce/bytes.hpp"
+#include "scenic/roce/psn.hpp"
 
 namespace scenic::roce {
 
@@ -355,6 +356,56 @@ bool Sreth::encode(std::span<uint8_t> b) const {
     be::store<3>(b, 9, ofp & 0xffffff);
     be::store<4>(b, 12, msg_len);
     return true;
+}
+
+std::optional<SackEth> SackEth::decode(std::span<const uint8_t> b) {
+    if (b.size() < kSize) return std::nullopt;
+    SackEth s;
+    s.n = b[0];
+    s.flags = b[1];
+    s.reserved = be::load16(b, 2);
+    s.reserved2 = b[4];
+    s.right_edge = be::load24(b, 5);
+    for (size_t i = 0; i < kMaxRanges; ++i) {
+        s.ranges[i] = {be::load16(b, 8 + 4 * i), be::load16(b, 10 + 4 * i)};
+    }
+    return s;
+}
+
+bool SackEth::encode(std::span<uint8_t> b) const {
+    if (b.size() < kSize) return false;
+    b[0] = n;
+    b[1] = flags;
+    be::store<2>(b, 2, reserved);
+    b[4] = reserved2;
+    be::store<3>(b, 5, right_edge & 0xffffff);
+    for (size_t i = 0; i < kMaxRanges; ++i) {
+        be::store<2>(b, 8 + 4 * i, ranges[i].start);
+        be::store<2>(b, 10 + 4 * i, ranges[i].len);
+    }
+    return true;
+}
+
+bool SackEth::valid(uint32_t psn, uint32_t window, uint8_t max_ranges) const {
+    if (n == 0 || n > std::min(kMaxRanges, max_ranges) || flags != 0 || reserved != 0 ||
+        reserved2 != 0 || right_edge > kPsnMask || ranges[0].start != 0) {
+        return false;
+    }
+    const int32_t edge = psn_diff(right_edge, psn);
+    if (edge <= 0 || static_cast<uint32_t>(edge) > window) {
+        return false;
+    }
+    uint32_t end = 0;  // of the previous range
+    for (size_t i = 0; i < kMaxRanges; ++i) {
+        const Range& r = ranges[i];
+        if (i >= n) {
+            if (r.start != 0 || r.len != 0) return false;  // unused slots are zero
+            continue;
+        }
+        if (r.len == 0 || (i > 0 && r.start <= end)) return false;  // sorted, apart
+        end = uint32_t{r.start} + r.len;
+    }
+    return static_cast<int32_t>(end) < edge;
 }
 
 }  // namespace scenic::roce

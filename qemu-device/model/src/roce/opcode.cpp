@@ -82,6 +82,8 @@ constexpr std::array kSrTable = {
     sr_data(kWriteOnlyImm, "SR_RDMA_WRITE_ONLY_WITH_IMMEDIATE"),
     sr_data(kSendLastInv, "SR_SEND_LAST_WITH_INVALIDATE"),
     sr_data(kSendOnlyInv, "SR_SEND_ONLY_WITH_INVALIDATE"),
+    // last: the fuzz corpus indexes the entries before it
+    OpcodeInfo{kSrSack, "SR_SACK", kHdrAeth | kHdrSackEth, R::kNone, C::kSrSack, false, true, true},
 };
 
 // UD (IBA 9.2.1): DETH after the BTH, then ImmDt; one packet per message.
@@ -131,6 +133,7 @@ size_t OpcodeInfo::ext_size() const {
     if (has(kHdrSreth)) n += Sreth::kSize;
     if (has(kHdrSrHello)) n += SrHello::kSize;
     if (has(kHdrDeth)) n += Deth::kSize;
+    if (has(kHdrSackEth)) n += SackEth::kSize;
     return n;
 }
 

@@ -65,7 +65,7 @@ bool headers_match(const OpcodeInfo& info, const Transport& t) {
            info.has(kHdrImmDt) == t.imm.has_value() && info.has(kHdrIeth) == t.ieth.has_value() &&
            info.has(kHdrSreth) == t.sreth.has_value() &&
            info.has(kHdrSrHello) == t.sr_hello.has_value() &&
-           info.has(kHdrDeth) == t.deth.has_value();
+           info.has(kHdrDeth) == t.deth.has_value() && info.has(kHdrSackEth) == t.sack.has_value();
 }
 
 // Extended headers in wire order; `b` holds at least info.ext_size() bytes.
@@ -81,6 +81,7 @@ void encode_ext(const OpcodeInfo& info, const Transport& t, std::span<uint8_t> b
     if (t.reth) put(*t.reth);
     if (t.atomic_eth) put(*t.atomic_eth);
     if (t.aeth) put(*t.aeth);
+    if (t.sack) put(*t.sack);
     if (t.atomic_ack) put(*t.atomic_ack);
     if (t.imm) put(*t.imm);
     if (t.ieth) put(*t.ieth);
@@ -102,6 +103,7 @@ void decode_ext(const OpcodeInfo& info, std::span<const uint8_t> b, Transport& t
     if (info.has(kHdrReth)) get(t.reth);
     if (info.has(kHdrAtomicEth)) get(t.atomic_eth);
     if (info.has(kHdrAeth)) get(t.aeth);
+    if (info.has(kHdrSackEth)) get(t.sack);
     if (info.has(kHdrAtomicAckEth)) get(t.atomic_ack);
     if (info.has(kHdrImmDt)) get(t.imm);
     if (info.has(kHdrIeth)) get(t.ieth);

@@ -268,4 +268,31 @@ struct Sreth {
     bool operator==(const Sreth&) const = default;
 };
 
+// Selective repeat's SR_SACK extended header (docs/selective-repeat.md 3.2), 40 bytes: up to 8
+// missing PSN ranges, as offsets from the BTH PSN (the responder's epsn), and the right edge of
+// what the report covers.
+struct SackEth {
+    static constexpr size_t kSize = 40;
+    static constexpr uint8_t kMaxRanges = 8;
+    struct Range {
+        uint16_t start = 0;  // offset from BTH.PSN
+        uint16_t len = 0;    // PSNs, >= 1
+        bool operator==(const Range&) const = default;
+    };
+    uint8_t n = 0;
+    uint8_t flags = 0;
+    uint16_t reserved = 0;
+    uint8_t reserved2 = 0;
+    uint32_t right_edge = 0;  // 24 bits
+    std::array<Range, kMaxRanges> ranges{};
+
+    static std::optional<SackEth> decode(std::span<const uint8_t> b);
+    bool encode(std::span<uint8_t> b) const;
+    // The rules of 3.2 for a SACK whose BTH PSN is `psn`, in a window of `window` PSNs with at
+    // most `max_ranges` ranges: n, reserved fields and unused slots zero, start_0 == 0, ranges
+    // sorted, apart and inside [psn, right_edge), right_edge at most `window` after psn.
+    [[nodiscard]] bool valid(uint32_t psn, uint32_t window, uint8_t max_ranges) const;
+    bool operator==(const SackEth&) const = default;
+};
+
 }  // namespace scenic::roce

@@ -41,6 +41,7 @@ enum class Opcode : uint8_t {
     // card with SR parses them (OpcodeSet::kRcAndSr); SR data packets are 0xE0 + the RC opcode.
     kSrHello = 0xc0,
     kSrHelloAck = 0xc1,
+    kSrSack = 0xc2,
 };
 inline constexpr uint8_t kSrDataBase = 0xe0;
 [[nodiscard]] constexpr bool is_sr_data(uint8_t opcode) { return (opcode & 0xe0) == kSrDataBase; }
@@ -58,6 +59,7 @@ enum Hdr : uint16_t {
     kHdrSreth = 1u << 7,        // SR data packets: first after the BTH
     kHdrSrHello = 1u << 8,      // SR_HELLO / SR_HELLO_ACK
     kHdrDeth = 1u << 9,         // UD: right after the BTH, before ImmDt
+    kHdrSackEth = 1u << 10,     // SR_SACK: after the AETH
 };
 inline constexpr size_t kCnpReservedSize = 16;
 
@@ -76,6 +78,7 @@ enum class OpClass : uint8_t {
     kAtomic,
     kCnp,
     kSrHello,  // SR_HELLO (request) and SR_HELLO_ACK (response)
+    kSrSack,   // SR_SACK (response): a cumulative ACK plus missing ranges
     kUdSend,   // UD SEND_ONLY / SEND_ONLY_WITH_IMMEDIATE: one packet, no ACK
 };
 

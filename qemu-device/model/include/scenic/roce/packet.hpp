@@ -52,6 +52,7 @@ struct Transport {
     std::optional<Ieth> ieth;
     std::optional<Sreth> sreth;       // SR data packets
     std::optional<SrHello> sr_hello;  // SR_HELLO / SR_HELLO_ACK
+    std::optional<SackEth> sack;      // SR_SACK
     std::optional<Deth> deth;         // UD
     bool operator==(const Transport&) const = default;
 };
