@@ -85,7 +85,7 @@ struct scenic_gsi_qp;
 #define SCENIC_PCI_DEVICE		0x5c01
 
 /* Card counter registers shown in `rdma statistic` (scenic_rdma_stats.c). */
-#define SCENIC_RDMA_NUM_HW_STATS	47
+#define SCENIC_RDMA_NUM_HW_STATS	57
 
 /* Driver-side counters, shown with the card's in `rdma statistic`. */
 struct scenic_rdma_sw_stats {
