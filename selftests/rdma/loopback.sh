@@ -66,6 +66,8 @@ done
 
 both "timeout 60 /usr/bin/rping -s -v -V -C 5 -a $ADDR4" \
 	"timeout 60 /usr/bin/rping -c -v -V -C 5 -a $ADDR4"
+rping_teardown_race "$src" /tmp/lb-srv.out && src=0
+rping_teardown_race "$rc" /tmp/lb-cli.out && rc=0
 pings=$(grep -c '^ping data: rdma-ping-' /tmp/lb-cli.out)
 mismatch=$(grep -c 'data mismatch' /tmp/lb-cli.out)
 tap_result "rping -v -V -C 5 (rdma_cm) from $ADDR4 to itself: 5 pings verified" \

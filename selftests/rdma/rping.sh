@@ -57,6 +57,7 @@ round() {
 		rc=$?
 		role=client
 	fi
+	rping_teardown_race "$rc" /tmp/rping.out && rc=0
 	out=$(cat /tmp/rping.out)
 	pre="ping data: "
 	[ "$role" = server ] && pre="server ping data: "
