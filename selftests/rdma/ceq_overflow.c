@@ -216,26 +216,6 @@ static bool slot_is(unsigned int slot, uint64_t seed)
 	return true;
 }
 
-static int stall_set(const char *path, int on)
-{
-	char b[8] = "";
-	int fd = open(path, O_RDWR);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, on ? "1\n" : "0\n", 2);
-	close(fd);
-	if (n != 2)
-		return -1;
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, b, sizeof(b) - 1);
-	close(fd);
-	return n > 0 && atoi(b) == on ? 0 : -1;
-}
-
 /*
  * The card's numbers (hw_cqn) of this process's CQs, from `rdma -dd res show cq` (one line
  * per CQ, the driver's attributes at its end); how many, at most @max into @out.
@@ -322,7 +302,7 @@ static void part1(const char *ceq, int hold_ms)
 		if (ibv_req_notify_cq(g.cq[c], 0))
 			die("ibv_req_notify_cq");
 	}
-	ksft_test_result(stall_set(ceq, 1) == 0, "inject_ceq_stall: 1 written and read back\n");
+	ksft_test_result(flag_file_set(ceq, 1) == 0, "inject_ceq_stall: 1 written and read back\n");
 	for (int c = 0; c < NCQ; c++)
 		for (int k = 0; k < NMSG; k++)
 			post_send(g.qs[c], 100 + c * NMSG + k, IBV_WR_SEND, c * NMSG + k,
@@ -348,7 +328,7 @@ static void part1(const char *ceq, int hold_ms)
 				 hold_ms, during);
 	}
 
-	ksft_test_result(stall_set(ceq, 0) == 0, "inject_ceq_stall: 0 written and read back\n");
+	ksft_test_result(flag_file_set(ceq, 0) == 0, "inject_ceq_stall: 0 written and read back\n");
 	t_rel = now_ms();
 	for (;;) {
 		int missing = 0;
@@ -448,7 +428,7 @@ static void part2(const char *dev, const char *ceq, const char *aeq, int hold_ms
 	g.async_events = 0;
 	g.async[0] = 0;
 
-	stalls = (stall_set(ceq, 1) == 0) + (stall_set(aeq, 1) == 0);
+	stalls = (flag_file_set(ceq, 1) == 0) + (flag_file_set(aeq, 1) == 0);
 	ksft_test_result(stalls == 2, "inject_ceq_stall and inject_aeq_stall: 1\n");
 	post_send(vs, WR_V_SEND, IBV_WR_SEND, 100, 0xdead, 0);
 	wait_scq(WR_V_SEND);
@@ -500,7 +480,7 @@ static void part2(const char *dev, const char *ceq, const char *aeq, int hold_ms
 	if (ibv_req_notify_cq(nc, 0))
 		die("ibv_req_notify_cq (new)");
 
-	stalls = (stall_set(ceq, 0) == 0) + (stall_set(aeq, 0) == 0);
+	stalls = (flag_file_set(ceq, 0) == 0) + (flag_file_set(aeq, 0) == 0);
 	ksft_test_result(stalls == 2, "inject_ceq_stall and inject_aeq_stall: 0\n");
 	/* the OVERFLOWs and the AEQ resync happen now; give them time */
 	t0 = now_ms();

@@ -283,26 +283,6 @@ static void connect_qp(int q)
 		die("modify_qp RTS");
 }
 
-static int stall_set(const char *path, int on)
-{
-	char b[8] = "";
-	int fd = open(path, O_RDWR);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, on ? "1\n" : "0\n", 2);
-	close(fd);
-	if (n != 2)
-		return -1;
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, b, sizeof(b) - 1);
-	close(fd);
-	return n > 0 && atoi(b) == on ? 0 : -1;
-}
-
 static bool region_is(int r, uint64_t seed)
 {
 	const uint8_t *p = region(r);
@@ -392,7 +372,7 @@ static int client(int fd, const char *stall, int hold_ms)
 	int n_events;
 
 	fill(region(R_OUT), 0, REGION, SEED_OUT);
-	ksft_test_result(stall_set(stall, 1) == 0, "inject_aeq_stall: 1 written and read back\n");
+	ksft_test_result(flag_file_set(stall, 1) == 0, "inject_aeq_stall: 1 written and read back\n");
 	post_rdma(QP_DATA, WR_OUT, IBV_WR_RDMA_WRITE, region(R_OUT), REGION, raddr(R_OUT),
 		  g.peer.rkey);
 	post_rdma(QP_DATA, WR_READ, IBV_WR_RDMA_READ, region(R_READ), REGION, raddr(R_READ),
@@ -416,7 +396,7 @@ static int client(int fd, const char *stall, int hold_ms)
 		         "the 4 MiB WRITE and READ wait on TLB misses while the AEQ is stalled (WRITE %s, READ %s)\n",
 		         wcs(g.status[WR_OUT]), wcs(g.status[WR_READ]));
 
-	ksft_test_result(stall_set(stall, 0) == 0, "inject_aeq_stall: 0 written and read back\n");
+	ksft_test_result(flag_file_set(stall, 0) == 0, "inject_aeq_stall: 0 written and read back\n");
 	t_unstall = now_ms();
 	while (now_ms() - t_unstall < WAIT_MS &&
 	       (g.status[WR_OUT] < 0 || g.status[WR_READ] < 0 || g.status[WR_LERR] < 0 ||
@@ -490,7 +470,7 @@ static int client(int fd, const char *stall, int hold_ms)
 		         events_of(QP_SQD), sqd_ok ? "" : "; a modify failed");
 
 	/* second stall: a QP error alone */
-	if (stall_set(stall, 1))
+	if (flag_file_set(stall, 1))
 		ksft_test_result(false, "inject_aeq_stall: 1 again\n");
 	sync_byte(fd, 'H');
 	sync_byte(fd, 'h');	/* node 2's bad WRITE got its error completion */
@@ -498,7 +478,7 @@ static int client(int fd, const char *stall, int hold_ms)
 	while (now_ms() < t_end)
 		pump(20);
 	n_events = events_total(QP_RERR2);
-	if (stall_set(stall, 0))
+	if (flag_file_set(stall, 0))
 		ksft_test_result(false, "inject_aeq_stall: 0 again\n");
 	t_unstall = now_ms();
 	while (now_ms() - t_unstall < 20000 && !events_total(QP_RERR2))

@@ -32,26 +32,6 @@ static union ibv_gid gid;
 static uint8_t *buf_a, *buf_b;
 static struct ibv_mr *mr_a, *mr_b;
 
-/* One completion of @cq within POLL_MS, or a zeroed one with status -1. */
-static struct ibv_wc poll1(struct ibv_cq *cq)
-{
-	uint64_t end = now_ms() + POLL_MS;
-	struct ibv_wc wc;
-
-	while (now_ms() < end) {
-		int n = ibv_poll_cq(cq, 1, &wc);
-
-		if (n < 0)
-			break;
-		if (n == 1)
-			return wc;
-		usleep(100);
-	}
-	memset(&wc, 0, sizeof(wc));
-	wc.status = (enum ibv_wc_status)-1;
-	return wc;
-}
-
 static void to_init(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr at = {
@@ -119,7 +99,7 @@ static struct ibv_wc rdma_op(enum ibv_wr_opcode op, uint64_t raddr, uint32_t len
 
 		return wc;
 	}
-	return poll1(a.cq);
+	return poll_wc(a.cq, POLL_MS);
 }
 
 /* B posts a BIND_MW (type 2) or LOCAL_INV WR: its completion. */
@@ -133,7 +113,7 @@ static struct ibv_wc b_post(struct ibv_send_wr *wr)
 
 		return wc;
 	}
-	return poll1(b.cq);
+	return poll_wc(b.cq, POLL_MS);
 }
 
 static struct ibv_wc bind2(struct ibv_mw *mw, uint32_t rkey, uint64_t off, uint64_t len)
@@ -266,8 +246,8 @@ int main(int argc, char **argv)
 		fill(buf_a, 0, 1500, 4);
 		if (ibv_post_recv(b.qp, &rwr, &rbad) || ibv_post_send(a.qp, &swr, &sbad))
 			die("post SEND_WITH_INV");
-		wc = poll1(a.cq);
-		rwc = poll1(b.cq);
+		wc = poll_wc(a.cq, POLL_MS);
+		rwc = poll_wc(b.cq, POLL_MS);
 		tap(ok && wc_is(&wc, IBV_WC_SUCCESS, IBV_WC_SEND) && rwc.status == IBV_WC_SUCCESS &&
 		    rwc.opcode == IBV_WC_RECV && (rwc.wc_flags & IBV_WC_WITH_INV) &&
 		    rwc.invalidated_rkey == k2 && rwc.byte_len == 1500 && !memcmp(buf_b, buf_a, 1500),
@@ -290,7 +270,7 @@ int main(int argc, char **argv)
 		bind.bind_info.length = 4096;
 		bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 		err = ibv_bind_mw(b.qp, mw1, &bind);
-		wc = poll1(b.cq);
+		wc = poll_wc(b.cq, POLL_MS);
 		tap(!err && wc_is(&wc, IBV_WC_SUCCESS, IBV_WC_BIND_MW) && mw1->rkey != old,
 		    "type 1: ibv_bind_mw completes with a new rkey (err %d, status %d)", err,
 		    wc.status);
@@ -303,7 +283,7 @@ int main(int argc, char **argv)
 		bind.bind_info.length = 0;
 		bind.bind_info.mw_access_flags = 0;
 		err = ibv_bind_mw(b.qp, mw1, &bind);
-		wc = poll1(b.cq);
+		wc = poll_wc(b.cq, POLL_MS);
 		tap(!err && wc.status == IBV_WC_SUCCESS,
 		    "type 1: unbind (length 0) completes (err %d, status %d)", err, wc.status);
 	}

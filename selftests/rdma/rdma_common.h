@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -270,6 +271,47 @@ static inline const char *state_str(int st)
 	static const char *const n[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
 
 	return st >= 0 && st <= 6 ? n[st] : "?";
+}
+
+/* One completion of @cq within @ms milliseconds, or a zeroed one with status -1. */
+static inline struct ibv_wc poll_wc(struct ibv_cq *cq, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+	struct ibv_wc wc;
+
+	while (now_ms() < end) {
+		int n = ibv_poll_cq(cq, 1, &wc);
+
+		if (n < 0)
+			break;
+		if (n == 1)
+			return wc;
+		usleep(100);
+	}
+	memset(&wc, 0, sizeof(wc));
+	wc.status = (enum ibv_wc_status)-1;
+	return wc;
+}
+
+/* Writes 1 or 0 (@on) to a debugfs flag file and reads it back: 0 if it took, else -1. */
+static inline int flag_file_set(const char *path, int on)
+{
+	char b[8] = "";
+	int fd = open(path, O_RDWR);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, on ? "1\n" : "0\n", 2);
+	close(fd);
+	if (n != 2)
+		return -1;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	return n > 0 && atoi(b) == on ? 0 : -1;
 }
 
 #endif

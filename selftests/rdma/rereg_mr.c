@@ -83,31 +83,11 @@ static void post(enum ibv_wr_opcode op, uint64_t id, uint8_t *local, uint64_t ra
 		die("ibv_post_send");
 }
 
-/* One completion of A's CQ within POLL_MS, or status -1. */
-static struct ibv_wc poll1(void)
-{
-	uint64_t end = now_ms() + POLL_MS;
-	struct ibv_wc wc;
-
-	while (now_ms() < end) {
-		int n = ibv_poll_cq(cq_a, 1, &wc);
-
-		if (n < 0)
-			break;
-		if (n == 1)
-			return wc;
-		usleep(50);
-	}
-	memset(&wc, 0, sizeof(wc));
-	wc.status = (enum ibv_wc_status)-1;
-	return wc;
-}
-
 static enum ibv_wc_status op1(enum ibv_wr_opcode op, uint8_t *local, uint64_t raddr,
 			      uint32_t len)
 {
 	post(op, 99, local, raddr, len);
-	return poll1().status;
+	return poll_wc(cq_a, POLL_MS).status;
 }
 
 int main(int argc, char **argv)
@@ -158,7 +138,7 @@ int main(int argc, char **argv)
 	    "ibv_rereg_mr moves the MR to a new buffer, same rkey (rc %d, errno %d)", rc,
 	    rc ? errno : 0);
 	for (uint32_t i = 0; i < WRITES; i++) {
-		struct ibv_wc wc = poll1();
+		struct ibv_wc wc = poll_wc(cq_a, POLL_MS);
 
 		if (wc.status == IBV_WC_SUCCESS)
 			ok++;
