@@ -17,15 +17,7 @@ PROG=$(rdma_prog dmabuf_mr)
 prog() {
 	timeout 200 $PROG "$@" >/tmp/dmabuf_mr.out 2>&1
 	_rc=$?
-	while IFS= read -r _l; do
-		case $_l in
-		"ok "*) _n=${_l#ok *[0-9] } && tap_ok "${_n#- }" ;;
-		"not ok "*) _n=${_l#not ok *[0-9] } && tap_fail "${_n#- }" "dmabuf_mr" ;;
-		"1.."*) ;;
-		"#"*) echo "$_l" ;;
-		*) echo "# $_l" ;;
-		esac
-	done </tmp/dmabuf_mr.out
+	tap_relay /tmp/dmabuf_mr.out dmabuf_mr
 	return $_rc
 }
 

@@ -32,14 +32,7 @@ tapped() {
 	shift 2
 	timeout "$_limit" "$_prog" "$@" >/tmp/eo.out 2>&1
 	_eo_rc=$?
-	while IFS= read -r _l; do
-		case $_l in
-		"ok "*) _n=${_l#ok *[0-9] } && tap_ok "${_n#- }" ;;
-		"not ok "*) _n=${_l#not ok *[0-9] } && tap_fail "${_n#- }" "event_overflow" ;;
-		"#"*) echo "$_l" ;;
-		*) echo "# $_l" ;;
-		esac
-	done </tmp/eo.out
+	tap_relay /tmp/eo.out event_overflow
 	return $_eo_rc
 }
 # the programs' own TAP lines: 18 + 14 on node 1, 4 on node 2

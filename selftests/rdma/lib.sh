@@ -123,3 +123,18 @@ rping_teardown_race() {
 		[ "$(grep -v '^$' "$2" | tail -n 1)" = "rdma_get_cm_event: Bad file descriptor" ] || return 1
 	tap_diag "rping exited 255 from its CM thread after the last DISCONNECT (rping's teardown race)"
 }
+
+# tap_relay FILE NAME: a test program's TAP lines in FILE ("ok N name", "not ok N name")
+# re-numbered into this script's plan; the program's own plan line is dropped and any other
+# line becomes a diagnostic. NAME labels a failure.
+tap_relay() {
+	while IFS= read -r _l; do
+		case $_l in
+		"ok "*) _n=${_l#ok *[0-9] } && tap_ok "${_n#- }" ;;
+		"not ok "*) _n=${_l#not ok *[0-9] } && tap_fail "${_n#- }" "$2" ;;
+		"1.."*) ;;
+		"#"*) echo "$_l" ;;
+		*) echo "# $_l" ;;
+		esac
+	done <"$1"
+}

@@ -13,14 +13,6 @@ addr_setup
 wait_rdma || tap_diag "no RDMA device with a RoCE v2 GID on $IFACE"
 timeout 120 $MW "$DEV" >/tmp/mw.out 2>&1
 rc=$?
-# the program's TAP lines ("ok N name") re-numbered into this script's
-while IFS= read -r _l; do
-	case $_l in
-	"ok "*) _n=${_l#ok *[0-9] } && tap_ok "${_n#- }" ;;
-	"not ok "*) _n=${_l#not ok *[0-9] } && tap_fail "${_n#- }" "mw_verify" ;;
-	"#"*) echo "$_l" ;;
-	*) echo "# $_l" ;;
-	esac
-done </tmp/mw.out
+tap_relay /tmp/mw.out mw_verify
 tap_result "mw_verify exits 0" "exit $rc" [ $rc = 0 ]
 tap_done
