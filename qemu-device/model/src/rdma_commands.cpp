@@ -461,6 +461,8 @@ CmdResult Engine::modify_qp(Entry entry) {
         if (to == kQpsReset) {
             reset_qp_queues(*q);
             q->last_err = kQpErrNone;
+            // the provider counts send completions from 0 again after RESET
+            write_status_completed(*q);
             set_state(*q, to);
         } else if (to == kQpsErr) {
             enter_error(*q, kQpErrNone);

@@ -223,13 +223,17 @@ void Engine::enter_sqe(Qp& qp) {
     }
 }
 
-void Engine::complete_send_ok(Qp& qp) {
-    ++qp.req.completed;
+void Engine::write_status_completed(Qp& qp) {
     std::array<uint8_t, 8> raw{};
     std::memcpy(raw.data(), &qp.req.completed, raw.size());
     if (!host_.dma_write(qp.status_page + offsetof(scenic_qp_status, sq_completed), raw)) {
         ++cnt_.dma_errors;
     }
+}
+
+void Engine::complete_send_ok(Qp& qp) {
+    ++qp.req.completed;
+    write_status_completed(qp);
     cqs_.send_completion(qp.send_cqn);
 }
 

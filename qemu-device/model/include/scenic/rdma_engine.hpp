@@ -198,6 +198,7 @@ class Engine {
     CmdResult fill_translations(uint32_t key, uint64_t page, std::span<const uint64_t> dma);
     void set_state(Qp& qp, uint32_t state);
     void write_status_state(Qp& qp);
+    void write_status_completed(Qp& qp);  // the send-completion counter, sq_completed
     // Reads a producer index from the QP's record into pi; true when it moved. A value behind
     // first (the next WQE the card fetches) or more than size WQEs past oldest (the oldest the
     // card still holds) is ignored and counted.
