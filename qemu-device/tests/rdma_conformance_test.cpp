@@ -1314,6 +1314,17 @@ TEST_P(ConformanceMtu, B12_IcrcAtEveryPayloadLengthUpToPmtu) {
 
 // ------------------------------------------------------------------ 13 QP states
 
+// The provider counts send completions from 0 again after RESET: the card's count in the status
+// page must say so, or a WQE posted after the reset reads as done before the card ran it.
+TEST_F(Conformance, B13_ResetClearsTheSendCompletionCount) {
+    start();
+    p.a.post_send(kQa, make_wqe(SCENIC_WQE_OP_WRITE, {sge(kSrc, 64, a_key)}, kDst, b_key));
+    ASSERT_TRUE(p.run());
+    ASSERT_EQ(p.a.sq_completed(kQa), 1u);
+    ASSERT_EQ(p.a.set_state(kQa, kQpsReset), 0u);
+    EXPECT_EQ(p.a.sq_completed(kQa), 0u);
+}
+
 TEST_F(Conformance, B13_ResetAndInitDropTrafficCounted) {
     start();
     p.b.fill_va(kDst, 64, 0x10);
